@@ -1,0 +1,355 @@
+package akshara
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+)
+
+// MinLength is the default minimum label length in code points (the .in
+// rule "3 to 63 characters", POLICY.md §4). A registry zone may configure
+// another with CheckOptions.
+const MinLength = 3
+
+// MaxALabelLength is the longest A-label (and ASCII label) in octets.
+const MaxALabelLength = 63
+
+// Result is the verdict on one label in one language, with every error.
+type Result struct {
+	Input      string   `json:"input"`      // the label as given
+	Lang       string   `json:"lang"`       // the language tag
+	Valid      bool     `json:"valid"`      // the label may be registered in the language
+	ULabel     string   `json:"ulabel"`     // the NFC U-label ("" for undecodable input)
+	ALabel     string   `json:"alabel"`     // the A-label of a valid non-ASCII label, else ""
+	Normalized bool     `json:"normalized"` // NFC changed the input
+	Syllables  []string `json:"syllables"`  // the U-label split into aksharas (digit runs are units; hyphens are not)
+	Errors     []*Error `json:"errors"`     // every independent error, by position
+}
+
+// Error is one broken rule: its stable code, the position (index in code
+// points of the NFC U-label), and a message fit to show a registrant.
+type Error struct {
+	Code    Code   `json:"code"`
+	Pos     int    `json:"pos"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code.String() + " at " + itoa(e.Pos) + ": " + e.Message }
+
+// Options change the whole-label rules a registry zone may configure.
+type Options struct {
+	MinLength int // minimum length in code points; 0 means MinLength
+}
+
+// Valid reports whether label may be registered in the language. It is the
+// verdict-only path of Check: the same rules, without diagnostics, and
+// without allocating for a valid NFC U-label.
+func (l *Language) Valid(label string) bool {
+	return l.run(label, nil, MinLength)
+}
+
+// Check returns the verdict on label with every error found.
+func (l *Language) Check(label string) *Result {
+	return l.CheckOptions(label, Options{})
+}
+
+// CheckOptions is Check with zone options.
+func (l *Language) CheckOptions(label string, o Options) *Result {
+	minLen := o.MinLength
+	if minLen <= 0 {
+		minLen = MinLength
+	}
+	d := &diag{lang: l, res: Result{Input: label, Lang: l.Tag, Syllables: []string{}, Errors: []*Error{}}}
+	d.res.Valid = l.run(label, d, minLen)
+	d.finish()
+	return &d.res
+}
+
+// hasACEPrefix reports whether s begins with "xn--", in any ASCII case.
+func hasACEPrefix(s string) bool {
+	return len(s) >= 4 && (s[0]|0x20) == 'x' && (s[1]|0x20) == 'n' && s[2] == '-' && s[3] == '-'
+}
+
+// decodeALabel turns an A-label into its U-label, or says why it is not one
+// (RFC 5891 §5.4: it must decode, be NFC as decoded and re-encode to itself).
+func decodeALabel(s string) (string, string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c == '.' {
+			return "", "an A-label contains only ASCII letters, digits and hyphens"
+		}
+	}
+	lower := strings.ToLower(s)
+	if len(lower) == 4 {
+		return "", "the A-label has nothing after xn--"
+	}
+	u, err := idna.Punycode.ToUnicode(lower)
+	if err != nil || hasACEPrefix(u) {
+		return "", "the A-label is not valid Punycode"
+	}
+	if isASCII(u) {
+		return "", "the A-label decodes to plain ASCII, which must not be written as an A-label"
+	}
+	if !utf8.ValidString(u) {
+		return "", "the A-label decodes to invalid text"
+	}
+	if !norm.NFC.IsNormalString(u) {
+		return "", "the A-label decodes to text that is not in Unicode normalization form NFC"
+	}
+	if re, err := idna.Punycode.ToASCII(u); err != nil || re != lower {
+		return "", "the A-label does not re-encode to itself"
+	}
+	return u, ""
+}
+
+// run is the pipeline of POLICY.md §2: input, normalization, classes,
+// syllables, whole-label rules. With d == nil it stops at the first error.
+func (l *Language) run(s string, d *diag, minLen int) bool {
+	if s == "" {
+		d.add(Empty, 0, -1, NoClass)
+		return false
+	}
+	if !utf8.ValidString(s) {
+		if d != nil {
+			pos := 0
+			for i, r := range s {
+				if r == utf8.RuneError {
+					if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+						d.add(InvalidUTF8, pos, rune(s[i]), NoClass)
+						break
+					}
+				}
+				pos++
+			}
+		}
+		return false
+	}
+	u := s
+	if hasACEPrefix(s) {
+		dec, why := decodeALabel(s)
+		if why != "" {
+			if d != nil {
+				d.res.ULabel = ""
+				d.addMessage(BadALabel, 0, why)
+			}
+			return false
+		}
+		if len(s) > MaxALabelLength {
+			d.addMessage(TooLong, 0, "the A-label has "+itoa(len(s))+" characters; at most 63 are allowed")
+			if d == nil {
+				return false
+			}
+		}
+		u = dec
+	}
+	normalized := false
+	if !l.quickNFC(u) && !norm.NFC.IsNormalString(u) {
+		u = norm.NFC.String(u)
+		normalized = true
+	}
+	if d != nil {
+		d.res.ULabel = u
+		d.res.Normalized = normalized
+	}
+	valid := l.scan(u, d, minLen)
+	if d != nil && len(d.res.Errors) > 0 {
+		valid = false
+	}
+	return valid
+}
+
+// quickNFC reports whether u is certainly NFC, using the language's tables;
+// false means "ask norm" (TestQuickNFC holds it to norm's answer).
+func (l *Language) quickNFC(u string) bool {
+	var lastCC uint8
+	prevOff := rune(-1) // block offset of the previous character, -1 if none or ASCII
+	for i := 0; i < len(u); {
+		c := u[i]
+		if c < utf8.RuneSelf {
+			if c != '-' && (c < '0' || c > '9') {
+				return false
+			}
+			lastCC, prevOff = 0, -1
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(u[i:])
+		i += size
+		off := r - l.block
+		if off < 0 || off >= 128 || l.kinds[off] == kindNone {
+			return false
+		}
+		cc := l.ccc[off]
+		if cc != 0 && cc < lastCC {
+			return false
+		}
+		if l.maybe[off] {
+			if prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0 {
+				return false
+			}
+		}
+		lastCC, prevOff = cc, off
+	}
+	return true
+}
+
+// scan classifies and parses the NFC label u and applies the whole-label
+// rules.
+func (l *Language) scan(u string, d *diag, minLen int) bool {
+	var runes [MaxALabelLength + 1]rune
+	st := uint16(0)
+	n, nBasic, halants := 0, 0, 0
+	allDigits := true
+	prev := NoClass
+	for i := 0; i < len(u); {
+		var r rune
+		var k kind
+		size := 1
+		if c := u[i]; c < utf8.RuneSelf {
+			r = rune(c)
+			switch {
+			case c >= '0' && c <= '9':
+				k = kindDigit
+			case c == '-':
+				k = kindHyph
+			}
+			nBasic++
+		} else {
+			r, size = utf8.DecodeRuneInString(u[i:])
+			if off := r - l.block; off >= 0 && off < 128 {
+				k = l.kinds[off]
+			} else if ek, ok := l.extra[r]; ok {
+				k = ek
+			}
+		}
+		if k != kindDigit {
+			allDigits = false
+		}
+		if k == kindNone {
+			if d == nil {
+				return false
+			}
+			d.refuse(r, n, i)
+			st = 1 // nRecover
+		} else {
+			t := &l.table[st][k]
+			if t.code != OK {
+				if d == nil {
+					return false
+				}
+				d.add(t.code, n, r, prev)
+			}
+			if d != nil && t.start {
+				d.boundary(i, k == kindHyph, k == kindDigit)
+			}
+			st = t.next
+			if k == kind(H) {
+				halants++
+			}
+		}
+		prev = k.class()
+		if n < len(runes) {
+			runes[n] = r
+		}
+		n++
+		i += size
+	}
+	if code := l.ends[st]; code != OK {
+		if d == nil {
+			return false
+		}
+		d.add(code, n-1, -1, prev)
+	}
+	if n < minLen {
+		if d == nil {
+			return false
+		}
+		d.addMessage(TooShort, 0, "the label has "+itoa(n)+" characters; at least "+itoa(minLen)+" are required")
+	}
+	if allDigits && n <= 2 {
+		if d == nil {
+			return false
+		}
+		d.addMessage(DigitsOnly, 0, DigitsOnly.Summary())
+	}
+	if halants >= 2 {
+		if pos, ok := l.identicalConsonants(u); ok {
+			if d == nil {
+				return false
+			}
+			d.add(IdenticalConsonants, pos, -1, NoClass)
+		}
+	}
+	if nBasic < n {
+		if alen := aLabelLength(runes[:min(n, len(runes))], nBasic, n); alen > MaxALabelLength {
+			if d == nil {
+				return false
+			}
+			d.addMessage(TooLong, 0, "the A-label would have "+itoa(alen)+" characters; at most 63 are allowed")
+		}
+	} else if len(u) > MaxALabelLength {
+		if d == nil {
+			return false
+		}
+		d.addMessage(TooLong, 0, "the label has "+itoa(len(u))+" characters; at most 63 are allowed")
+	}
+	return true
+}
+
+// identicalConsonants finds three identical consonants (with the same
+// nukta) joined by halants, and returns the position of the third.
+func (l *Language) identicalConsonants(u string) (int, bool) {
+	rs := []rune(u)
+	run, last := 0, rune(-1)
+	joined := false // the previous unit was a consonant followed by a halant
+	for i := 0; i < len(rs); i++ {
+		switch l.class[rs[i]] {
+		case C:
+			id := rs[i]
+			if i+1 < len(rs) && l.class[rs[i+1]] == N {
+				id |= 1 << 30
+			}
+			if joined && id == last {
+				run++
+			} else {
+				run = 1
+			}
+			if run >= 3 {
+				return i, true
+			}
+			last, joined = id, false
+		case N:
+		case H:
+			joined = last >= 0 && i > 0 && (l.class[rs[i-1]] == C || l.class[rs[i-1]] == N)
+			if !joined {
+				run, last = 0, -1
+			}
+		default:
+			run, last, joined = 0, -1, false
+		}
+	}
+	return 0, false
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

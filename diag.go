@@ -1,0 +1,294 @@
+package akshara
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/runenames"
+)
+
+// diag collects what Check reports: errors, with the context their messages
+// need, and syllable boundaries. A nil *diag is the verdict-only path and
+// records nothing.
+type diag struct {
+	lang     *Language
+	res      Result
+	raw      []rawError
+	segments []segment
+}
+
+type rawError struct {
+	code Code
+	pos  int
+	r    rune  // the character at pos, -1 for the end of the label
+	prev Class // the class of the character before it
+	msg  string
+	run  int // refusals: how many characters in a row share the code
+}
+
+type segment struct {
+	off           int // byte offset in the U-label
+	hyphen, digit bool
+}
+
+func (d *diag) add(code Code, pos int, r rune, prev Class) {
+	if d == nil {
+		return
+	}
+	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, prev: prev})
+}
+
+func (d *diag) addMessage(code Code, pos int, msg string) {
+	if d == nil {
+		return
+	}
+	d.raw = append(d.raw, rawError{code: code, pos: pos, r: -1, msg: msg})
+}
+
+// refuse records a character outside the repertoire; a run of characters
+// refused for the same rule is one error.
+func (d *diag) refuse(r rune, pos, off int) {
+	code := d.lang.classifyOther(r)
+	if n := len(d.raw); n > 0 {
+		last := &d.raw[n-1]
+		if last.code == code && last.r >= 0 && last.pos+last.run == pos {
+			last.run++
+			return
+		}
+	}
+	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, run: 1})
+	d.boundary(off, false, false)
+}
+
+func (d *diag) boundary(off int, hyphen, digit bool) {
+	d.segments = append(d.segments, segment{off, hyphen, digit})
+}
+
+// finish builds the syllables, the messages and the A-label.
+func (d *diag) finish() {
+	u := d.res.ULabel
+	if u != "" {
+		if len(d.segments) == 0 || d.segments[0].off != 0 {
+			d.segments = append([]segment{{off: 0}}, d.segments...)
+		}
+		for i, s := range d.segments {
+			end := len(u)
+			if i+1 < len(d.segments) {
+				end = d.segments[i+1].off
+			}
+			if s.hyphen || end <= s.off {
+				continue
+			}
+			text := u[s.off:end]
+			if s.digit && i > 0 && d.segments[i-1].digit && len(d.res.Syllables) > 0 {
+				d.res.Syllables[len(d.res.Syllables)-1] += text
+				continue
+			}
+			d.res.Syllables = append(d.res.Syllables, text)
+		}
+	}
+	runes := []rune(u)
+	sort.SliceStable(d.raw, func(i, j int) bool { return d.raw[i].pos < d.raw[j].pos })
+	for _, e := range d.raw {
+		msg := e.msg
+		if msg == "" {
+			msg = d.lang.message(e, runes)
+		}
+		d.res.Errors = append(d.res.Errors, &Error{Code: e.code, Pos: e.pos, Message: msg})
+	}
+	d.res.Valid = len(d.res.Errors) == 0
+	if d.res.Valid && !isASCII(u) {
+		a, err := idna.Punycode.ToASCII(u)
+		if err == nil {
+			d.res.ALabel = a
+		}
+	}
+}
+
+// classifyOther names the rule that refuses a character outside the
+// repertoire (POLICY.md §2 step 3, §4).
+func (l *Language) classifyOther(r rune) Code {
+	if r == 0x200C || r == 0x200D {
+		return Joiner
+	}
+	if code, _, ok := l.refusedBy(r); ok {
+		return code
+	}
+	switch {
+	case unicode.Is(l.script.table, r):
+		switch {
+		case unicode.Is(unicode.Nd, r):
+			return NativeDigit
+		case unicode.IsPunct(r):
+			return Punctuation
+		case unicode.IsSymbol(r):
+			return Symbol
+		}
+		return NotInRepertoire
+	case unicode.In(r, unicode.Common, unicode.Inherited):
+		switch {
+		case unicode.IsPunct(r):
+			return Punctuation
+		case unicode.IsSymbol(r):
+			return Symbol
+		}
+		return NotInRepertoire
+	case unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsNumber(r):
+		return MixedScript
+	case unicode.IsPunct(r):
+		return Punctuation
+	case unicode.IsSymbol(r):
+		return Symbol
+	}
+	return NotInRepertoire
+}
+
+// show writes a character for a message: the glyph (a combining mark on a
+// dotted circle) and its Unicode name.
+func show(r rune) string {
+	name := runenames.Name(r)
+	glyph := string(r)
+	switch {
+	case r < 0x20 || r == 0x7F || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r):
+		glyph = ""
+	case unicode.IsMark(r):
+		glyph = "\u25CC" + glyph
+	}
+	if name == "" {
+		name = "U+" + strings.ToUpper(hex(r))
+	} else {
+		name = "U+" + strings.ToUpper(hex(r)) + " " + name
+	}
+	if glyph == "" {
+		return name
+	}
+	return "“" + glyph + "” (" + name + ")"
+}
+
+func hex(r rune) string {
+	const digits = "0123456789ABCDEF"
+	var b [8]byte
+	i := len(b)
+	for v := uint32(r); v > 0 || i > len(b)-4; v >>= 4 {
+		i--
+		b[i] = digits[v&15]
+	}
+	return string(b[i:])
+}
+
+// message explains an error to a registrant.
+func (l *Language) message(e rawError, runes []rune) string {
+	at := func(i int) rune {
+		if i >= 0 && i < len(runes) {
+			return runes[i]
+		}
+		return -1
+	}
+	what := "the end of the label"
+	if e.r >= 0 {
+		what = show(e.r)
+	}
+	after := "the start of the label"
+	if p := at(e.pos - 1); p >= 0 && e.pos > 0 {
+		after = classWords[e.prev] + " " + show(p)
+		if e.prev == NoClass {
+			after = show(p)
+		}
+	}
+	switch e.code {
+	case Syllable:
+		if e.r < 0 {
+			return "the label ends in the middle of a syllable, after " + after
+		}
+		cl := l.class[e.r]
+		why := "it cannot stand here"
+		switch cl {
+		case M:
+			why = "a vowel sign (matra) must follow a consonant, and a syllable takes only one"
+		case H:
+			why = "a halant must follow a consonant"
+		case D, B, X, S:
+			why = "this sign must follow a consonant, an independent vowel or a vowel sign"
+		case N:
+			why = "a nukta must follow a consonant"
+		case Y:
+			why = "an avagraha must follow a syllable, once"
+		case C:
+			why = "the syllable before it is incomplete"
+		}
+		return what + " cannot follow " + after + ": " + why
+	case NuktaBase:
+		return "the nukta cannot follow " + after + ": " + l.Name + " allows the nukta only after " + l.nuktaBases()
+	case HalantFollower:
+		return what + " cannot follow a halant: a syllable that ends in a halant may be followed only by " + l.halantFollowers()
+	case ClusterTooLong:
+		return what + " makes a cluster of more than " + itoa(l.K+1) + " consonants joined by halants, the most " + l.Name + " allows"
+	case IdenticalConsonants:
+		return show(at(e.pos)) + " is the third identical consonant joined by halants: at most two may be joined (त्त is allowed, त्त्त is not)"
+	case SignCombination:
+		return what + " cannot follow " + after + ": " + l.signRule()
+	case HyphenStart, HyphenEnd, HyphenDouble, Empty:
+		return e.code.Summary()
+	case Addak:
+		return what + " cannot follow " + after + ": " + Addak.Summary()
+	}
+	// Refusals of single characters (POLICY.md §4).
+	more := ""
+	if e.run > 1 {
+		more = " and the " + itoa(e.run-1) + " characters after it"
+	}
+	switch e.code {
+	case MixedScript:
+		return what + more + ": " + e.code.Summary() + "; a " + l.Name + " label uses only " + l.scriptName() + " letters, ASCII digits and hyphens"
+	case NotInRepertoire:
+		return what + more + " is not in the " + l.Name + " language table"
+	case InvalidUTF8:
+		return "byte 0x" + hex(e.r) + " at position " + itoa(e.pos) + " is not valid UTF-8"
+	}
+	return what + more + ": " + e.code.Summary()
+}
+
+func (l *Language) scriptName() string {
+	for name, t := range unicode.Scripts {
+		if t == l.script.table {
+			return name
+		}
+	}
+	return l.Script
+}
+
+func (l *Language) nuktaBases() string {
+	if len(l.spec.nuktaAfter) == 0 {
+		return "no letter"
+	}
+	var parts []string
+	for _, m := range l.spec.nuktaAfter {
+		parts = append(parts, string(m.lo))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (l *Language) halantFollowers() string {
+	if l.hasClass(Y) {
+		return "a hyphen, a digit, an avagraha or the end of the label"
+	}
+	return "a hyphen, a digit or the end of the label"
+}
+
+func (l *Language) signRule() string {
+	if l.grammar.pairs != 0 {
+		return "a syllable takes one sign, or chandrabindu followed by anusvara or visarga"
+	}
+	return "a syllable takes at most one of anusvara, chandrabindu and visarga"
+}
+
+func (l *Language) hasClass(c Class) bool {
+	for _, cs := range l.spec.classes {
+		if cs.class == c && len(cs.members) > 0 {
+			return true
+		}
+	}
+	return false
+}

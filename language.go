@@ -1,0 +1,284 @@
+package akshara
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Language is one language's policy compiled into fast tables. It is
+// immutable and safe for concurrent use.
+type Language struct {
+	Tag    string // BCP 47 tag, such as "hi" or "sd-Deva"
+	Name   string // English name
+	Native string // name in the language
+	Script string // ISO 15924 code, such as "Deva"
+	Source string // the policy document the data comes from
+	K      int    // at most K+1 consonants joined by halants
+	CcTLD  string // the language's IDN ccTLD (U-label)
+
+	spec     *langSpec
+	script   scriptInfo
+	class    map[rune]Class // the repertoire
+	refused  []refusal
+	variants [][]string
+
+	// Fast tables over the script's 128-code-point block.
+	block    rune
+	kinds    [128]kind
+	extra    map[rune]kind // repertoire outside the block (class S)
+	ccc      [128]uint8    // canonical combining class
+	maybe    [128]bool     // may compose with the character before it (NFC_QC=Maybe)
+	composes [128][2]uint64
+
+	grammar grammarParams
+	states  []gstate
+	table   [][numKinds]transition
+	ends    []Code
+}
+
+// transition packs a move for the tables: next state, code, flags.
+type transition struct {
+	next  uint16
+	code  Code
+	start bool
+}
+
+type refusal struct {
+	lo, hi rune
+	code   Code
+	ref    Ref
+}
+
+// Member is one code point of a language's repertoire.
+type Member struct {
+	Rune  rune
+	Class Class
+}
+
+// Repertoire returns the language table: every code point with its class, in
+// code point order.
+func (l *Language) Repertoire() []Member {
+	ms := make([]Member, 0, len(l.class))
+	for r, c := range l.class {
+		ms = append(ms, Member{r, c})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Rune < ms[j].Rune })
+	return ms
+}
+
+// Class returns the class of r in the language, or NoClass.
+func (l *Language) Class(r rune) Class { return l.class[r] }
+
+// Examples returns the policy document's examples kept in the language file.
+func (l *Language) Examples() []Example { return append([]Example(nil), l.spec.examples...) }
+
+// VariantRows returns the language's variant table: each row is a set of
+// homographs (POLICY.md §6).
+func (l *Language) VariantRows() [][]string {
+	rows := make([][]string, len(l.variants))
+	for i, r := range l.variants {
+		rows[i] = append([]string(nil), r...)
+	}
+	return rows
+}
+
+func (l *Language) String() string { return l.Tag }
+
+// compile checks a parsed language file against the policy's invariants and
+// builds its tables.
+func compile(file string, sp *langSpec) (*Language, error) {
+	si, ok := scripts[sp.script]
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown script %q", file, sp.script)
+	}
+	l := &Language{
+		Tag: sp.tag, Name: sp.name, Native: sp.native, Script: sp.script, Source: sp.source,
+		K: sp.k, CcTLD: sp.cctld, spec: sp, script: si, block: si.block,
+		class: map[rune]Class{}, extra: map[rune]kind{},
+	}
+	errf := func(line int, format string, args ...any) error {
+		return &fileError{file, line, fmt.Sprintf(format, args...)}
+	}
+	for _, cs := range sp.classes {
+		for _, m := range cs.members {
+			r := m.lo
+			if old, dup := l.class[r]; dup {
+				return nil, errf(m.line, "U+%04X is in class %v and class %v", r, old, cs.class)
+			}
+			if p := IDNA2008(r); p != PVALID {
+				return nil, errf(m.line, "U+%04X is %v in IDNA2008, not PVALID", r, p)
+			}
+			if s := string(r); norm.NFC.String(s) != s {
+				return nil, errf(m.line, "U+%04X is not NFC: NFC changes it to %+q", r, norm.NFC.String(s))
+			}
+			l.class[r] = cs.class
+		}
+	}
+	if len(l.class) == 0 {
+		return nil, errf(0, "the language has no repertoire")
+	}
+	nukta := map[rune]bool{}
+	for _, m := range sp.nuktaAfter {
+		if c := l.class[m.lo]; c != C && c != V {
+			return nil, errf(m.line, "nukta-after U+%04X: not a consonant or vowel of the language", m.lo)
+		}
+		nukta[m.lo] = true
+	}
+	for _, rs := range sp.refuse {
+		for _, m := range rs.members {
+			for r := m.lo; r <= m.hi; r++ {
+				if _, in := l.class[r]; in {
+					return nil, errf(m.line, "U+%04X is both in the repertoire and refused as %v", r, rs.code)
+				}
+			}
+			l.refused = append(l.refused, refusal{m.lo, m.hi, rs.code, rs.ref})
+		}
+	}
+	for _, p := range sp.signPairs {
+		l.grammar.pairs |= signs(Class(map[byte]Class{'D': D, 'X': X}[p[1]]))
+	}
+	l.grammar.k = sp.k
+	for r, c := range l.class {
+		k := kind(c)
+		if nukta[r] {
+			k = map[Class]kind{C: kindCn, V: kindVn}[c]
+		}
+		if off := r - l.block; off >= 0 && off < 128 {
+			l.kinds[off] = k
+		} else {
+			l.extra[r] = k
+		}
+	}
+	for _, row := range sp.variants {
+		for _, seq := range row {
+			for _, r := range seq {
+				if l.class[r] == NoClass {
+					return nil, fmt.Errorf("%s: variant %q: U+%04X is not in the repertoire", file, seq, r)
+				}
+			}
+		}
+		l.variants = append(l.variants, row)
+	}
+	l.buildNFCTables()
+	if err := l.buildAutomaton(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return l, nil
+}
+
+// buildNFCTables records what the verdict-only path needs to know that a
+// label of repertoire characters is already NFC without calling norm: each
+// character's combining class, and which adjacent pairs NFC would compose.
+// TestQuickNFC checks the result against golang.org/x/text/unicode/norm.
+func (l *Language) buildNFCTables() {
+	var prevs []rune
+	for r := range l.class {
+		prevs = append(prevs, r)
+	}
+	prevs = append(prevs, '-', '0')
+	for r := range l.class {
+		off := r - l.block
+		if off < 0 || off >= 128 {
+			continue // outside the block: handled by the slow path
+		}
+		p := norm.NFC.PropertiesString(string(r))
+		l.ccc[off] = p.CCC()
+		if p.BoundaryBefore() {
+			continue
+		}
+		for _, q := range prevs {
+			s := string(q) + string(r)
+			if norm.NFC.String(s) == s {
+				continue
+			}
+			l.maybe[off] = true
+			if qo := q - l.block; qo >= 0 && qo < 128 {
+				l.composes[off][qo/64] |= 1 << (qo % 64)
+			}
+		}
+		if !l.maybe[off] {
+			// r never composes with a repertoire character before it, but
+			// it is not a boundary: let the slow path decide in context.
+			l.maybe[off] = true
+		}
+	}
+}
+
+// buildAutomaton explores the grammar's reachable states for the language's
+// kinds and tabulates the transitions.
+func (l *Language) buildAutomaton() error {
+	g := &l.grammar
+	var present [numKinds]bool
+	present[kindDigit], present[kindHyph] = true, true
+	for _, k := range l.kinds {
+		present[k] = true
+	}
+	for _, k := range l.extra {
+		present[k] = true
+	}
+	present[kindNone] = false
+	for _, sp := range l.spec.classes {
+		if sp.class == H {
+			for _, c := range l.class {
+				if c == V && len(l.spec.vowelConjuncts()) > 0 {
+					g.vowelConjunct = true
+				}
+			}
+		}
+	}
+	index := map[gstate]uint16{}
+	add := func(s gstate) uint16 {
+		if i, ok := index[s]; ok {
+			return i
+		}
+		i := uint16(len(l.states))
+		index[s] = i
+		l.states = append(l.states, s)
+		l.table = append(l.table, [numKinds]transition{})
+		return i
+	}
+	add(gstate{n: nStart})
+	add(gstate{n: nRecover})
+	for i := 0; i < len(l.states); i++ {
+		if len(l.states) > 60000 {
+			return fmt.Errorf("grammar has too many states")
+		}
+		s := l.states[i]
+		for k := kind(1); int(k) < numKinds; k++ {
+			if !present[k] {
+				continue
+			}
+			m := g.step(s, k)
+			next := add(m.next)
+			l.table[i][k] = transition{next: next, code: m.code, start: m.start}
+		}
+	}
+	l.ends = make([]Code, len(l.states))
+	for i, s := range l.states {
+		l.ends[i] = endCode(s)
+	}
+	return nil
+}
+
+// vowelConjuncts lists the V H C M sequences a language allows; none yet.
+func (sp *langSpec) vowelConjuncts() []string { return nil }
+
+// classifyRefused returns the rule that refuses r in the language's own
+// data, if any.
+func (l *Language) refusedBy(r rune) (Code, Ref, bool) {
+	for _, f := range l.refused {
+		if r >= f.lo && r <= f.hi {
+			return f.code, f.ref, true
+		}
+	}
+	return OK, "", false
+}
+
+func (l *Language) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s), script %s, k=%d, %d code points", l.Tag, l.Name, l.Script, l.K, len(l.class))
+	return b.String()
+}
