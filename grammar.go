@@ -164,6 +164,8 @@ func (g *grammarParams) step(s gstate, k kind) move {
 			return ok(gstate{n: nY})
 		case Digit, Hyphen:
 			return g.begin(s, k)
+		case A:
+			return g.begin(s, k) // ADDAK: not after a halant
 		}
 		return g.recoverAt(HalantFollower, k)
 	case nCM, nVHCM, nACM, nLHCM:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -107,6 +108,9 @@ func compile(file string, sp *langSpec) (*Language, error) {
 			r := m.lo
 			if old, dup := l.class[r]; dup {
 				return nil, errf(m.line, "U+%04X is in class %v and class %v", r, old, cs.class)
+			}
+			if !unicode.In(r, si.table, unicode.Common, unicode.Inherited) {
+				return nil, errf(m.line, "U+%04X is not of script %s", r, sp.script)
 			}
 			if p := IDNA2008(r); p != PVALID {
 				return nil, errf(m.line, "U+%04X is %v in IDNA2008, not PVALID", r, p)

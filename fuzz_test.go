@@ -1,0 +1,191 @@
+package akshara
+
+import (
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+)
+
+// randomLabel draws a label from a language's repertoire plus a few
+// characters that interact with normalization and the rules.
+func randomLabel(rng *rand.Rand, pool []rune) string {
+	n := 1 + rng.Intn(12)
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteRune(pool[rng.Intn(len(pool))])
+	}
+	return b.String()
+}
+
+func pool(l *Language) []rune {
+	var p []rune
+	for _, m := range l.Repertoire() {
+		p = append(p, m.Rune)
+	}
+	return append(p, '-', '1', 'a', 0x0958, 0x0931, 0x0929, 0x0934, 0x0933, 0x0951, 0x0964, 0x200D, 0x0300)
+}
+
+// TestQuickNFC holds the verdict-only path's NFC test to x/text/norm: when
+// quickNFC says a string is NFC, it is.
+func TestQuickNFC(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		rng := rand.New(rand.NewSource(1))
+		p := pool(l)
+		quick := 0
+		for i := 0; i < 200000; i++ {
+			s := randomLabel(rng, p)
+			if l.quickNFC(s) {
+				quick++
+				if !norm.NFC.IsNormalString(s) {
+					t.Fatalf("%s: quickNFC(%q %s) is true but the string is not NFC", tag, s, hexOf(s))
+				}
+			}
+		}
+		if quick == 0 {
+			t.Errorf("%s: quickNFC never answered true", tag)
+		}
+	}
+}
+
+// TestALabelLength holds the allocation-free A-label length to
+// golang.org/x/net/idna's Punycode encoder.
+func TestALabelLength(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	p := pool(mustLang(t, "hi"))
+	p = append(p, 0x10FFFF, 0xFFFD, 0x1F600, 'z', '0')
+	for i := 0; i < 100000; i++ {
+		s := randomLabel(rng, p)
+		if i%2 == 0 {
+			s += randomLabel(rng, p) + randomLabel(rng, p) + randomLabel(rng, p)
+		}
+		checkALabelLength(t, s)
+	}
+}
+
+func checkALabelLength(t *testing.T, s string) {
+	rs := []rune(s)
+	if isASCII(s) || len(rs) > MaxALabelLength {
+		return
+	}
+	nBasic := 0
+	for _, r := range rs {
+		if r < 0x80 {
+			nBasic++
+		}
+	}
+	a, err := idna.Punycode.ToASCII(s)
+	if err != nil {
+		return
+	}
+	if got := aLabelLength(rs, nBasic, len(rs)); got != len(a) {
+		t.Fatalf("%q: aLabelLength %d, idna %d (%s)", s, got, len(a), a)
+	}
+}
+
+func FuzzALabelLength(f *testing.F) {
+	for _, s := range []string{"किताब", "a-क", "भारत", "1क2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if utf8.ValidString(s) && !strings.Contains(s, ".") {
+			checkALabelLength(t, s)
+		}
+	})
+}
+
+// FuzzCheck: no panic on any input; Valid and Check agree; a valid label's
+// A-label decodes back to its U-label and is itself valid.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{"किताब", "xn--11b4aya5ed", "क्अ", "कंं", "\xff", "", "-", "क\u0958", "ॐ", "a.b", "XN--", "xn--a-"} {
+		f.Add(s, uint8(0))
+	}
+	tags := Tags()
+	f.Fuzz(func(t *testing.T, s string, which uint8) {
+		l := mustLang(t, tags[int(which)%len(tags)])
+		res := l.Check(s)
+		if res.Valid != l.Valid(s) {
+			t.Fatalf("%s %q: Check.Valid=%v Valid=%v %v", l.Tag, s, res.Valid, !res.Valid, codesOf(res))
+		}
+		if res.Valid != (len(res.Errors) == 0) {
+			t.Fatalf("%q: valid=%v with %d errors", s, res.Valid, len(res.Errors))
+		}
+		for _, e := range res.Errors {
+			if e.Code == OK || e.Message == "" || e.Pos < 0 {
+				t.Fatalf("%q: bad error %+v", s, e)
+			}
+		}
+		if !res.Valid {
+			return
+		}
+		if !norm.NFC.IsNormalString(res.ULabel) {
+			t.Fatalf("%q: U-label %q is not NFC", s, res.ULabel)
+		}
+		if res.ALabel == "" {
+			if !isASCII(res.ULabel) {
+				t.Fatalf("%q: valid non-ASCII label without A-label", s)
+			}
+			return
+		}
+		u, err := idna.Punycode.ToUnicode(res.ALabel)
+		if err != nil || u != res.ULabel {
+			t.Fatalf("%q: A-label %s decodes to %q (%v), want %q", s, res.ALabel, u, err, res.ULabel)
+		}
+		back := l.Check(res.ALabel)
+		if !back.Valid || back.ULabel != res.ULabel {
+			t.Fatalf("%q: its A-label %s is not valid the same way: %v", s, res.ALabel, codesOf(back))
+		}
+	})
+}
+
+// FuzzLanguageFile: the language file parser and compiler never panic.
+func FuzzLanguageFile(f *testing.F) {
+	for _, name := range []string{"languages/hi.lang", "languages/sd-Deva.lang", "testdata/grammar.lang"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("language x\nname X\nscript Deva\nk 1\nclass C\n  U+0915\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := LoadLanguage("fuzz.lang", data)
+		if err == nil {
+			l.Check("किताब")
+			l.Valid("क्अ")
+		}
+	})
+}
+
+// TestRandomLabels runs many random labels through both paths.
+func TestRandomLabels(t *testing.T) {
+	for _, tag := range append(Tags(), "x-grammar") {
+		var l *Language
+		if tag == "x-grammar" {
+			l = grammarLang(t)
+		} else {
+			l = mustLang(t, tag)
+		}
+		rng := rand.New(rand.NewSource(3))
+		p := pool(l)
+		valid := 0
+		for i := 0; i < 100000; i++ {
+			s := randomLabel(rng, p)
+			res := l.Check(s)
+			if res.Valid != l.Valid(s) {
+				t.Fatalf("%s %q (%s): Check.Valid=%v Valid=%v %v", tag, s, hexOf(s), res.Valid, l.Valid(s), codesOf(res))
+			}
+			if res.Valid {
+				valid++
+			}
+		}
+		if valid == 0 {
+			t.Errorf("%s: no random label was valid", tag)
+		}
+	}
+}
