@@ -47,6 +47,9 @@ type Options struct {
 // verdict-only path of Check: the same rules, without diagnostics, and
 // without allocating for a valid NFC U-label.
 func (l *Language) Valid(label string) bool {
+	if valid, sure := l.fast(label); sure {
+		return valid
+	}
 	return l.run(label, nil, MinLength)
 }
 
@@ -144,7 +147,7 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		u = dec
 	}
 	normalized := false
-	if !l.quickNFC(u) && !norm.NFC.IsNormalString(u) {
+	if !l.quickNFC(u) && (d != nil || !l.hopeless(u)) && !norm.NFC.IsNormalString(u) {
 		u = norm.NFC.String(u)
 		normalized = true
 	}
@@ -174,7 +177,7 @@ func (l *Language) quickNFC(u string) bool {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(u[i:])
+		r, size := decodeValid(u, i)
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 || l.kinds[off] == kindNone {
@@ -194,13 +197,145 @@ func (l *Language) quickNFC(u string) bool {
 	return true
 }
 
+// classOf is Class without a map lookup for the script's block.
+func (l *Language) classOf(r rune) Class {
+	if off := r - l.block; off >= 0 && off < 128 {
+		return l.kinds[off].class()
+	}
+	if k, ok := l.extra[r]; ok {
+		return k.class()
+	}
+	return NoClass
+}
+
+// fast is the verdict-only path for the common case, in one pass over the
+// bytes: it decodes (validating UTF-8), checks NFC with the language's
+// tables, walks the grammar table and applies the whole-label rules. It is
+// sure of its answer only when normalization cannot change it; otherwise
+// (an A-label, a string that may not be NFC, a character outside the block
+// that NFC might turn into a repertoire character) it leaves the label to
+// run. TestFastPath holds its sure answers to run's.
+func (l *Language) fast(s string) (valid, sure bool) {
+	if len(s) == 0 || hasACEPrefix(s) {
+		return false, false
+	}
+	st := uint16(0)
+	n, nBasic, halants := 0, 0, 0
+	digitsOnly, broken := true, false
+	var lastCC uint8
+	prevOff := rune(-1)
+	for i := 0; i < len(s); n++ {
+		var k kind
+		if c := s[i]; c < utf8.RuneSelf {
+			switch {
+			case c >= '0' && c <= '9':
+				k = kindDigit
+			case c == '-':
+				k, digitsOnly = kindHyph, false
+			default:
+				return false, true // no normalization makes an ASCII letter or sign valid
+			}
+			nBasic++
+			lastCC, prevOff = 0, -1
+			i++
+		} else {
+			digitsOnly = false
+			var r rune
+			size := 3
+			if c == 0xE0 && i+2 < len(s) && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
+				r = rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			} else if r, size = utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+				return false, true // INVALID_UTF8
+			}
+			off := r - l.block
+			if off < 0 || off >= 128 || l.kinds[off] == kindNone {
+				return false, l.hopelessAt(s, i, size)
+			}
+			k = l.kinds[off]
+			cc := l.ccc[off]
+			if cc != 0 && cc < lastCC {
+				return false, false
+			}
+			if l.maybe[off] && (prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
+				return false, false
+			}
+			lastCC, prevOff = cc, off
+			i += size
+		}
+		if !broken {
+			// A broken rule decides the verdict once the rest is known to
+			// be NFC, so the loop goes on only to make sure of that.
+			t := &l.table[st][k]
+			broken = t.code != OK
+			st = t.next
+		}
+		if k == kind(H) {
+			halants++
+		}
+	}
+	switch {
+	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
+		return false, true
+	case halants >= 2:
+		if _, found := l.identicalConsonants(s); found {
+			return false, true
+		}
+	}
+	if nBasic == n {
+		return len(s) <= MaxALabelLength, true
+	}
+	if aLabelBound(n, nBasic, l.block) > MaxALabelLength && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+		return false, true
+	}
+	return true, true
+}
+
+// hopelessAt is hopeless for the one character at s[i:i+size].
+func (l *Language) hopelessAt(s string, i, size int) bool {
+	return l.hopeless(s[i : i+size])
+}
+
+// hopeless reports whether u holds a character that no normalization can
+// turn into repertoire characters: one with no canonical decomposition that
+// is not part of the decomposition of any repertoire character. NFD(u)
+// keeps such a character, so NFC(u) is not made of the repertoire either and
+// the label is invalid whatever its form; the verdict-only path can stop
+// without normalizing.
+func (l *Language) hopeless(u string) bool {
+	for i := 0; i < len(u); {
+		c := u[i]
+		if c < utf8.RuneSelf {
+			if c != '-' && (c < '0' || c > '9') {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := decodeValid(u, i)
+		if off := r - l.block; off >= 0 && off < 128 {
+			if l.decomposed[off] {
+				i += size
+				continue
+			}
+		} else if _, ok := l.extra[r]; ok {
+			i += size
+			continue
+		}
+		if norm.NFD.PropertiesString(u[i:i+size]).Decomposition() == nil {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
 // scan classifies and parses the NFC label u and applies the whole-label
 // rules.
 func (l *Language) scan(u string, d *diag, minLen int) bool {
-	var runes [MaxALabelLength + 1]rune
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	allDigits := true
+	inBlock := true // every non-ASCII code point is in the script's block
 	prev := NoClass
 	for i := 0; i < len(u); {
 		var r rune
@@ -216,11 +351,14 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			}
 			nBasic++
 		} else {
-			r, size = utf8.DecodeRuneInString(u[i:])
+			r, size = decodeValid(u, i)
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
-			} else if ek, ok := l.extra[r]; ok {
-				k = ek
+			} else {
+				inBlock = false
+				if ek, ok := l.extra[r]; ok {
+					k = ek
+				}
 			}
 		}
 		if k != kindDigit {
@@ -249,9 +387,6 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			}
 		}
 		prev = k.class()
-		if n < len(runes) {
-			runes[n] = r
-		}
 		n++
 		i += size
 	}
@@ -281,14 +416,14 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			d.add(IdenticalConsonants, pos, -1, NoClass)
 		}
 	}
-	if nBasic < n {
-		if alen := aLabelLength(runes[:min(n, len(runes))], nBasic, n); alen > MaxALabelLength {
+	if nBasic < n && (!inBlock || aLabelBound(n, nBasic, l.block) > MaxALabelLength) {
+		if alen := aLabelLengthOf(u, nBasic, n); alen > MaxALabelLength {
 			if d == nil {
 				return false
 			}
 			d.addMessage(TooLong, 0, "the A-label would have "+itoa(alen)+" characters; at most 63 are allowed")
 		}
-	} else if len(u) > MaxALabelLength {
+	} else if nBasic == n && len(u) > MaxALabelLength {
 		if d == nil {
 			return false
 		}
@@ -300,14 +435,17 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 // identicalConsonants finds three identical consonants (with the same
 // nukta) joined by halants, and returns the position of the third.
 func (l *Language) identicalConsonants(u string) (int, bool) {
-	rs := []rune(u)
 	run, last := 0, rune(-1)
-	joined := false // the previous unit was a consonant followed by a halant
-	for i := 0; i < len(rs); i++ {
-		switch l.class[rs[i]] {
+	joined := false // the consonant unit before the halant just read
+	prev := NoClass // class of the previous character
+	for i, pos := 0, 0; i < len(u); pos++ {
+		r, size := utf8.DecodeRuneInString(u[i:])
+		i += size
+		cl := l.classOf(r)
+		switch cl {
 		case C:
-			id := rs[i]
-			if i+1 < len(rs) && l.class[rs[i+1]] == N {
+			id := r
+			if next, _ := utf8.DecodeRuneInString(u[i:]); i < len(u) && l.classOf(next) == N {
 				id |= 1 << 30
 			}
 			if joined && id == last {
@@ -316,18 +454,19 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 				run = 1
 			}
 			if run >= 3 {
-				return i, true
+				return pos, true
 			}
 			last, joined = id, false
 		case N:
 		case H:
-			joined = last >= 0 && i > 0 && (l.class[rs[i-1]] == C || l.class[rs[i-1]] == N)
+			joined = last >= 0 && (prev == C || prev == N)
 			if !joined {
 				run, last = 0, -1
 			}
 		default:
 			run, last, joined = 0, -1, false
 		}
+		prev = cl
 	}
 	return 0, false
 }
@@ -352,4 +491,17 @@ func itoa(n int) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// decodeValid decodes the non-ASCII code point at u[i:] of a string already
+// known to be valid UTF-8.
+func decodeValid(u string, i int) (rune, int) {
+	switch c := u[i]; {
+	case c < 0xE0:
+		return rune(c&0x1F)<<6 | rune(u[i+1]&0x3F), 2
+	case c < 0xF0:
+		return rune(c&0x0F)<<12 | rune(u[i+1]&0x3F)<<6 | rune(u[i+2]&0x3F), 3
+	default:
+		return rune(c&0x07)<<18 | rune(u[i+1]&0x3F)<<12 | rune(u[i+2]&0x3F)<<6 | rune(u[i+3]&0x3F), 4
+	}
 }

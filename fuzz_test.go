@@ -189,3 +189,65 @@ func TestRandomLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestALabelBound: the bound the verdict-only path trusts is never below the
+// exact A-label length, for labels in each script's block, including
+// adversarial ones that jump across the whole block.
+func TestALabelBound(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for _, si := range scripts {
+		for i := 0; i < 20000; i++ {
+			n := 1 + rng.Intn(40)
+			rs := make([]rune, n)
+			nBasic := 0
+			for j := range rs {
+				switch {
+				case rng.Intn(8) == 0:
+					rs[j] = rune('0' + rng.Intn(10))
+					nBasic++
+				case i%2 == 0:
+					rs[j] = si.block + rune(rng.Intn(128))
+				default: // alternate the block's ends: the largest deltas
+					rs[j] = si.block + rune(127*(j%2))
+				}
+			}
+			if nBasic == n {
+				continue
+			}
+			exact := aLabelLength(rs, nBasic, n)
+			if b := aLabelBound(n, nBasic, si.block); b < exact {
+				t.Fatalf("%s %U: bound %d < exact %d", si.code, rs, b, exact)
+			}
+		}
+	}
+}
+
+// TestFastPath holds the one-pass verdict to the careful pipeline: whenever
+// fast is sure, run agrees.
+func TestFastPath(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		rng := rand.New(rand.NewSource(5))
+		p := append(pool(l), 0xFF, 0xE0) // stray bytes make invalid UTF-8
+		sure := 0
+		for i := 0; i < 200000; i++ {
+			var s string
+			if i%50 == 0 {
+				s = string([]byte{byte(rng.Intn(256)), 0xE0, 0xA4, byte(0x80 + rng.Intn(64))})
+			} else {
+				s = randomLabel(rng, p)
+			}
+			v, ok := l.fast(s)
+			if !ok {
+				continue
+			}
+			sure++
+			if want := l.run(s, nil, MinLength); v != want {
+				t.Fatalf("%s %q (%s): fast says %v, run says %v (%v)", tag, s, hexOf(s), v, want, codesOf(l.Check(s)))
+			}
+		}
+		if sure < 100000 {
+			t.Errorf("%s: fast was sure of only %d of 200000 labels", tag, sure)
+		}
+	}
+}

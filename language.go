@@ -27,12 +27,15 @@ type Language struct {
 	variants [][]string
 
 	// Fast tables over the script's 128-code-point block.
-	block    rune
-	kinds    [128]kind
-	extra    map[rune]kind // repertoire outside the block (class S)
-	ccc      [128]uint8    // canonical combining class
-	maybe    [128]bool     // may compose with the character before it (NFC_QC=Maybe)
-	composes [128][2]uint64
+	block rune
+	kinds [128]kind
+	extra map[rune]kind // repertoire outside the block (class S)
+	ccc   [128]uint8    // canonical combining class
+	maybe [128]bool     // may compose with the character before it (NFC_QC=Maybe)
+	// decomposed marks the block's code points that occur in the canonical
+	// decomposition (NFD) of a repertoire character.
+	decomposed [128]bool
+	composes   [128][2]uint64
 
 	grammar grammarParams
 	states  []gstate
@@ -175,7 +178,11 @@ func compile(file string, sp *langSpec) (*Language, error) {
 
 // buildNFCTables records what the verdict-only path needs to know that a
 // label of repertoire characters is already NFC without calling norm: each
-// character's combining class, and which adjacent pairs NFC would compose.
+// character's combining class, and which adjacent pairs NFC would change.
+// A character that changes no pair with any repertoire character cannot
+// compose with one at any distance (canonical composition is pairwise), so
+// only the others ("maybe") need their context checked; quickNFC leaves a
+// maybe-character after a non-starter to norm.
 // TestQuickNFC checks the result against golang.org/x/text/unicode/norm.
 func (l *Language) buildNFCTables() {
 	var prevs []rune
@@ -183,6 +190,13 @@ func (l *Language) buildNFCTables() {
 		prevs = append(prevs, r)
 	}
 	prevs = append(prevs, '-', '0')
+	for r := range l.class {
+		for _, d := range norm.NFD.String(string(r)) {
+			if off := d - l.block; off >= 0 && off < 128 {
+				l.decomposed[off] = true
+			}
+		}
+	}
 	for r := range l.class {
 		off := r - l.block
 		if off < 0 || off >= 128 {
@@ -202,11 +216,6 @@ func (l *Language) buildNFCTables() {
 			if qo := q - l.block; qo >= 0 && qo < 128 {
 				l.composes[off][qo/64] |= 1 << (qo % 64)
 			}
-		}
-		if !l.maybe[off] {
-			// r never composes with a repertoire character before it, but
-			// it is not a boundary: let the slow path decide in context.
-			l.maybe[off] = true
 		}
 	}
 }

@@ -78,3 +78,47 @@ func aLabelLength(rs []rune, nBasic, n int) int {
 	}
 	return out
 }
+
+// aLabelBound is an upper bound on the A-label length of a label of n code
+// points, nBasic of them ASCII and the others all in the 128-code-point
+// block that starts at block. It lets the verdict-only path skip the exact
+// count for the many labels that are far from 63 octets.
+//
+// Why it holds (RFC 3492 §6.3): a delta q is written as digits; each digit
+// but the last turns q into (q-t)/(36-t) with 1 <= t <= 26, so q shrinks at
+// least tenfold per digit and q needs at most ceil(log10 q)+1 digits. The
+// first delta is at most (block-1)(nBasic+1)+n (from code point 128 to the
+// block's last), and each later delta at most 127(h+1)+n <= 128n, since all
+// other code points lie within 128 of each other. TestALabelBound checks it.
+func aLabelBound(n, nBasic int, block rune) int {
+	out := 4 + nBasic
+	if nBasic > 0 {
+		out++
+	}
+	out += digitBound(int(block-1)*(nBasic+1) + n)
+	return out + (n-nBasic-1)*digitBound(128*n)
+}
+
+// digitBound is ceil(log10 q) + 1, at least 1.
+func digitBound(q int) int {
+	d := 1
+	for p := 1; p < q; p *= 10 {
+		d++
+	}
+	return d
+}
+
+// aLabelLengthOf is aLabelLength of the string u, of n code points, nBasic
+// of them ASCII.
+func aLabelLengthOf(u string, nBasic, n int) int {
+	if n > MaxALabelLength {
+		return MaxALabelLength + n
+	}
+	var rs [MaxALabelLength]rune
+	i := 0
+	for _, r := range u {
+		rs[i] = r
+		i++
+	}
+	return aLabelLength(rs[:n], nBasic, n)
+}

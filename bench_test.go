@@ -1,0 +1,125 @@
+package akshara
+
+import (
+	"bufio"
+	"os"
+	"testing"
+
+	"golang.org/x/net/idna"
+)
+
+// benchLabels is the benchmark mix: the Hindi words of
+// testdata/bench/hi-words.txt (written for this project, not a corpus) and,
+// for every third word, an invalid label derived from it by one of the
+// mistakes the policy refuses.
+func benchLabels(tb testing.TB) (mix, valid []string) {
+	f, err := os.Open("testdata/bench/hi-words.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	corrupt := []func(string) string{
+		func(w string) string { return "\u093F" + w },                   // leading matra
+		func(w string) string { return w + "\u0964" },                   // danda
+		func(w string) string { return w[:3] + "\u200D" + w[3:] },       // ZWJ
+		func(w string) string { return w + "a" },                        // Latin letter
+		func(w string) string { return w + "\u0902\u0902" },             // two anusvaras
+		func(w string) string { return w + "त्त्त" },                    // three identical consonants
+		func(w string) string { return "-" + w },                        // leading hyphen
+		func(w string) string { return w + "\u094D\u0905" },             // vowel after halant
+		func(w string) string { return w + "\u0933" },                   // letter outside the table
+		func(w string) string { return w[:3] + "\u0967\u0968" + w[3:] }, // native digits
+	}
+	for i := 0; sc.Scan(); i++ {
+		w := sc.Text()
+		valid = append(valid, w)
+		mix = append(mix, w)
+		if i%3 == 0 {
+			mix = append(mix, corrupt[(i/3)%len(corrupt)](w))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return mix, valid
+}
+
+func TestBenchSample(t *testing.T) {
+	hi := mustLang(t, "hi")
+	mix, valid := benchLabels(t)
+	if len(valid) < 2000 {
+		t.Fatalf("only %d words in the sample", len(valid))
+	}
+	// Every sample word is valid Hindi but for the 2-letter ones, which
+	// the .in minimum length refuses.
+	short := 0
+	for _, w := range valid {
+		res := hi.Check(w)
+		if !res.Valid {
+			if got := codesOf(res); len(got) != 1 || got[0] != "TOO_SHORT@0" {
+				t.Errorf("sample word %q (%s) refused: %v", w, hexOf(w), got)
+			}
+			short++
+		}
+	}
+	if short > len(valid)/50 {
+		t.Errorf("%d of %d sample words are too short", short, len(valid))
+	}
+	invalid := 0
+	for _, l := range mix {
+		if !hi.Valid(l) {
+			invalid++
+		}
+	}
+	if invalid < len(mix)/5 {
+		t.Errorf("only %d of %d labels of the mix are invalid", invalid, len(mix))
+	}
+}
+
+// TestValidDoesNotAllocate: the verdict-only path allocates nothing for a
+// valid NFC label (the zero-allocation target of the engine).
+func TestValidDoesNotAllocate(t *testing.T) {
+	hi := mustLang(t, "hi")
+	_, valid := benchLabels(t)
+	allocs := testing.AllocsPerRun(5, func() {
+		for _, w := range valid {
+			hi.Valid(w)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Valid allocates %.1f times over %d valid labels", allocs, len(valid))
+	}
+}
+
+var sink bool
+
+func benchEach(b *testing.B, labels []string, f func(string) bool) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		for _, l := range labels {
+			sink = f(l)
+		}
+		n += len(labels)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
+	b.ReportMetric(float64(len(labels)), "labels")
+}
+
+// BenchmarkHindi measures, over the same labels in one run: the verdict-only
+// path (Valid), the full verdict with diagnostics (Check), and
+// golang.org/x/net/idna's Registration.ToASCII, which checks far less.
+func BenchmarkHindi(b *testing.B) {
+	hi := mustLang(b, "hi")
+	mix, valid := benchLabels(b)
+	b.Run("Valid/mix", func(b *testing.B) { benchEach(b, mix, hi.Valid) })
+	b.Run("Valid/valid-only", func(b *testing.B) { benchEach(b, valid, hi.Valid) })
+	b.Run("Check/mix", func(b *testing.B) {
+		benchEach(b, mix, func(s string) bool { return hi.Check(s).Valid })
+	})
+	b.Run("xnet-idna-Registration.ToASCII/mix", func(b *testing.B) {
+		benchEach(b, mix, func(s string) bool { _, err := idna.Registration.ToASCII(s); return err == nil })
+	})
+}
