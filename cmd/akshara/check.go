@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/akshara-idn/akshara"
+)
+
+const checkUsage = `usage: akshara check [-lang TAG] [-json] [LABEL ...]
+
+Checks each LABEL (a U-label or an xn-- A-label) against the IDN policy of
+the language TAG. With no LABEL, reads one label per line from standard
+input (blank lines are skipped, CRLF line ends are accepted).
+
+Text output: one line per label, tab-separated:
+  LABEL  valid    LANG  A-LABEL  SYLLABLES
+  LABEL  invalid  LANG  CODE@POS message [; CODE@POS message ...]
+JSON output (-json): one object per label, in input order (docs/cli.md).
+
+Exit status: 0 if every label is valid, 1 if any is invalid, 2 on a usage
+or I/O error.
+
+Flags:
+`
+
+func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lang := fs.String("lang", "hi", "language tag ("+strings.Join(akshara.Tags(), ", ")+")")
+	asJSON := fs.Bool("json", false, "write one JSON object per label")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, checkUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	l, err := akshara.Lookup(*lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara check: %v\n", err)
+		return exitUsage
+	}
+
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	status := exitOK
+	emit := func(label string) error {
+		res := l.Check(label)
+		if !res.Valid {
+			status = exitInvalid
+		}
+		if *asJSON {
+			return enc.Encode(res)
+		}
+		_, err := io.WriteString(w, textLine(res))
+		return err
+	}
+
+	if fs.NArg() > 0 {
+		for _, label := range fs.Args() {
+			if err := emit(label); err != nil {
+				fmt.Fprintf(stderr, "akshara check: %v\n", err)
+				return exitUsage
+			}
+		}
+	} else if err := eachLine(stdin, w, emit); err != nil {
+		w.Flush()
+		fmt.Fprintf(stderr, "akshara check: %v\n", err)
+		return exitUsage
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "akshara check: %v\n", err)
+		return exitUsage
+	}
+	return status
+}
+
+// eachLine calls f for every non-blank line of r, without its line end
+// (LF or CRLF). Output is flushed whenever more input must be waited for,
+// so an interactive user sees each answer at once.
+func eachLine(r io.Reader, w *bufio.Writer, f func(string) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		if br.Buffered() == 0 {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+			if strings.TrimSpace(line) != "" {
+				if ferr := f(line); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// textLine renders a result as one tab-separated line.
+func textLine(res *akshara.Result) string {
+	var b strings.Builder
+	b.WriteString(printable(res.Input))
+	if res.Valid {
+		b.WriteString("\tvalid\t" + res.Lang + "\t")
+		if res.ALabel != "" {
+			b.WriteString(res.ALabel)
+		} else {
+			b.WriteString("-")
+		}
+		b.WriteString("\t" + strings.Join(res.Syllables, "·"))
+		if res.Normalized {
+			b.WriteString("\t(normalized to NFC: " + res.ULabel + ")")
+		}
+	} else {
+		b.WriteString("\tinvalid\t" + res.Lang + "\t")
+		for i, e := range res.Errors {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "%s@%d %s", e.Code, e.Pos, e.Message)
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// printable replaces tabs, line ends and invalid UTF-8 in a label so that
+// the text output stays one line per label.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return '�'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "�"))
+}

@@ -1,0 +1,49 @@
+// Command akshara applies India's IDN policy for Indian languages to domain
+// name labels.
+//
+//	akshara check [-lang TAG] [-json] [LABEL ...]
+//
+// See README.md and docs/cli.md for the commands and their output contract.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit statuses (docs/cli.md).
+const (
+	exitOK      = 0 // every label valid
+	exitInvalid = 1 // some label invalid
+	exitUsage   = 2 // usage or I/O error
+)
+
+const usage = `usage: akshara <command> [flags] [arguments]
+
+Commands:
+  check    check labels against a language's IDN policy
+  help     show this help
+
+Run "akshara <command> -h" for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "check":
+		return cmdCheck(args[1:], stdin, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "akshara: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}

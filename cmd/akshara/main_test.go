@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestCheckExitStatus(t *testing.T) {
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"check", "किताब"}, exitOK},
+		{[]string{"check", "किताब", "क्अब"}, exitInvalid},
+		{[]string{"check", "-lang", "sd-Deva", "चाँद"}, exitInvalid},
+		{[]string{"check", "-lang", "xx", "किताब"}, exitUsage},
+		{[]string{"check", "-nope"}, exitUsage},
+		{[]string{"nope"}, exitUsage},
+		{[]string{}, exitUsage},
+		{[]string{"help"}, exitOK},
+		{[]string{"check", "-h"}, exitOK},
+	}
+	for _, tt := range tests {
+		if _, stderr, got := runCLI(t, "", tt.args...); got != tt.want {
+			t.Errorf("akshara %v: exit %d, want %d (%s)", tt.args, got, tt.want, stderr)
+		}
+	}
+}
+
+// TestCheckJSONContract: exactly one object per non-blank input line, in
+// input order, with the documented fields.
+func TestCheckJSONContract(t *testing.T) {
+	in := "किताब\r\n\n   \nक्अब\nxn--h2brj9c\n\u0958लम\nभारत।" // no final newline
+	out, stderr, code := runCLI(t, in, "check", "-json")
+	if code != exitInvalid {
+		t.Fatalf("exit %d (%s)", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	wantInputs := []string{"किताब", "क्अब", "xn--h2brj9c", "\u0958लम", "भारत।"}
+	if len(lines) != len(wantInputs) {
+		t.Fatalf("%d lines for %d labels:\n%s", len(lines), len(wantInputs), out)
+	}
+	for i, line := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("line %d is not JSON: %v", i, err)
+		}
+		for _, field := range []string{"input", "lang", "valid", "ulabel", "alabel", "syllables", "errors"} {
+			if _, ok := obj[field]; !ok {
+				t.Errorf("line %d has no %q: %s", i, field, line)
+			}
+		}
+		if obj["input"] != wantInputs[i] {
+			t.Errorf("line %d: input %q, want %q", i, obj["input"], wantInputs[i])
+		}
+		if _, ok := obj["syllables"].([]any); !ok {
+			t.Errorf("line %d: syllables is not an array", i)
+		}
+		if _, ok := obj["errors"].([]any); !ok {
+			t.Errorf("line %d: errors is not an array", i)
+		}
+	}
+	var second struct {
+		Valid  bool
+		Errors []struct {
+			Code    string
+			Pos     int
+			Message string
+		}
+	}
+	json.Unmarshal([]byte(lines[1]), &second)
+	if second.Valid || len(second.Errors) != 1 || second.Errors[0].Code != "HALANT_FOLLOWER" || second.Errors[0].Pos != 2 || second.Errors[0].Message == "" {
+		t.Errorf("क्अब: %+v", second)
+	}
+	var fourth struct {
+		Valid      bool
+		ULabel     string
+		ALabel     string
+		Normalized bool
+	}
+	json.Unmarshal([]byte(lines[3]), &fourth)
+	if !fourth.Valid || fourth.ULabel != "\u0915\u093Cलम" || fourth.ALabel != "xn--11b4cl3b" || !fourth.Normalized {
+		t.Errorf("precomposed क़: %+v", fourth)
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	out, _, code := runCLI(t, "", "check", "किताब", "क्अब", "a\tb")
+	if code != exitInvalid {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	if lines[0] != "किताब\tvalid\thi\txn--11b4aya5ed\tकि·ता·ब" {
+		t.Errorf("line 1: %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "क्अब\tinvalid\thi\tHALANT_FOLLOWER@2 ") {
+		t.Errorf("line 2: %q", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "a�b\tinvalid") {
+		t.Errorf("a tab in a label must not split the line: %q", lines[2])
+	}
+}
+
+func TestCheckInvalidUTF8Line(t *testing.T) {
+	out, _, code := runCLI(t, "क\xffख\n", "check", "-json")
+	if code != exitInvalid || !strings.Contains(out, `"code":"INVALID_UTF8"`) {
+		t.Errorf("exit %d: %s", code, out)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestCheckWriteError(t *testing.T) {
+	var errOut bytes.Buffer
+	code := run([]string{"check", "किताब"}, strings.NewReader(""), failWriter{}, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "disk full") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+func TestCheckLongLine(t *testing.T) {
+	long := strings.Repeat("क", 200000)
+	out, _, code := runCLI(t, long+"\nकिताब\n", "check", "-json")
+	if code != exitInvalid || strings.Count(out, "\n") != 2 || !strings.Contains(out, "TOO_LONG") {
+		t.Errorf("exit %d, %d lines", code, strings.Count(out, "\n"))
+	}
+}
