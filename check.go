@@ -64,7 +64,8 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if minLen <= 0 {
 		minLen = MinLength
 	}
-	d := &diag{lang: l, res: Result{Input: label, Lang: l.Tag, Syllables: []string{}, Errors: []*Error{}}}
+	d := &diag{lang: l, res: Result{Input: label, Lang: l.Tag, Errors: []*Error{}}}
+	d.segments = d.segBuf[:0]
 	d.res.Valid = l.run(label, d, minLen)
 	d.finish()
 	return &d.res

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/runenames"
 )
 
@@ -17,6 +16,7 @@ type diag struct {
 	res      Result
 	raw      []rawError
 	segments []segment
+	segBuf   [16]segment // backing store for short labels' segments
 }
 
 type rawError struct {
@@ -69,6 +69,7 @@ func (d *diag) boundary(off int, hyphen, digit bool) {
 // finish builds the syllables, the messages and the A-label.
 func (d *diag) finish() {
 	u := d.res.ULabel
+	d.res.Syllables = make([]string, 0, len(d.segments)+1)
 	if u != "" {
 		if len(d.segments) == 0 || d.segments[0].off != 0 {
 			d.segments = append([]segment{{off: 0}}, d.segments...)
@@ -89,7 +90,10 @@ func (d *diag) finish() {
 			d.res.Syllables = append(d.res.Syllables, text)
 		}
 	}
-	runes := []rune(u)
+	var runes []rune
+	if len(d.raw) > 0 {
+		runes = []rune(u)
+	}
 	sort.SliceStable(d.raw, func(i, j int) bool { return d.raw[i].pos < d.raw[j].pos })
 	for _, e := range d.raw {
 		msg := e.msg
@@ -100,10 +104,16 @@ func (d *diag) finish() {
 	}
 	d.res.Valid = len(d.res.Errors) == 0
 	if d.res.Valid && !isASCII(u) {
-		a, err := idna.Punycode.ToASCII(u)
-		if err == nil {
-			d.res.ALabel = a
+		var rs [MaxALabelLength]rune
+		n, nBasic := 0, 0
+		for _, r := range u {
+			rs[n] = r // a valid label has at most 59 code points
+			if r < 0x80 {
+				nBasic++
+			}
+			n++
 		}
+		d.res.ALabel = string(appendALabel(make([]byte, 0, MaxALabelLength), rs[:n], nBasic))
 	}
 }
 

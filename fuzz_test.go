@@ -85,6 +85,9 @@ func checkALabelLength(t *testing.T, s string) {
 	if got := aLabelLength(rs, nBasic, len(rs)); got != len(a) {
 		t.Fatalf("%q: aLabelLength %d, idna %d (%s)", s, got, len(a), a)
 	}
+	if got := string(appendALabel(nil, rs, nBasic)); got != a {
+		t.Fatalf("%q: A-label %s, idna %s", s, got, a)
+	}
 }
 
 func FuzzALabelLength(f *testing.F) {

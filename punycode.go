@@ -2,15 +2,38 @@ package akshara
 
 // aLabelLength returns the length in octets of the A-label ("xn--" and the
 // Punycode of RFC 3492 §6.3) of a label of n code points whose first
-// len(rs) are rs and of which nBasic are ASCII. It counts without building
-// the string, so the verdict-only path does not allocate; the A-label itself
-// is made by golang.org/x/net/idna, and TestALabelLength and
-// FuzzALabelLength hold this count to it. Labels longer than rs are too long
-// by any count.
+// len(rs) are rs and of which nBasic are ASCII, without building it, so the
+// verdict-only path does not allocate. Labels longer than rs are too long by
+// any count.
 func aLabelLength(rs []rune, nBasic, n int) int {
 	if n > len(rs) || n > MaxALabelLength {
 		return MaxALabelLength + n
 	}
+	length, _ := punycode(rs, nBasic, nil)
+	return length
+}
+
+// appendALabel appends the A-label of rs (nBasic of them ASCII) to dst.
+func appendALabel(dst []byte, rs []rune, nBasic int) []byte {
+	dst = append(dst, "xn--"...)
+	for _, r := range rs {
+		if r < 0x80 {
+			dst = append(dst, byte(r))
+		}
+	}
+	if nBasic > 0 {
+		dst = append(dst, '-')
+	}
+	_, dst = punycode(rs, nBasic, dst)
+	return dst
+}
+
+// punycode runs the encoder of RFC 3492 §6.3 over rs and returns the
+// length of the whole A-label; with a non-nil dst it also appends the
+// encoded digits (not the prefix or the basic code points) to dst. The
+// lengths and strings are held to golang.org/x/net/idna by TestALabelLength
+// and FuzzALabelLength.
+func punycode(rs []rune, nBasic int, dst []byte) (int, []byte) {
 	const (
 		base        = 36
 		tmin        = 1
@@ -19,52 +42,63 @@ func aLabelLength(rs []rune, nBasic, n int) int {
 		damp        = 700
 		initialBias = 72
 		initialN    = 128
+		digits      = "abcdefghijklmnopqrstuvwxyz0123456789"
 	)
+	// Every quantity fits in 32 bits (a delta is below 0x110000 × 64), and
+	// 32-bit division is several times faster than 64-bit here.
+	n := uint32(len(rs))
 	out := 4 + nBasic
 	if nBasic > 0 {
 		out++ // the delimiter
 	}
-	cur, delta, bias, h := rune(initialN), 0, initialBias, nBasic
+	cur, delta, bias, h := uint32(initialN), uint32(0), uint32(initialBias), uint32(nBasic)
 	for h < n {
-		m := rune(0x7FFFFFFF)
+		m := uint32(0xFFFFFFFF)
 		for _, r := range rs {
-			if r >= cur && r < m {
-				m = r
+			if uint32(r) >= cur && uint32(r) < m {
+				m = uint32(r)
 			}
 		}
-		delta += int(m-cur) * (h + 1)
+		delta += (m - cur) * (h + 1)
 		cur = m
 		for _, r := range rs {
-			if r < cur {
+			if uint32(r) < cur {
 				delta++
 			}
-			if r != cur {
+			if uint32(r) != cur {
 				continue
 			}
 			q := delta
-			for k := base; ; k += base {
-				t := k - bias
-				if t < tmin {
-					t = tmin
-				} else if t > tmax {
+			for k := uint32(base); ; k += base {
+				t := uint32(tmin)
+				if k >= bias+tmax {
 					t = tmax
+				} else if k > bias+tmin {
+					t = k - bias
 				}
 				if q < t {
 					break
 				}
+				d := base - t
+				if dst != nil {
+					dst = append(dst, digits[t+(q-t)%d])
+				}
 				out++
-				q = (q - t) / (base - t)
+				q = (q - t) / d
+			}
+			if dst != nil {
+				dst = append(dst, digits[q])
 			}
 			out++
 			// adapt the bias (RFC 3492 §6.1)
 			dl := delta
-			if h == nBasic {
+			if h == uint32(nBasic) {
 				dl /= damp
 			} else {
 				dl /= 2
 			}
 			dl += dl / (h + 1)
-			kk := 0
+			kk := uint32(0)
 			for dl > ((base-tmin)*tmax)/2 {
 				dl /= base - tmin
 				kk += base
@@ -76,7 +110,7 @@ func aLabelLength(rs []rune, nBasic, n int) int {
 		delta++
 		cur++
 	}
-	return out
+	return out, dst
 }
 
 // aLabelBound is an upper bound on the A-label length of a label of n code
