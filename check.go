@@ -157,10 +157,11 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		d.res.Normalized = normalized
 	}
 	valid := l.scan(u, d, minLen)
-	if d != nil && len(d.res.Errors) > 0 {
-		valid = false
+	if d != nil {
+		d.contexts(u)
+		return valid && len(d.raw) == 0
 	}
-	return valid
+	return valid && l.contextsOK(u)
 }
 
 // quickNFC reports whether u is certainly NFC, using the language's tables;
@@ -222,7 +223,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	}
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
-	digitsOnly, broken := true, false
+	digitsOnly, broken, triggered := true, false, false
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -236,6 +237,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			default:
 				return false, true // no normalization makes an ASCII letter or sign valid
 			}
+			triggered = triggered || l.asciiTrigger
 			nBasic++
 			lastCC, prevOff = 0, -1
 			i++
@@ -261,6 +263,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 				return false, false
 			}
 			lastCC, prevOff = cc, off
+			triggered = triggered || l.trigger[off]
 			i += size
 		}
 		if !broken {
@@ -288,7 +291,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	if aLabelBound(n, nBasic, l.block) > MaxALabelLength && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
-	return true, true
+	return !triggered || l.contextsOK(s), true
 }
 
 // hopelessAt is hopeless for the one character at s[i:i+size].
@@ -377,7 +380,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 				if d == nil {
 					return false
 				}
-				d.add(t.code, n, r, prev)
+				d.addGrammar(t.code, n, r, prev)
 			}
 			if d != nil && t.start {
 				d.boundary(i, k == kindHyph, k == kindDigit)
@@ -395,7 +398,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.add(code, n-1, -1, prev)
+		d.addGrammar(code, n-1, -1, prev)
 	}
 	if n < minLen {
 		if d == nil {

@@ -26,6 +26,9 @@ type rawError struct {
 	prev Class // the class of the character before it
 	msg  string
 	run  int // refusals: how many characters in a row share the code
+
+	grammar bool         // found by the generic grammar
+	rule    *contextRule // found by a context rule of the language
 }
 
 type segment struct {
@@ -38,6 +41,29 @@ func (d *diag) add(code Code, pos int, r rune, prev Class) {
 		return
 	}
 	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, prev: prev})
+}
+
+// addGrammar records an error of the generic grammar; a context rule of the
+// language that names the same character takes its place.
+func (d *diag) addGrammar(code Code, pos int, r rune, prev Class) {
+	d.add(code, pos, r, prev)
+	d.raw[len(d.raw)-1].grammar = true
+}
+
+// contexts applies the language's context rules to the U-label.
+func (d *diag) contexts(u string) {
+	if len(d.lang.contexts) == 0 {
+		return
+	}
+	rs := []rune(u)
+	d.lang.checkContexts(rs, func(cr *contextRule, p int) bool {
+		prev := NoClass
+		if p > 0 {
+			prev = d.lang.classOf(rs[p-1])
+		}
+		d.raw = append(d.raw, rawError{code: cr.code, pos: p, r: rs[p], prev: prev, rule: cr})
+		return true
+	})
 }
 
 func (d *diag) addMessage(code Code, pos int, msg string) {
@@ -94,8 +120,26 @@ func (d *diag) finish() {
 	if len(d.raw) > 0 {
 		runes = []rune(u)
 	}
-	sort.SliceStable(d.raw, func(i, j int) bool { return d.raw[i].pos < d.raw[j].pos })
+	ruled := map[int]bool{}
 	for _, e := range d.raw {
+		if e.rule != nil {
+			ruled[e.pos] = true
+		}
+	}
+	sort.SliceStable(d.raw, func(i, j int) bool { return d.raw[i].pos < d.raw[j].pos })
+	type key struct {
+		code Code
+		pos  int
+	}
+	seen := map[key]bool{}
+	for _, e := range d.raw {
+		if e.grammar && ruled[e.pos] {
+			continue // the language's own rule names this fault
+		}
+		if seen[key{e.code, e.pos}] {
+			continue // two rules name the same fault
+		}
+		seen[key{e.code, e.pos}] = true
 		msg := e.msg
 		if msg == "" {
 			msg = d.lang.message(e, runes)
@@ -207,6 +251,9 @@ func (l *Language) message(e rawError, runes []rune) string {
 			after = show(p)
 		}
 	}
+	if e.rule != nil {
+		return l.contextMessage(e, what, after)
+	}
 	switch e.code {
 	case Syllable:
 		if e.r < 0 {
@@ -301,4 +348,57 @@ func (l *Language) hasClass(c Class) bool {
 		}
 	}
 	return false
+}
+
+// contextMessage explains a context rule's refusal, quoting the rule.
+func (l *Language) contextMessage(e rawError, what, after string) string {
+	cr := e.rule
+	var alts []string
+	for _, c := range cr.contexts {
+		alts = append(alts, describeItems(c))
+	}
+	list := strings.Join(alts, ", ")
+	if len(alts) > 1 {
+		list = strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
+	}
+	rule := " (" + l.Name + " rule"
+	if cr.ref != "" {
+		rule += ", " + string(cr.ref)
+	}
+	rule += ")"
+	switch cr.kind {
+	case ruleOnlyIn:
+		return what + " is allowed here only as part of " + list + rule
+	case ruleNotAfter:
+		return what + " cannot follow " + after + ": " + e.code.Summary() + rule
+	}
+	return what + " may follow only " + list + ", not " + after + rule
+}
+
+func describeItems(items []item) string {
+	var b strings.Builder
+	for i, it := range items {
+		switch it.kind {
+		case itemRune:
+			b.WriteRune(it.r)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch it.kind {
+		case itemClass:
+			b.WriteString(classWords[it.class])
+		case itemStart:
+			b.WriteString("the start of the label")
+		case itemHyphen:
+			b.WriteString("a hyphen")
+		case itemDigit:
+			b.WriteString("a digit")
+		}
+		if i < len(items)-1 {
+			b.WriteByte(' ')
+		}
+	}
+	return strings.TrimSpace(b.String())
 }

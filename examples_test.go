@@ -2,7 +2,6 @@ package akshara
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -34,64 +33,34 @@ func TestDocumentExamples(t *testing.T) {
 	total := 0
 	for _, l := range langs {
 		exs := l.Examples()
+		total += len(exs)
 		if len(exs) == 0 {
 			t.Errorf("%s: no examples", l.Tag)
 		}
-		for _, ex := range exs {
-			total++
-			name := fmt.Sprintf("%s/%d_%s", l.Tag, ex.Line, ex.Text)
-			t.Run(name, func(t *testing.T) {
-				res := l.Check(ex.Text)
-				if res.Valid != l.Valid(ex.Text) {
-					t.Errorf("Check says valid=%v, Valid says %v", res.Valid, !res.Valid)
-				}
-				switch ex.Kind {
-				case "valid":
-					if !res.Valid {
-						t.Errorf("%q (%s, %s) should be valid: %v", ex.Text, hexOf(ex.Text), ex.Ref, codesOf(res))
-					}
-				case "akshara":
-					if len(res.Syllables) != 1 || res.Syllables[0] != res.ULabel {
-						t.Errorf("%q (%s, %s) should be one syllable, got %q", ex.Text, hexOf(ex.Text), ex.Ref, res.Syllables)
-					}
-					for _, e := range res.Errors {
-						if e.Code != TooShort {
-							t.Errorf("%q (%s, %s): unexpected %v", ex.Text, hexOf(ex.Text), ex.Ref, e)
-						}
-					}
-				case "invalid":
-					if res.Valid {
-						t.Fatalf("%q (%s, %s) should be invalid", ex.Text, hexOf(ex.Text), ex.Ref)
-					}
-					var want, got []string
-					for _, w := range ex.Want {
-						want = append(want, w.Code.String())
-					}
-					for _, e := range res.Errors {
-						got = append(got, e.Code.String())
-					}
-					sort.Strings(want)
-					sort.Strings(got)
-					if strings.Join(want, " ") != strings.Join(got, " ") {
-						t.Errorf("%q (%s, %s): codes %v, want %v (%v)", ex.Text, hexOf(ex.Text), ex.Ref, got, want, codesOf(res))
-					}
-					for _, w := range ex.Want {
-						if w.Pos < 0 {
-							continue
-						}
-						found := false
-						for _, e := range res.Errors {
-							found = found || (e.Code == w.Code && e.Pos == w.Pos)
-						}
-						if !found {
-							t.Errorf("%q (%s): no %v at %d: %v", ex.Text, hexOf(ex.Text), w.Code, w.Pos, codesOf(res))
-						}
-					}
-				}
-			})
+		for _, f := range l.CheckExamples() {
+			t.Errorf("%s %s", l.Tag, f)
 		}
 	}
 	if total < 100 {
 		t.Errorf("only %d examples in all; the two 2013 documents alone give more", total)
+	}
+}
+
+// TestCheckExamplesFails: the example checker reports each kind of wrong
+// expectation (it must be able to fail).
+func TestCheckExamplesFails(t *testing.T) {
+	data := header + "class C\n  U+0915\n  U+0916\n  U+0917\nclass H\n  U+094D\n" +
+		"example valid क्\n" + // too short: invalid
+		"example invalid कखग SYLLABLE\n" + // valid
+		"example invalid ्कख SYLLABLE@1\n" + // wrong position
+		"example akshara कख\n" + // two syllables
+		"example valid कखग\n" // right
+	l, err := LoadLanguage("t.lang", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := l.CheckExamples()
+	if len(fails) != 4 {
+		t.Fatalf("%d failures, want 4: %v", len(fails), fails)
 	}
 }

@@ -192,10 +192,10 @@ example akshara  क्त
 
 // TestRandomLabels runs many random labels through both paths.
 func TestRandomLabels(t *testing.T) {
-	for _, tag := range append(Tags(), "x-grammar") {
+	for _, tag := range append(Tags(), "testdata/grammar.lang", "testdata/context.lang") {
 		var l *Language
-		if tag == "x-grammar" {
-			l = grammarLang(t)
+		if strings.HasPrefix(tag, "testdata/") {
+			l = testLang(t, tag)
 		} else {
 			l = mustLang(t, tag)
 		}

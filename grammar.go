@@ -93,13 +93,12 @@ var (
 // gstate is a grammar state. It is small and comparable, so compile can
 // intern the reachable ones.
 type gstate struct {
-	n      node
-	h      uint8   // halants in the current cluster
-	base   bool    // the letter just read accepts a nukta
-	nukta  bool    // the consonant has its nukta
-	sign   Class   // nSign, nSign2: the sign just read
-	allow  signSet // nCM, nVHCM, nACM, nLHCM, nSign: signs the syllable may still take
-	signed bool    // nA...: the syllable before an addak ended in D, X or halant
+	n     node
+	h     uint8   // halants in the current cluster
+	base  bool    // the letter just read accepts a nukta
+	nukta bool    // the consonant has its nukta
+	sign  Class   // nSign, nSign2: the sign just read
+	allow signSet // nCM, nVHCM, nACM, nLHCM, nSign: signs the syllable may still take
 }
 
 // grammarParams are the language's parameters of the generic grammar.
@@ -164,8 +163,6 @@ func (g *grammarParams) step(s gstate, k kind) move {
 			return ok(gstate{n: nY})
 		case Digit, Hyphen:
 			return g.begin(s, k)
-		case A:
-			return g.begin(s, k) // ADDAK: not after a halant
 		}
 		return g.recoverAt(HalantFollower, k)
 	case nCM, nVHCM, nACM, nLHCM:
@@ -301,15 +298,8 @@ func (g *grammarParams) begin(s gstate, k kind) move {
 	case Z:
 		return move{next: gstate{n: nZ}, start: true}
 	case A:
-		// Addak: neither first nor after a hyphen or digit, not after
-		// halant, visarga or bindi/tippi (POLICY.md §5, Punjabi).
-		switch {
-		case s.n == nRecover:
-			return move{next: gstate{n: nA}, start: true}
-		case s.n == nStart || s.n == nDash || s.n == nDigit || s.n == nCH || s.n == nLHCH,
-			(s.n == nSign || s.n == nSign2) && (s.sign == D || s.sign == X):
-			return move{next: gstate{n: nRecover}, code: Addak, start: true}
-		}
+		// Where an addak may stand is the language's own rule (a not-after
+		// rule in the language file); the grammar only says AC...
 		return move{next: gstate{n: nA}, start: true}
 	case Digit:
 		return move{next: gstate{n: nDigit}, start: true}

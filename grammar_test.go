@@ -16,13 +16,15 @@ func mustLang(t testing.TB, tag string) *Language {
 }
 
 // grammarLang is testdata/grammar.lang: every class of the grammar.
-func grammarLang(t testing.TB) *Language {
+func grammarLang(t testing.TB) *Language { return testLang(t, "testdata/grammar.lang") }
+
+func testLang(t testing.TB, file string) *Language {
 	t.Helper()
-	data, err := os.ReadFile("testdata/grammar.lang")
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := LoadLanguage("testdata/grammar.lang", data)
+	l, err := LoadLanguage(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,4 +138,30 @@ func TestGenericGrammar(t *testing.T) {
 		// no vowel conjunct in this language
 		{"अ्कि", "SYLLABLE@1"},
 	})
+}
+
+// TestContextRules exercises each kind of context rule on both sides, on
+// the synthetic testdata/context.lang.
+func TestContextRules(t *testing.T) {
+	c := testLang(t, "testdata/context.lang")
+	runVectors(t, c, []vector{
+		// vowel-conjuncts: V H C M only as listed
+		{"अ्याक", ""}, {"आ्याक", "CONJUNCT@1"}, {"अ्यिक", "CONJUNCT@1"},
+		{"अ्य", "CONJUNCT@1 SYLLABLE@2"}, // not a listed conjunct, and the grammar wants the matra
+		// only-in with a literal trigger (like ऱ)
+		{"कर्य", ""}, {"कर्हा", ""}, {"र्यक", ""}, {"करक", "CONJUNCT@1"}, {"कार", "CONJUNCT@2"},
+		// only-in with a class trigger (like the Punjabi halant)
+		{"क्यक", ""}, {"क्हा", ""}, {"क्गा", "CONJUNCT@1"}, {"कक्", "CONJUNCT@2"}, {"क्-क", "CONJUNCT@1"},
+		// only-after (like tippi) and not-after (like bindi)
+		{"कँग", ""}, {"किँग", ""}, {"क़ँग", ""}, {"काँग", "TIPPI_BINDI@2"}, {"अँग", "TIPPI_BINDI@1"},
+		{"कांग", ""}, {"अंग", ""}, {"कंग", "TIPPI_BINDI@1"}, {"किंग", "TIPPI_BINDI@2"}, {"क़ंग", "TIPPI_BINDI@2"},
+		// not-after ^ (like khanda ta never first)
+		{"कतक", ""}, {"तकक", "CONJUNCT@0"},
+		// two rules naming one character report it once
+		{"अ्गा", "CONJUNCT@1"},
+	})
+	res := c.Check("करक")
+	if msg := res.Errors[0].Message; !strings.Contains(msg, "र्य or र्ह") || !strings.Contains(msg, "§ test") {
+		t.Errorf("message does not quote the rule: %s", msg)
+	}
 }

@@ -66,6 +66,9 @@ type langSpec struct {
 	variants                          [][]string
 	variantsRef                       Ref
 	examples                          []Example
+	contexts                          []contextRule
+	vowelConjuncts                    []string
+	vowelConjunctRef                  Ref
 }
 
 type fileError struct {
@@ -210,6 +213,30 @@ func parseLangFile(name string, data []byte) (*langSpec, error) {
 					return errf(line, "%v", err)
 				}
 				sp.variants = append(sp.variants, row)
+				return nil
+			}
+		case "only-in", "not-after", "only-after":
+			codeName, refText, _ := strings.Cut(rest, " ")
+			code, ok := ParseCode(codeName)
+			if !ok || code == OK {
+				return nil, errf(lineNo, "%s: unknown rule code %q", key, codeName)
+			}
+			kind, ref := ruleKindNames[key], Ref(strings.TrimSpace(refText))
+			section = func(line int, text string) error {
+				cr, err := parseContextRule(kind, code, ref, line, text)
+				if err != nil {
+					return errf(line, "%s: %v", key, err)
+				}
+				sp.contexts = append(sp.contexts, cr)
+				return nil
+			}
+		case "vowel-conjuncts":
+			_, sp.vowelConjunctRef = splitRef(rest)
+			section = func(line int, text string) error {
+				if len(strings.Fields(text)) != 1 || isASCII(text) {
+					return errf(line, "vowel-conjuncts: want one sequence of the script per line")
+				}
+				sp.vowelConjuncts = append(sp.vowelConjuncts, text)
 				return nil
 			}
 		case "example":

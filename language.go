@@ -37,6 +37,12 @@ type Language struct {
 	decomposed [128]bool
 	composes   [128][2]uint64
 
+	// Context rules (context.go) and the code points that trigger them.
+	contexts     []contextRule
+	trigger      [128]bool
+	extraTrigger bool
+	asciiTrigger bool
+
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
@@ -169,6 +175,9 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		}
 		l.variants = append(l.variants, row)
 	}
+	if err := l.compileContexts(file); err != nil {
+		return nil, err
+	}
 	l.buildNFCTables()
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -233,15 +242,7 @@ func (l *Language) buildAutomaton() error {
 		present[k] = true
 	}
 	present[kindNone] = false
-	for _, sp := range l.spec.classes {
-		if sp.class == H {
-			for _, c := range l.class {
-				if c == V && len(l.spec.vowelConjuncts()) > 0 {
-					g.vowelConjunct = true
-				}
-			}
-		}
-	}
+	g.vowelConjunct = len(l.spec.vowelConjuncts) > 0
 	index := map[gstate]uint16{}
 	add := func(s gstate) uint16 {
 		if i, ok := index[s]; ok {
@@ -276,9 +277,6 @@ func (l *Language) buildAutomaton() error {
 	return nil
 }
 
-// vowelConjuncts lists the V H C M sequences a language allows; none yet.
-func (sp *langSpec) vowelConjuncts() []string { return nil }
-
 // classifyRefused returns the rule that refuses r in the language's own
 // data, if any.
 func (l *Language) refusedBy(r rune) (Code, Ref, bool) {
@@ -294,4 +292,49 @@ func (l *Language) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s), script %s, k=%d, %d code points", l.Tag, l.Name, l.Script, l.K, len(l.class))
 	return b.String()
+}
+
+// compileContexts checks the context rules against the repertoire and adds
+// the rule implied by vowel-conjuncts: V H only in the listed sequences.
+func (l *Language) compileContexts(file string) error {
+	sp := l.spec
+	rules := append([]contextRule(nil), sp.contexts...)
+	if len(sp.vowelConjuncts) > 0 {
+		text := "V H : " + strings.Join(sp.vowelConjuncts, " | ")
+		cr, err := parseContextRule(ruleOnlyIn, Conjunct, sp.vowelConjunctRef, 0, text)
+		if err != nil {
+			return fmt.Errorf("%s: vowel-conjuncts: %v", file, err)
+		}
+		for _, seq := range cr.contexts {
+			classes := make([]Class, len(seq))
+			for i, it := range seq {
+				classes[i] = l.class[it.r]
+			}
+			if len(classes) != 4 || classes[0] != V || classes[1] != H || classes[2] != C || classes[3] != M {
+				return fmt.Errorf("%s: vowel-conjuncts: %q is not a vowel, halant, consonant and matra", file, cr.text)
+			}
+		}
+		rules = append(rules, cr)
+	}
+	for i := range rules {
+		cr := &rules[i]
+		for _, seq := range append([][]item{cr.trigger}, cr.contexts...) {
+			for _, it := range seq {
+				switch {
+				case it.kind == itemRune && l.class[it.r] == NoClass:
+					return &fileError{file, cr.line, fmt.Sprintf("%q: U+%04X is not in the repertoire", cr.text, it.r)}
+				case it.kind == itemClass && !l.hasClass(it.class):
+					return &fileError{file, cr.line, fmt.Sprintf("%q: the language has no class %v", cr.text, it.class)}
+				}
+			}
+		}
+		if cr.kind == ruleOnlyIn {
+			if err := l.locate(cr); err != nil {
+				return &fileError{file, cr.line, fmt.Sprintf("%q: %v", cr.text, err)}
+			}
+		}
+	}
+	l.contexts = rules
+	l.markTriggers()
+	return nil
 }

@@ -34,6 +34,7 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "hi", "language tag ("+strings.Join(akshara.Tags(), ", ")+")")
 	asJSON := fs.Bool("json", false, "write one JSON object per label")
+	langFile := fs.String("langfile", "", "use the language `FILE` (a .lang file on disk) instead of -lang")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkUsage)
 		fs.PrintDefaults()
@@ -44,7 +45,13 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	l, err := akshara.Lookup(*lang)
+	var l *akshara.Language
+	var err error
+	if *langFile != "" {
+		l, err = loadLanguageFile(*langFile)
+	} else {
+		l, err = akshara.Lookup(*lang)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara check: %v\n", err)
 		return exitUsage

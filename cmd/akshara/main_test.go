@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,26 @@ func TestCheckLongLine(t *testing.T) {
 	out, _, code := runCLI(t, long+"\nकिताब\n", "check", "-json")
 	if code != exitInvalid || strings.Count(out, "\n") != 2 || !strings.Contains(out, "TOO_LONG") {
 		t.Errorf("exit %d, %d lines", code, strings.Count(out, "\n"))
+	}
+}
+
+func TestLint(t *testing.T) {
+	out, stderr, code := runCLI(t, "", "lint", "../../languages/hi.lang", "../../languages/sd-Deva.lang")
+	if code != exitOK || !strings.Contains(out, "hi (Hindi), script Deva, k=3") || !strings.Contains(out, "0 failing") {
+		t.Errorf("exit %d: %s %s", code, out, stderr)
+	}
+	dir := t.TempDir()
+	bad := dir + "/x.lang"
+	os.WriteFile(bad, []byte("language x\nname X\nscript Deva\nk 1\nclass C\n  U+0915\nexample valid क\n"), 0o644)
+	out, _, code = runCLI(t, "", "lint", bad)
+	if code != exitInvalid || !strings.Contains(out, "FAIL") {
+		t.Errorf("failing example: exit %d: %s", code, out)
+	}
+	os.WriteFile(bad, []byte("language x\n"), 0o644)
+	if _, stderr, code = runCLI(t, "", "lint", bad); code != exitUsage || !strings.Contains(stderr, "missing") {
+		t.Errorf("refused file: exit %d: %s", code, stderr)
+	}
+	if _, _, code = runCLI(t, "", "check", "-langfile", "../../languages/sd-Deva.lang", "चाँद"); code != exitInvalid {
+		t.Errorf("check -langfile: exit %d", code)
 	}
 }

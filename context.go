@@ -1,0 +1,253 @@
+package akshara
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Context rules are the restrictions of POLICY.md §5 that depend on a
+// character's neighbours: "ऱ only in ऱ्य and ऱ्ह", "tippi only after a
+// consonant …", "addak not after a halant …". They are data (only-in,
+// not-after, only-after and vowel-conjuncts in a language file) checked by
+// one engine after the grammar.
+
+type itemKind uint8
+
+const (
+	itemRune   itemKind = iota // one code point
+	itemClass                  // any code point of a class
+	itemStart                  // the start of the label (^)
+	itemHyphen                 // a hyphen
+	itemDigit                  // an ASCII digit
+)
+
+type item struct {
+	kind  itemKind
+	r     rune
+	class Class
+}
+
+type ruleKind uint8
+
+const (
+	ruleOnlyIn ruleKind = iota
+	ruleNotAfter
+	ruleOnlyAfter
+)
+
+var ruleKindNames = map[string]ruleKind{"only-in": ruleOnlyIn, "not-after": ruleNotAfter, "only-after": ruleOnlyAfter}
+
+type contextRule struct {
+	kind     ruleKind
+	code     Code
+	ref      Ref
+	line     int
+	text     string
+	trigger  []item   // only-in: the sequence; not-after, only-after: the one target
+	contexts [][]item // only-in: the permitted contexts; otherwise the single-item predecessors
+	offsets  [][]int  // only-in: where trigger stands inside each context
+}
+
+// parseItems reads "H ਯ", "ऱ्य", "^", "digit": a class letter, ^, - and
+// digit are items of their own; any other token is literal text, one item
+// per code point.
+func parseItems(s string) ([]item, error) {
+	var items []item
+	for _, tok := range strings.Fields(s) {
+		switch tok {
+		case "^":
+			items = append(items, item{kind: itemStart})
+			continue
+		case "-":
+			items = append(items, item{kind: itemHyphen})
+			continue
+		case "digit":
+			items = append(items, item{kind: itemDigit})
+			continue
+		}
+		if c, ok := parseClass(tok); ok {
+			items = append(items, item{kind: itemClass, class: c})
+			continue
+		}
+		if isASCII(tok) {
+			return nil, fmt.Errorf("unknown item %q (want a class letter, ^, -, digit or text of the script)", tok)
+		}
+		for _, r := range tok {
+			items = append(items, item{kind: itemRune, r: r})
+		}
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("empty sequence")
+	}
+	return items, nil
+}
+
+// parseContextRule reads "TRIGGER : CONTEXT | CONTEXT ...".
+func parseContextRule(kind ruleKind, code Code, ref Ref, line int, text string) (contextRule, error) {
+	cr := contextRule{kind: kind, code: code, ref: ref, line: line, text: text}
+	lhs, rhs, ok := strings.Cut(text, ":")
+	if !ok {
+		return cr, fmt.Errorf("want \"TRIGGER : CONTEXT | CONTEXT ...\"")
+	}
+	var err error
+	if cr.trigger, err = parseItems(lhs); err != nil {
+		return cr, err
+	}
+	for _, c := range strings.Split(rhs, "|") {
+		items, err := parseItems(c)
+		if err != nil {
+			return cr, err
+		}
+		cr.contexts = append(cr.contexts, items)
+	}
+	switch kind {
+	case ruleOnlyIn:
+		for _, it := range cr.trigger {
+			if it.kind == itemStart {
+				return cr, fmt.Errorf("^ cannot be part of an only-in trigger")
+			}
+		}
+	default:
+		if len(cr.trigger) != 1 || cr.trigger[0].kind == itemStart {
+			return cr, fmt.Errorf("the target must be one character or class")
+		}
+		for _, c := range cr.contexts {
+			if len(c) != 1 {
+				return cr, fmt.Errorf("each preceding item must be one character, class, ^, - or digit")
+			}
+		}
+	}
+	return cr, nil
+}
+
+// locate finds where the trigger stands in each context of an only-in
+// rule; a class item of the trigger stands for a character of that class.
+func (l *Language) locate(cr *contextRule) error {
+	covers := func(t, c item) bool {
+		switch {
+		case t == c:
+			return true
+		case t.kind == itemClass && c.kind == itemRune:
+			return l.class[c.r] == t.class
+		}
+		return false
+	}
+	cr.offsets = nil
+	for i, c := range cr.contexts {
+		var offs []int
+		for o := 0; o+len(cr.trigger) <= len(c); o++ {
+			all := true
+			for j, t := range cr.trigger {
+				all = all && covers(t, c[o+j])
+			}
+			if all {
+				offs = append(offs, o)
+			}
+		}
+		if len(offs) == 0 {
+			return fmt.Errorf("context %d does not contain the trigger", i+1)
+		}
+		cr.offsets = append(cr.offsets, offs)
+	}
+	return nil
+}
+
+// matches reports whether it matches the label's code point at p (p == -1
+// is the start of the label).
+func (l *Language) matches(it item, rs []rune, p int) bool {
+	if p < 0 || p >= len(rs) {
+		return it.kind == itemStart && p == -1
+	}
+	r := rs[p]
+	switch it.kind {
+	case itemRune:
+		return r == it.r
+	case itemClass:
+		return l.classOf(r) == it.class
+	case itemHyphen:
+		return r == '-'
+	case itemDigit:
+		return r >= '0' && r <= '9'
+	}
+	return false
+}
+
+func (l *Language) matchSeq(items []item, rs []rune, p int) bool {
+	for i, it := range items {
+		if !l.matches(it, rs, p+i) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkContexts applies the language's context rules to the code points
+// rs of an NFC label and calls report for each violation (code, position);
+// report returns false to stop.
+func (l *Language) checkContexts(rs []rune, report func(*contextRule, int) bool) {
+	for ri := range l.contexts {
+		cr := &l.contexts[ri]
+		for p := range rs {
+			if !l.matchSeq(cr.trigger, rs, p) {
+				continue
+			}
+			bad := false
+			switch cr.kind {
+			case ruleOnlyIn:
+				bad = true
+				for ci, c := range cr.contexts {
+					for _, o := range cr.offsets[ci] {
+						if l.matchSeq(c, rs, p-o) {
+							bad = false
+						}
+					}
+				}
+			case ruleNotAfter, ruleOnlyAfter:
+				found := false
+				for _, c := range cr.contexts {
+					found = found || l.matches(c[0], rs, p-1)
+				}
+				bad = found == (cr.kind == ruleNotAfter)
+			}
+			if bad && !report(cr, p+len(cr.trigger)-1) {
+				return
+			}
+		}
+	}
+}
+
+// contextsOK is checkContexts for the verdict-only path.
+func (l *Language) contextsOK(u string) bool {
+	var buf [MaxALabelLength + 1]rune
+	n := 0
+	for _, r := range u {
+		if n == len(buf) {
+			return false // too long to be valid anyway
+		}
+		buf[n] = r
+		n++
+	}
+	ok := true
+	l.checkContexts(buf[:n], func(*contextRule, int) bool { ok = false; return false })
+	return ok
+}
+
+// markTriggers records the block code points that can start a context
+// rule's trigger, so the verdict-only path runs the rules only when needed.
+func (l *Language) markTriggers() {
+	for _, cr := range l.contexts {
+		first := cr.trigger[0]
+		for r, c := range l.class {
+			if (first.kind == itemRune && first.r == r) || (first.kind == itemClass && first.class == c) {
+				if off := r - l.block; off >= 0 && off < 128 {
+					l.trigger[off] = true
+				} else {
+					l.extraTrigger = true
+				}
+			}
+		}
+		if first.kind == itemHyphen || first.kind == itemDigit {
+			l.asciiTrigger = true
+		}
+	}
+}
