@@ -67,6 +67,7 @@ type langSpec struct {
 	variantsRef                       Ref
 	examples                          []Example
 	contexts                          []contextRule
+	lgrNotes                          map[rune]string // lgr-cross-check: why the repertoire differs from an LGR
 	vowelConjuncts                    []string
 	vowelConjunctRef                  Ref
 }
@@ -228,6 +229,29 @@ func parseLangFile(name string, data []byte) (*langSpec, error) {
 					return errf(line, "%s: %v", key, err)
 				}
 				sp.contexts = append(sp.contexts, cr)
+				return nil
+			}
+		case "lgr-cross-check":
+			if sp.lgrNotes == nil {
+				sp.lgrNotes = map[rune]string{}
+			}
+			section = func(line int, text string) error {
+				fields := strings.Fields(text)
+				r, err := parseCodePoint(fields[0])
+				if err != nil {
+					return errf(line, "lgr-cross-check: %v", err)
+				}
+				rest := fields[1:]
+				if len(rest) > 0 && strings.TrimPrefix(rest[0], "\u25CC") == string(r) {
+					rest = rest[1:]
+				}
+				if len(rest) == 0 {
+					return errf(line, "lgr-cross-check: U+%04X needs a reason", r)
+				}
+				if _, dup := sp.lgrNotes[r]; dup {
+					return errf(line, "lgr-cross-check: U+%04X is listed twice", r)
+				}
+				sp.lgrNotes[r] = strings.Join(rest, " ")
 				return nil
 			}
 		case "vowel-conjuncts":
