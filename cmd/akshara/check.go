@@ -32,7 +32,7 @@ Flags:
 func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	lang := fs.String("lang", "hi", "language tag ("+strings.Join(akshara.Tags(), ", ")+")")
+	lang := fs.String("lang", "hi", "language tag ("+strings.Join(akshara.Tags(), ", ")+"), or auto: every language of the label's script")
 	asJSON := fs.Bool("json", false, "write one JSON object per label")
 	langFile := fs.String("langfile", "", "use the language `FILE` (a .lang file on disk) instead of -lang")
 	fs.Usage = func() {
@@ -47,14 +47,27 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var l *akshara.Language
 	var err error
-	if *langFile != "" {
+	switch {
+	case *langFile != "":
 		l, err = loadLanguageFile(*langFile)
-	} else {
+	case *lang != "auto":
 		l, err = akshara.Lookup(*lang)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara check: %v\n", err)
 		return exitUsage
+	}
+	// check returns the result for a label, and with -lang auto the
+	// languages that accept it.
+	check := func(label string) (*akshara.Result, []string, error) {
+		if l != nil {
+			return l.Check(label), nil, nil
+		}
+		d, err := akshara.Detect(label)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d.Result, d.Langs, nil
 	}
 
 	w := bufio.NewWriterSize(stdout, 64<<10)
@@ -62,14 +75,24 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	enc.SetEscapeHTML(false)
 	status := exitOK
 	emit := func(label string) error {
-		res := l.Check(label)
+		res, langs, err := check(label)
+		if err != nil {
+			return err
+		}
 		if !res.Valid {
 			status = exitInvalid
 		}
 		if *asJSON {
+			if l == nil {
+				return enc.Encode(autoResult{res, langs})
+			}
 			return enc.Encode(res)
 		}
-		_, err := io.WriteString(w, textLine(res))
+		line := textLine(res)
+		if l == nil && res.Valid {
+			line = strings.TrimSuffix(line, "\n") + "\tlangs=" + strings.Join(langs, ",") + "\n"
+		}
+		_, err = io.WriteString(w, line)
 		return err
 	}
 
@@ -158,4 +181,11 @@ func printable(s string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, "�"))
+}
+
+// autoResult is the JSON of -lang auto: the result, and every language
+// that accepts the label.
+type autoResult struct {
+	*akshara.Result
+	Langs []string `json:"langs"`
 }

@@ -23,6 +23,7 @@ const usage = `usage: akshara <command> [flags] [arguments]
 
 Commands:
   check    check labels against a language's IDN policy
+  langs    list the languages with a policy
   lint     check a language file and run its examples
   help     show this help
 
@@ -41,6 +42,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "check":
 		return cmdCheck(args[1:], stdin, stdout, stderr)
+	case "langs":
+		return cmdLangs(args[1:], stdout, stderr)
 	case "lint":
 		return cmdLint(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -162,3 +162,60 @@ func TestLint(t *testing.T) {
 		t.Errorf("check -langfile: exit %d", code)
 	}
 }
+
+func TestCheckAuto(t *testing.T) {
+	out, _, code := runCLI(t, "किताब\nॻारो\nक्अब\n", "check", "-lang", "auto", "-json")
+	if code != exitInvalid {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	var objs []struct {
+		Lang  string
+		Valid bool
+		Langs []string
+	}
+	for _, line := range lines {
+		var o struct {
+			Lang  string
+			Valid bool
+			Langs []string
+		}
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+	}
+	if !objs[0].Valid || len(objs[0].Langs) < 2 {
+		t.Errorf("किताब: %+v", objs[0])
+	}
+	if !objs[1].Valid || strings.Join(objs[1].Langs, ",") != "sd-Deva" || objs[1].Lang != "sd-Deva" {
+		t.Errorf("ॻारो: %+v", objs[1])
+	}
+	if objs[2].Valid || objs[2].Langs == nil || len(objs[2].Langs) != 0 {
+		t.Errorf("क्अब: %+v (langs must be an empty array)", objs[2])
+	}
+}
+
+func TestLangs(t *testing.T) {
+	out, _, code := runCLI(t, "", "langs", "-json")
+	var rows []langInfo
+	if code != exitOK || json.Unmarshal([]byte(out), &rows) != nil {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	found := false
+	for _, r := range rows {
+		if r.Tag == "hi" {
+			found = r.Script == "Deva" && r.K == 3 && r.CcTLD == "भारत" && r.CcTLDA == "xn--h2brj9c" && r.Repertoire == 64
+		}
+	}
+	if !found {
+		t.Errorf("no correct hi row: %+v", rows)
+	}
+	out, _, code = runCLI(t, "", "langs")
+	if code != exitOK || !strings.Contains(out, "hi ") || !strings.Contains(out, "xn--h2brj9c") {
+		t.Errorf("text: exit %d: %s", code, out)
+	}
+}

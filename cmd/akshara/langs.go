@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/akshara-idn/akshara"
+)
+
+// langInfo is one row of `akshara langs`.
+type langInfo struct {
+	Tag        string `json:"tag"`
+	Name       string `json:"name"`
+	Native     string `json:"native"`
+	Script     string `json:"script"`
+	Repertoire int    `json:"repertoire"`
+	K          int    `json:"k"`
+	CcTLD      string `json:"cctld"`
+	CcTLDA     string `json:"cctld_alabel"`
+}
+
+func cmdLangs(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("langs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "write a JSON array")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: akshara langs [-json]\n\nLists every language with a policy: tag, name, script, repertoire size, k, ccTLD.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	langs, err := akshara.Languages()
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara langs: %v\n", err)
+		return exitUsage
+	}
+	rows := make([]langInfo, 0, len(langs))
+	for _, l := range langs {
+		row := langInfo{Tag: l.Tag, Name: l.Name, Native: l.Native, Script: l.Script,
+			Repertoire: len(l.Repertoire()), K: l.K, CcTLD: l.CcTLD}
+		if l.CcTLD != "" {
+			row.CcTLDA = l.Check(l.CcTLD).ALabel
+		}
+		rows = append(rows, row)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintf(stderr, "akshara langs: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TAG\tNAME\tSCRIPT\tREPERTOIRE\tK\tCCTLD")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s (%s)\n", r.Tag, r.Name, r.Script, r.Repertoire, r.K, r.CcTLD, r.CcTLDA)
+	}
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintf(stderr, "akshara langs: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}

@@ -1,0 +1,126 @@
+package akshara
+
+import (
+	"sort"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Detection is the verdict on a label under every language of its script.
+type Detection struct {
+	// Langs are the languages whose policy accepts the label, by tag.
+	Langs []string
+	// Result is the verdict in the first accepting language; for an
+	// invalid label, in the most permissive language of its script (the
+	// largest repertoire, then the largest k).
+	Result *Result
+}
+
+// Valid reports whether some language accepts the label.
+func (d *Detection) Valid() bool { return len(d.Langs) > 0 }
+
+type scriptLangs struct {
+	langs      []*Language // sorted by tag
+	permissive *Language
+}
+
+var byScript struct {
+	once    sync.Once
+	scripts map[string]*scriptLangs
+	all     *scriptLangs
+	err     error
+}
+
+func loadScripts() {
+	langs, err := Languages()
+	if err != nil {
+		byScript.err = err
+		return
+	}
+	byScript.scripts = map[string]*scriptLangs{}
+	byScript.all = &scriptLangs{}
+	add := func(sl *scriptLangs, l *Language) {
+		sl.langs = append(sl.langs, l)
+		if p := sl.permissive; p == nil || len(l.class) > len(p.class) || (len(l.class) == len(p.class) && l.K > p.K) {
+			sl.permissive = l
+		}
+	}
+	for _, l := range langs {
+		sl := byScript.scripts[l.Script]
+		if sl == nil {
+			sl = &scriptLangs{}
+			byScript.scripts[l.Script] = sl
+		}
+		add(sl, l)
+		add(byScript.all, l)
+	}
+}
+
+// candidates returns the languages of the label's script: the script of its
+// first letter or mark of a script with a policy (after decoding an
+// A-label). A label without one (digits, Latin) is tried in every language.
+func candidates(label string) (*scriptLangs, error) {
+	byScript.once.Do(loadScripts)
+	if byScript.err != nil {
+		return nil, byScript.err
+	}
+	u := label
+	if hasACEPrefix(label) {
+		if dec, why := decodeALabel(label); why == "" {
+			u = dec
+		}
+	}
+	for _, r := range u {
+		if r < utf8.RuneSelf {
+			continue
+		}
+		for code, si := range scripts {
+			if unicode.Is(si.table, r) {
+				if sl := byScript.scripts[code]; sl != nil {
+					return sl, nil
+				}
+			}
+		}
+	}
+	return byScript.all, nil
+}
+
+// Detect checks the label in every language of its script (POLICY.md §1):
+// "-lang auto".
+func Detect(label string) (*Detection, error) {
+	sl, err := candidates(label)
+	if err != nil {
+		return nil, err
+	}
+	d := &Detection{Langs: []string{}}
+	for _, l := range sl.langs {
+		if l.Valid(label) {
+			d.Langs = append(d.Langs, l.Tag)
+			if d.Result == nil {
+				d.Result = l.Check(label)
+			}
+		}
+	}
+	if d.Result == nil {
+		d.Result = sl.permissive.Check(label)
+	}
+	sort.Strings(d.Langs)
+	return d, nil
+}
+
+// DetectValid is the verdict-only path of Detect: it appends to dst the
+// languages that accept the label and returns the most permissive language
+// of its script (for diagnosing an invalid label).
+func DetectValid(dst []*Language, label string) ([]*Language, *Language, error) {
+	sl, err := candidates(label)
+	if err != nil {
+		return dst, nil, err
+	}
+	for _, l := range sl.langs {
+		if l.Valid(label) {
+			dst = append(dst, l)
+		}
+	}
+	return dst, sl.permissive, nil
+}
