@@ -38,9 +38,15 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code.String() + " at " + itoa(e.Pos) + ": " + e.Message }
 
-// Options change the whole-label rules a registry zone may configure.
+// Options change the whole-label rules a registry zone may configure, and
+// how much Check reports.
 type Options struct {
 	MinLength int // minimum length in code points; 0 means MinLength
+
+	// Brief leaves out what bulk users do not read: error messages
+	// (Message is empty), syllables and the A-label. Codes and positions
+	// are the same.
+	Brief bool
 }
 
 // Valid reports whether label may be registered in the language. It is the
@@ -64,7 +70,7 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if minLen <= 0 {
 		minLen = MinLength
 	}
-	d := &diag{lang: l, res: Result{Input: label, Lang: l.Tag, Errors: []*Error{}}}
+	d := &diag{lang: l, brief: o.Brief, res: Result{Input: label, Lang: l.Tag, Errors: []*Error{}}}
 	d.segments = d.segBuf[:0]
 	d.res.Valid = l.run(label, d, minLen)
 	d.finish()

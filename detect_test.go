@@ -7,24 +7,52 @@ import (
 
 func TestDetect(t *testing.T) {
 	tests := []struct {
-		label, langs, errLang string
+		label     string
+		with      string // languages that must accept it
+		without   string // languages that must not
+		errLang   string // for an invalid label: the script whose most permissive language diagnoses it
+		allOrNone string // "all": every language; "none": no language
 	}{
-		{"किताब", "hi sd-Deva", ""},            // both Devanagari languages accept it
-		{"चाँद", "hi", ""},                     // chandrabindu: not Sindhi
-		{"ॻारो", "sd-Deva", ""},                // implosive: Sindhi only
-		{"xn--11b4aya5ed", "hi sd-Deva", ""},   // A-label
-		{"क्अब", "", "Deva"},                   // invalid everywhere: errors under the most permissive
-		{"123", strings.Join(Tags(), " "), ""}, // digits only: every language
+		{"किताब", "hi sd-Deva mr", "", "", ""},
+		{"चाँद", "hi", "sd-Deva", "", ""},            // chandrabindu: not Sindhi
+		{"ॻारो", "sd-Deva", "hi mr", "", ""},         // implosive: Sindhi
+		{"xn--11b4aya5ed", "hi sd-Deva", "", "", ""}, // A-label
+		{"ভারত", "bn", "as hi", "", ""},              // Bengali script: Bangla, not Assamese
+		{"ভাৰত", "as", "bn", "", ""},
+		{"க்அ", "", "", "Taml", "none"}, // invalid everywhere
+		{"क्अब", "", "", "Deva", "none"},
+		{"123", "", "", "", "all"}, // digits only: every language
 	}
 	for _, tt := range tests {
 		d, err := Detect(tt.label)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(d.Langs, " "); got != tt.langs {
-			t.Errorf("%s: langs %q, want %q", tt.label, got, tt.langs)
+		has := map[string]bool{}
+		for _, l := range d.Langs {
+			has[l] = true
 		}
-		if d.Valid() != (tt.langs != "") || d.Result.Valid != d.Valid() {
+		for _, l := range strings.Fields(tt.with) {
+			if !has[l] {
+				t.Errorf("%s: %s does not accept it (langs %v)", tt.label, l, d.Langs)
+			}
+		}
+		for _, l := range strings.Fields(tt.without) {
+			if has[l] {
+				t.Errorf("%s: %s accepts it (langs %v)", tt.label, l, d.Langs)
+			}
+		}
+		switch tt.allOrNone {
+		case "all":
+			if len(d.Langs) != len(Tags()) {
+				t.Errorf("%s: accepted by %d of %d languages", tt.label, len(d.Langs), len(Tags()))
+			}
+		case "none":
+			if len(d.Langs) != 0 {
+				t.Errorf("%s: accepted by %v", tt.label, d.Langs)
+			}
+		}
+		if d.Valid() != (len(d.Langs) > 0) || d.Result.Valid != d.Valid() {
 			t.Errorf("%s: valid %v, result valid %v", tt.label, d.Valid(), d.Result.Valid)
 		}
 		if tt.errLang != "" {

@@ -13,6 +13,7 @@ import (
 // records nothing.
 type diag struct {
 	lang     *Language
+	brief    bool // Options.Brief: codes and positions only
 	res      Result
 	raw      []rawError
 	segments []segment
@@ -96,7 +97,7 @@ func (d *diag) boundary(off int, hyphen, digit bool) {
 func (d *diag) finish() {
 	u := d.res.ULabel
 	d.res.Syllables = make([]string, 0, len(d.segments)+1)
-	if u != "" {
+	if u != "" && !d.brief {
 		if len(d.segments) == 0 || d.segments[0].off != 0 {
 			d.segments = append([]segment{{off: 0}}, d.segments...)
 		}
@@ -117,7 +118,7 @@ func (d *diag) finish() {
 		}
 	}
 	var runes []rune
-	if len(d.raw) > 0 {
+	if len(d.raw) > 0 && !d.brief {
 		runes = []rune(u)
 	}
 	ruled := map[int]bool{}
@@ -141,13 +142,15 @@ func (d *diag) finish() {
 		}
 		seen[key{e.code, e.pos}] = true
 		msg := e.msg
-		if msg == "" {
+		if d.brief {
+			msg = ""
+		} else if msg == "" {
 			msg = d.lang.message(e, runes)
 		}
 		d.res.Errors = append(d.res.Errors, &Error{Code: e.code, Pos: e.pos, Message: msg})
 	}
 	d.res.Valid = len(d.res.Errors) == 0
-	if d.res.Valid && !isASCII(u) {
+	if d.res.Valid && !isASCII(u) && !d.brief {
 		var rs [MaxALabelLength]rune
 		n, nBasic := 0, 0
 		for _, r := range u {

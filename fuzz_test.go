@@ -279,3 +279,30 @@ func TestFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestDiv checks the reciprocal division of the Punycode encoder against
+// the hardware's for every divisor, near every multiple at the ends of its
+// range and at random points.
+func TestDiv(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for d := uint32(1); d <= 64; d++ {
+		check := func(x uint32) {
+			if got := div(x, d); got != x/d {
+				t.Fatalf("div(%d, %d) = %d, want %d", x, d, got, x/d)
+			}
+		}
+		for x := uint32(0); x < 1<<16; x++ {
+			check(x)
+		}
+		for k := uint32(1<<27)/d - 1<<12; k <= uint32(1<<27-1)/d; k++ {
+			for _, x := range []uint32{k*d - 1, k * d, k*d + d - 1} {
+				if x < 1<<27 {
+					check(x)
+				}
+			}
+		}
+		for i := 0; i < 100000; i++ {
+			check(uint32(rng.Int63n(1 << 27)))
+		}
+	}
+}

@@ -158,3 +158,21 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Check: %v %v", r, err)
 	}
 }
+
+func TestBrief(t *testing.T) {
+	hi := mustLang(t, "hi")
+	for _, label := range []string{"किताब", "क्अब", "aक।ळ", "-्", "कुत्त्ता"} {
+		full, brief := hi.Check(label), hi.CheckOptions(label, Options{Brief: true})
+		if strings.Join(codesOf(full), " ") != strings.Join(codesOf(brief), " ") || full.Valid != brief.Valid {
+			t.Errorf("%s: brief %v, full %v", label, codesOf(brief), codesOf(full))
+		}
+		for _, e := range brief.Errors {
+			if e.Message != "" {
+				t.Errorf("%s: brief has a message", label)
+			}
+		}
+		if brief.ALabel != "" || len(brief.Syllables) != 0 {
+			t.Errorf("%s: brief has A-label or syllables", label)
+		}
+	}
+}

@@ -80,11 +80,12 @@ func punycode(rs []rune, nBasic int, dst []byte) (int, []byte) {
 					break
 				}
 				d := base - t
+				quo := div(q-t, d)
 				if dst != nil {
-					dst = append(dst, digits[t+(q-t)%d])
+					dst = append(dst, digits[t+(q-t)-quo*d])
 				}
 				out++
-				q = (q - t) / d
+				q = quo
 			}
 			if dst != nil {
 				dst = append(dst, digits[q])
@@ -97,13 +98,13 @@ func punycode(rs []rune, nBasic int, dst []byte) (int, []byte) {
 			} else {
 				dl /= 2
 			}
-			dl += dl / (h + 1)
+			dl += div(dl, h+1)
 			kk := uint32(0)
 			for dl > ((base-tmin)*tmax)/2 {
 				dl /= base - tmin
 				kk += base
 			}
-			bias = kk + (base-tmin+1)*dl/(dl+skew)
+			bias = kk + uint32(biasStep[dl])
 			delta = 0
 			h++
 		}
@@ -156,3 +157,28 @@ func aLabelLengthOf(u string, nBasic, n int) int {
 	}
 	return aLabelLength(rs[:n], nBasic, n)
 }
+
+// div returns x / d for x < 2^27 and 1 <= d <= 64 (every division of the
+// encoder: a delta is below 0x110000 × 64 < 2^27) as a multiplication by
+// the reciprocal ceil(2^33 / d): the error is below 2^27 / 2^33 = 1/64,
+// too small to reach the next integer for d <= 64. TestDiv checks every d
+// at the edges of the range.
+func div(x, d uint32) uint32 {
+	return uint32((uint64(x) * recip[d]) >> 33)
+}
+
+var recip = func() (r [65]uint64) {
+	for d := uint64(1); d <= 64; d++ {
+		r[d] = (1<<33 + d - 1) / d
+	}
+	return r
+}()
+
+// biasStep is (base-tmin+1)*dl/(dl+skew) of RFC 3492's adapt for every dl
+// it can see (dl <= (base-tmin)*tmax/2 = 455).
+var biasStep = func() (t [456]uint8) {
+	for dl := range t {
+		t[dl] = uint8(36 * dl / (dl + 38))
+	}
+	return t
+}()

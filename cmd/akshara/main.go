@@ -23,6 +23,7 @@ const usage = `usage: akshara <command> [flags] [arguments]
 
 Commands:
   check    check labels against a language's IDN policy
+  audit    summarize a large list of labels (all cores, bounded memory)
   langs    list the languages with a policy
   lint     check a language file and run its examples
   help     show this help
@@ -42,6 +43,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "check":
 		return cmdCheck(args[1:], stdin, stdout, stderr)
+	case "audit":
+		return cmdAudit(args[1:], stdin, stdout, stderr)
 	case "langs":
 		return cmdLangs(args[1:], stdout, stderr)
 	case "lint":
