@@ -17,7 +17,7 @@ func TestDetect(t *testing.T) {
 		{"चाँद", "hi", "sd-Deva", "", ""},            // chandrabindu: not Sindhi
 		{"ॻारो", "sd-Deva", "hi mr", "", ""},         // implosive: Sindhi
 		{"xn--11b4aya5ed", "hi sd-Deva", "", "", ""}, // A-label
-		{"ভারত", "bn", "as hi", "", ""},              // Bengali script: Bangla, not Assamese
+		{"ভারত", "bn as", "hi", "", ""},              // Bengali script: Bangla, and Assamese (র is in its table)
 		{"ভাৰত", "as", "bn", "", ""},
 		{"க்அ", "", "", "Taml", "none"}, // invalid everywhere
 		{"क्अब", "", "", "Deva", "none"},
