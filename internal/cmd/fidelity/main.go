@@ -68,7 +68,8 @@ func main() {
 	fmt.Fprintf(os.Stderr, "wrote %s (%d languages)\n", *out, len(all))
 }
 
-// readNotes reads "TAG CODE judgment" lines.
+// readNotes reads "TAG CODE judgment" lines ("TAG SUMMARY text" is printed
+// under the language's heading).
 func readNotes(file string) (map[string]string, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -86,7 +87,7 @@ func readNotes(file string) (map[string]string, error) {
 		if len(f) != 3 {
 			return nil, fmt.Errorf("%s:%d: want TAG CODE judgment", file, n)
 		}
-		if _, ok := akshara.ParseCode(f[1]); !ok {
+		if _, ok := akshara.ParseCode(f[1]); !ok && f[1] != "SUMMARY" {
 			return nil, fmt.Errorf("%s:%d: unknown code %q", file, n, f[1])
 		}
 		notes[f[0]+" "+f[1]] = strings.TrimSpace(f[2])
@@ -205,6 +206,9 @@ than 10,000 words; the last column says whether the language's rules meet it.
 	b.WriteString("\nEach language's refusals follow, largest group first (a word counts once per rule it breaks).\n")
 	for _, st := range all {
 		fmt.Fprintf(b, "\n## %s: %s\n\n", st.lang.Tag, st.lang.Name)
+		if sum := notes[st.lang.Tag+" SUMMARY"]; sum != "" {
+			b.WriteString(sum + "\n\n")
+		}
 		var gs []*group
 		for _, g := range st.groups {
 			gs = append(gs, g)
