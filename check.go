@@ -294,7 +294,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
 	}
-	if aLabelBound(n, nBasic, l.block) > MaxALabelLength && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	if n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	return !triggered || l.contextsOK(s), true
@@ -426,7 +426,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			d.add(IdenticalConsonants, pos, -1, NoClass)
 		}
 	}
-	if nBasic < n && (!inBlock || aLabelBound(n, nBasic, l.block) > MaxALabelLength) {
+	if nBasic < n && (!inBlock || n > int(l.safeLen[min(nBasic, MaxALabelLength)])) {
 		if alen := aLabelLengthOf(u, nBasic, n); alen > MaxALabelLength {
 			if d == nil {
 				return false
@@ -449,14 +449,19 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 	joined := false // the consonant unit before the halant just read
 	prev := NoClass // class of the previous character
 	for i, pos := 0, 0; i < len(u); pos++ {
-		r, size := utf8.DecodeRuneInString(u[i:])
+		r, size := rune(u[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = decodeValid(u, i)
+		}
 		i += size
 		cl := l.classOf(r)
 		switch cl {
 		case C:
 			id := r
-			if next, _ := utf8.DecodeRuneInString(u[i:]); i < len(u) && l.classOf(next) == N {
-				id |= 1 << 30
+			if i < len(u) && u[i] >= utf8.RuneSelf {
+				if next, _ := decodeValid(u, i); l.classOf(next) == N {
+					id |= 1 << 30
+				}
 			}
 			if joined && id == last {
 				run++

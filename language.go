@@ -43,6 +43,10 @@ type Language struct {
 	extraTrigger bool
 	asciiTrigger bool
 
+	// safeLen[nBasic] is the longest label (in code points, nBasic of them
+	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
+	safeLen [MaxALabelLength + 1]uint8
+
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
@@ -179,6 +183,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		return nil, err
 	}
 	l.buildNFCTables()
+	l.safeLen = safeLengths(l.block)
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}

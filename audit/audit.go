@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/akshara-idn/akshara"
@@ -212,7 +213,7 @@ func (t *tally) check(c chunk, o Options, accepted []*akshara.Language, p *Progr
 		if len(line) > 0 && line[len(line)-1] == '\r' {
 			line = line[:len(line)-1]
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if blank(line) {
 			continue
 		}
 		labels++
@@ -307,4 +308,22 @@ func merge(tallies []*tally, o Options, start time.Time, p *Progress) *Summary {
 		s.Rate = float64(s.Labels) / sec
 	}
 	return s
+}
+
+// blank reports whether a line is empty or white space only (as
+// strings.TrimSpace sees it), deciding almost every line on its first byte:
+// Unicode's white space is ASCII or starts with the byte C2 (U+0085,
+// U+00A0), E1 (U+1680), E2 (U+2000..U+205F) or E3 (U+3000). TestBlank
+// checks it against TrimSpace.
+func blank(line []byte) bool {
+	if len(line) == 0 {
+		return true
+	}
+	switch c := line[0]; {
+	case c > ' ' && c < utf8.RuneSelf:
+		return false
+	case c >= utf8.RuneSelf && c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3:
+		return false
+	}
+	return len(bytes.TrimSpace(line)) == 0
 }

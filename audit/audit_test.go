@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode"
 
 	"golang.org/x/net/idna"
 
@@ -237,4 +238,21 @@ func BenchmarkAudit(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(labels))*float64(b.N)/b.Elapsed().Seconds(), "labels/s")
 	})
+}
+
+// TestBlank: the first-byte shortcut agrees with bytes.TrimSpace for every
+// white space character and some that are not.
+func TestBlank(t *testing.T) {
+	var cases []string
+	for r := rune(0); r <= 0x3000; r++ {
+		if unicode.IsSpace(r) || r < 0x80 || r == 0x0915 || r == 0x2028 || r == 0x1680 {
+			cases = append(cases, string(r), " "+string(r), string(r)+"क", string(r)+" ")
+		}
+	}
+	cases = append(cases, "", "\xff", "\xe2\x80", "\u3000\u00a0 ")
+	for _, c := range cases {
+		if got, want := blank([]byte(c)), len(bytes.TrimSpace([]byte(c))) == 0; got != want {
+			t.Errorf("blank(%q) = %v, want %v", c, got, want)
+		}
+	}
 }
