@@ -160,9 +160,9 @@ func showProgress(w io.Writer, p *audit.Progress, total int64, done <-chan struc
 			}
 			const width = 30
 			n := int(frac * width)
-			fmt.Fprintf(w, "\r[%s%s] %3.0f%%  %s labels  %s/s ", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, human(float64(labels)), human(rate))
+			fmt.Fprintf(w, "\r[%s%s] %3.0f%%  %s labels  %s/s\x1b[K", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, human(float64(labels)), human(rate))
 		} else {
-			fmt.Fprintf(w, "\r%s labels  %s/s ", human(float64(labels)), human(rate))
+			fmt.Fprintf(w, "\r%s labels  %s/s\x1b[K", human(float64(labels)), human(rate))
 		}
 	}
 	for {

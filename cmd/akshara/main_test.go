@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/akshara-idn/akshara/audit"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
@@ -217,5 +220,56 @@ func TestLangs(t *testing.T) {
 	out, _, code = runCLI(t, "", "langs")
 	if code != exitOK || !strings.Contains(out, "hi ") || !strings.Contains(out, "xn--h2brj9c") {
 		t.Errorf("text: exit %d: %s", code, out)
+	}
+}
+
+func TestAudit(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/a.txt", dir+"/b.txt"
+	os.WriteFile(a, []byte("किताब\r\nक्अब\n\nहिंदी"), 0o644) // no final newline
+	os.WriteFile(b, []byte("भारत।\nचाँद\n"), 0o644)
+	out, stderr, code := runCLI(t, "", "audit", "-lang", "hi", a, b)
+	if code != exitInvalid {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`labels\s+5\n`, `valid\s+3\s+\(60\.00%\)`, `invalid\s+2\s+\(40\.00%\)`, `HALANT_FOLLOWER\s+1\s+क्अब`, `PUNCTUATION\s+1\s+भारत।`, `labels/s`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("summary lacks %s:\n%s", want, out)
+		}
+	}
+	if stderr != "" {
+		t.Errorf("no progress bar when output is not a terminal, got %q", stderr)
+	}
+	out, _, code = runCLI(t, "किताब\nहिंदी\n", "audit", "-json", "-lang", "auto", "-")
+	var sum struct {
+		Lang   string
+		Labels int
+		Valid  int
+		ByLang []struct {
+			Lang  string
+			Valid int
+		} `json:"by_lang"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != exitOK || sum.Labels != 2 || sum.Valid != 2 || sum.Lang != "auto" || len(sum.ByLang) == 0 {
+		t.Errorf("auto JSON: exit %d, %+v, %v: %s", code, sum, err, out)
+	}
+	if _, stderr, code = runCLI(t, "", "audit", dir+"/missing.txt"); code != exitUsage || !strings.Contains(stderr, "missing.txt") {
+		t.Errorf("missing file: exit %d, %s", code, stderr)
+	}
+	if _, _, code = runCLI(t, "", "audit"); code != exitUsage {
+		t.Errorf("no file: exit %d", code)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	var buf bytes.Buffer
+	var p audit.Progress
+	p.Labels.Store(1500000)
+	p.Bytes.Store(50)
+	done := make(chan struct{})
+	close(done)
+	showProgress(&buf, &p, 100, done)
+	if got := buf.String(); !strings.Contains(got, "[===============               ]  50%") || !strings.Contains(got, "1.5M labels") {
+		t.Errorf("progress line %q", got)
 	}
 }
