@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +14,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/audit"
 )
 
@@ -38,37 +35,18 @@ Flags:
 const progressThreshold = 8 << 20
 
 func cmdAudit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lang := fs.String("lang", "hi", "language tag, or auto: every language of each label's script")
-	langFile := fs.String("langfile", "", "use the language `FILE` (a .lang file on disk) instead of -lang")
+	fs := newFlags("audit", auditUsage, stderr)
+	language := languageFlags(fs)
 	asJSON := fs.Bool("json", false, "write the summary as JSON")
 	workers := fs.Int("workers", 0, "goroutines checking labels (0: one per core)")
 	examples := fs.Int("examples", 3, "example labels kept per rule code")
 	noProgress := fs.Bool("no-progress", false, "never show a progress bar")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, auditUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitUsage
+	if status, ok := parseFlags(fs, args, 1); !ok {
+		return status
 	}
 	opts := audit.Options{Workers: *workers, Examples: *examples}
 	var err error
-	switch {
-	case *langFile != "":
-		opts.Lang, err = loadLanguageFile(*langFile)
-	case *lang != "auto":
-		opts.Lang, err = akshara.Lookup(*lang)
-	}
-	if err != nil {
+	if opts.Lang, err = language(); err != nil {
 		fmt.Fprintf(stderr, "akshara audit: %v\n", err)
 		return exitUsage
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -30,29 +28,13 @@ Flags:
 `
 
 func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lang := fs.String("lang", "hi", "language tag ("+strings.Join(akshara.Tags(), ", ")+"), or auto: every language of the label's script")
+	fs := newFlags("check", checkUsage, stderr)
+	language := languageFlags(fs)
 	asJSON := fs.Bool("json", false, "write one JSON object per label")
-	langFile := fs.String("langfile", "", "use the language `FILE` (a .lang file on disk) instead of -lang")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, checkUsage)
-		fs.PrintDefaults()
+	if status, ok := parseFlags(fs, args, 0); !ok {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	var l *akshara.Language
-	var err error
-	switch {
-	case *langFile != "":
-		l, err = loadLanguageFile(*langFile)
-	case *lang != "auto":
-		l, err = akshara.Lookup(*lang)
-	}
+	l, err := language()
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara check: %v\n", err)
 		return exitUsage

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -24,18 +22,10 @@ type langInfo struct {
 }
 
 func cmdLangs(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("langs", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("langs", "usage: akshara langs [-json]\n\nLists every language with a policy: tag, name, script, repertoire size, k, ccTLD.\n\nFlags:\n", stderr)
 	asJSON := fs.Bool("json", false, "write a JSON array")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: akshara langs [-json]\n\nLists every language with a policy: tag, name, script, repertoire size, k, ccTLD.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if status, ok := parseFlags(fs, args, 0); !ok {
+		return status
 	}
 	langs, err := akshara.Languages()
 	if err != nil {

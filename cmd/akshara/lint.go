@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,18 +21,9 @@ example fails, 2 if a file cannot be read or is refused.
 `
 
 func cmdLint(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, lintUsage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitUsage
+	fs := newFlags("lint", lintUsage, stderr)
+	if status, ok := parseFlags(fs, args, 1); !ok {
+		return status
 	}
 	status := exitOK
 	for _, file := range fs.Args() {
