@@ -123,3 +123,22 @@ func BenchmarkHindi(b *testing.B) {
 		benchEach(b, mix, func(s string) bool { _, err := idna.Registration.ToASCII(s); return err == nil })
 	})
 }
+
+// BenchmarkVariants measures variant generation (the label's variants,
+// each checked under the language) over the valid words of the Hindi
+// sample.
+func BenchmarkVariants(b *testing.B) {
+	hi := mustLang(b, "hi")
+	_, valid := benchLabels(b)
+	n, total := 0, 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, w := range valid {
+			total += len(hi.Variants(w))
+		}
+		n += len(valid)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
+	b.ReportMetric(float64(total)/float64(n), "variants/label")
+}

@@ -165,9 +165,10 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 	valid := l.scan(u, d, minLen)
 	if d != nil {
 		d.contexts(u)
+		d.variantLimit(u)
 		return valid && len(d.raw) == 0
 	}
-	return valid && l.contextsOK(u)
+	return valid && l.contextsOK(u) && l.variantLimitOK(u)
 }
 
 // quickNFC reports whether u is certainly NFC, using the language's tables;
@@ -230,6 +231,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	digitsOnly, broken, triggered := true, false, false
+	varStarts := 0 // code points that start a variant sequence
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -270,6 +272,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			}
 			lastCC, prevOff = cc, off
 			triggered = triggered || l.trigger[off]
+			if l.varStart[off] {
+				varStarts++
+			}
 			i += size
 		}
 		if !broken {
@@ -295,6 +300,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		return len(s) <= MaxALabelLength, true
 	}
 	if n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+		return false, true
+	}
+	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
 		return false, true
 	}
 	return !triggered || l.contextsOK(s), true

@@ -67,6 +67,18 @@ func (d *diag) contexts(u string) {
 	})
 }
 
+// variantLimit reports VariantLimit when more than three aksharas of the
+// U-label contain a variant span.
+func (d *diag) variantLimit(u string) {
+	if len(d.lang.variants) == 0 {
+		return
+	}
+	rs := []rune(u)
+	if count, pos := d.lang.variantAksharas(rs); count > MaxVariantAksharas {
+		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
+	}
+}
+
 func (d *diag) addMessage(code Code, pos int, msg string) {
 	if d == nil {
 		return

@@ -25,6 +25,9 @@ type Language struct {
 	class    map[rune]Class // the repertoire
 	refused  []refusal
 	variants [][]string
+	varIndex variantIndex
+	// varStart marks the block's code points that start a variant sequence.
+	varStart [128]bool
 
 	// Fast tables over the script's 128-code-point block.
 	block rune
@@ -181,6 +184,12 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	}
 	if err := l.compileContexts(file); err != nil {
 		return nil, err
+	}
+	l.varIndex = newVariantIndex(l.variants)
+	for first := range l.varIndex.byFirst {
+		if off := first - l.block; off >= 0 && off < 128 {
+			l.varStart[off] = true
+		}
 	}
 	l.buildNFCTables()
 	l.safeLen = safeLengths(l.block)

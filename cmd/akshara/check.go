@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/akshara-idn/akshara"
@@ -64,37 +65,51 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if !res.Valid {
 			status = exitInvalid
 		}
+		variants := []string{}
+		if res.Valid {
+			variants = labelVariants(l, langs, res.ULabel)
+		}
 		if *asJSON {
 			if l == nil {
-				return enc.Encode(autoResult{res, langs})
+				return enc.Encode(autoResult{res, langs, variants})
 			}
-			return enc.Encode(res)
+			return enc.Encode(checkResult{res, variants})
 		}
 		line := textLine(res)
-		if l == nil && res.Valid {
+		if res.Valid && l == nil {
 			line = strings.TrimSuffix(line, "\n") + "\tlangs=" + strings.Join(langs, ",") + "\n"
+		}
+		if len(variants) > 0 {
+			line = strings.TrimSuffix(line, "\n") + "\tvariants=" + strings.Join(variants, ",") + "\n"
 		}
 		_, err = io.WriteString(w, line)
 		return err
 	}
 
-	if fs.NArg() > 0 {
-		for _, label := range fs.Args() {
-			if err := emit(label); err != nil {
-				fmt.Fprintf(stderr, "akshara check: %v\n", err)
-				return exitUsage
+	return runLabels("check", fs.Args(), stdin, w, stderr, emit, &status)
+}
+
+// runLabels calls emit for each label argument, or with none for each line
+// of stdin, then flushes w; it returns the exit status.
+func runLabels(cmd string, labels []string, stdin io.Reader, w *bufio.Writer, stderr io.Writer, emit func(string) error, status *int) int {
+	var err error
+	if len(labels) > 0 {
+		for _, label := range labels {
+			if err = emit(label); err != nil {
+				break
 			}
 		}
-	} else if err := eachLine(stdin, w, emit); err != nil {
-		w.Flush()
-		fmt.Fprintf(stderr, "akshara check: %v\n", err)
+	} else {
+		err = eachLine(stdin, w, emit)
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara %s: %v\n", cmd, err)
 		return exitUsage
 	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintf(stderr, "akshara check: %v\n", err)
-		return exitUsage
-	}
-	return status
+	return *status
 }
 
 // eachLine calls f for every non-blank line of r, without its line end
@@ -165,9 +180,41 @@ func printable(s string) string {
 	}, strings.ToValidUTF8(s, "�"))
 }
 
-// autoResult is the JSON of -lang auto: the result, and every language
-// that accepts the label.
+// checkResult is the JSON of check: the result, and the label's variants
+// (for a valid label).
+type checkResult struct {
+	*akshara.Result
+	Variants []string `json:"variants"`
+}
+
+// autoResult is the JSON of -lang auto: the result, every language that
+// accepts the label, and its variants in all of them.
 type autoResult struct {
 	*akshara.Result
-	Langs []string `json:"langs"`
+	Langs    []string `json:"langs"`
+	Variants []string `json:"variants"`
+}
+
+// labelVariants returns the variants of a valid label in l, or with -lang
+// auto (l == nil) in every language that accepts it, sorted.
+func labelVariants(l *akshara.Language, langs []string, ulabel string) []string {
+	if l != nil {
+		return append([]string{}, l.Variants(ulabel)...)
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, tag := range langs {
+		vl, err := akshara.Lookup(tag)
+		if err != nil {
+			continue
+		}
+		for _, v := range vl.Variants(ulabel) {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -23,6 +23,7 @@ const usage = `usage: akshara <command> [flags] [arguments]
 
 Commands:
   check    check labels against a language's IDN policy
+  variants list the variants of labels (homographs that conflict with them)
   audit    summarize a large list of labels (all cores, bounded memory)
   langs    list the languages with a policy
   lint     check a language file and run its examples
@@ -43,6 +44,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "check":
 		return cmdCheck(args[1:], stdin, stdout, stderr)
+	case "variants":
+		return cmdVariants(args[1:], stdin, stdout, stderr)
 	case "audit":
 		return cmdAudit(args[1:], stdin, stdout, stderr)
 	case "langs":

@@ -107,7 +107,7 @@ func TestCheckText(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("%d lines:\n%s", len(lines), out)
 	}
-	if lines[0] != "किताब\tvalid\thi\txn--11b4aya5ed\tकि·ता·ब" {
+	if lines[0] != "किताब\tvalid\thi\txn--11b4aya5ed\tकि·ता·ब\tvariants=कित्ताब" {
 		t.Errorf("line 1: %q", lines[0])
 	}
 	if !strings.HasPrefix(lines[1], "क्अब\tinvalid\thi\tHALANT_FOLLOWER@2 ") {
@@ -271,5 +271,40 @@ func TestProgressLine(t *testing.T) {
 	showProgress(&buf, &p, 100, done)
 	if got := buf.String(); !strings.Contains(got, "[===============               ]  50%") || !strings.Contains(got, "1.5M labels") {
 		t.Errorf("progress line %q", got)
+	}
+}
+
+func TestVariantsCommand(t *testing.T) {
+	out, _, code := runCLI(t, "किताब\nक्अब\nकमल\n", "variants", "-json")
+	if code != exitInvalid {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines: %s", len(lines), out)
+	}
+	var first, second, third variantsResult
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	json.Unmarshal([]byte(lines[2]), &third)
+	if first.ULabel != "किताब" || len(first.Variants) != 1 || first.Variants[0].ULabel != "कित्ताब" || first.Variants[0].ALabel != "xn--11b4aa6a3fd3h" {
+		t.Errorf("किताब: %+v", first)
+	}
+	if len(second.Errors) == 0 || second.Variants == nil || len(second.Variants) != 0 {
+		t.Errorf("क्अब: %+v", second)
+	}
+	if third.Variants == nil || len(third.Variants) != 0 || len(third.Errors) != 0 {
+		t.Errorf("कमल has no variants: %+v (variants must be an empty array)", third)
+	}
+	if _, stderr, code := runCLI(t, "", "variants", "-lang", "auto", "किताब"); code != exitUsage || !strings.Contains(stderr, "auto") {
+		t.Errorf("auto: exit %d %s", code, stderr)
+	}
+	out, _, _ = runCLI(t, "", "check", "-json", "किताब", "क्अब")
+	if !strings.Contains(out, `"variants":["कित्ताब"]`) || !strings.Contains(out, `"variants":[]`) {
+		t.Errorf("check -json variants: %s", out)
+	}
+	out, _, _ = runCLI(t, "", "check", "-lang", "auto", "-json", "किताब")
+	if !strings.Contains(out, `"variants":["कित्ताब"]`) {
+		t.Errorf("check -lang auto -json variants: %s", out)
 	}
 }

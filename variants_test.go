@@ -1,0 +1,157 @@
+package akshara
+
+import (
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func contains(set []string, s string) bool {
+	for _, x := range set {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestKitaab is the seeds' own example (seed 002 § 2 rule 5).
+func TestKitaab(t *testing.T) {
+	hi := mustLang(t, "hi")
+	if got := strings.Join(hi.Variants("किताब"), " "); got != "कित्ताब" {
+		t.Errorf("variants(किताब) = %q, want कित्ताब", got)
+	}
+	got := hi.Variants("कित्ताब")
+	if strings.Join(got, " ") != "किताब" {
+		t.Errorf("variants(कित्ताब) = %q, want किताब (never कित्त्ताब)", got)
+	}
+	if hi.Variants("xn--11b4aya5ed")[0] != "कित्ताब" {
+		t.Errorf("the A-label has other variants")
+	}
+	if got := strings.Join(hi.ConflictSet("किताब"), " "); got != "किताब कित्ताब" {
+		t.Errorf("conflict set %q", got)
+	}
+	if hi.Variants("क्अब") != nil || hi.ConflictSet("क्अब") != nil {
+		t.Errorf("an invalid label has variants")
+	}
+	if v := mustLang(t, "ta").Variants("கிடங்கு"); v != nil {
+		t.Errorf("a language without a variant table gives %v", v)
+	}
+}
+
+// rowLabel puts a row member in a label the language accepts.
+func rowLabel(l *Language, m string) string {
+	if l.Class([]rune(m)[0]) == C {
+		return "अ" + m + "ार"
+	}
+	return "क" + m + "र"
+}
+
+// TestEveryRow: every member of every row of every language's table is a
+// variant of every other, in both directions.
+func TestEveryRow(t *testing.T) {
+	rows := 0
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		for _, row := range l.VariantRows() {
+			rows++
+			for _, a := range row {
+				la := rowLabel(l, a)
+				if !l.Valid(la) {
+					t.Fatalf("%s: test label %q is invalid: %v", tag, la, codesOf(l.Check(la)))
+				}
+				va := l.Variants(la)
+				for _, b := range row {
+					if b == a {
+						continue
+					}
+					if lb := rowLabel(l, b); !contains(va, lb) {
+						t.Errorf("%s: %s (%s) is not a variant of %s: %v", tag, lb, hexOf(lb), la, va)
+					}
+				}
+			}
+		}
+	}
+	if rows != 19 {
+		t.Errorf("%d variant rows in all, want 19 (Hindi 10, Sindhi 9)", rows)
+	}
+}
+
+func TestVariantLimit(t *testing.T) {
+	hi := mustLang(t, "hi")
+	runVectors(t, hi, []vector{
+		{"ततत", ""},                            // three aksharas with a variant span
+		{"तततक", ""},                           // the fourth akshara has none
+		{"तततत", "VARIANT_LIMIT@3"},            // four
+		{"कतकतकतकत", "VARIANT_LIMIT@7"},        // four, apart
+		{"त्तात्ताता", ""},                     // three: त्त is one span
+		{"द्धष्टश्वँ", ""},                     // three conjuncts and ँ in the same akshara as श्व
+		{"द्धाष्टाश्वाहँ", "VARIANT_LIMIT@12"}, // four aksharas: हँ starts at 12
+	})
+	sd := mustLang(t, "sd-Deva")
+	runVectors(t, sd, []vector{{"तततत", "VARIANT_LIMIT@3"}, {"ततत", ""}})
+	if v := hi.Variants("तततत"); v != nil {
+		t.Errorf("a label over the limit has variants %v", v)
+	}
+}
+
+// TestVariantSymmetry: b is a variant of a exactly when a is a variant of b
+// (both valid), over the Hindi and Sindhi sample words and random labels
+// built from the variant tables.
+func TestVariantSymmetry(t *testing.T) {
+	_, words := benchLabels(t)
+	rng := rand.New(rand.NewSource(7))
+	for _, tag := range []string{"hi", "sd-Deva"} {
+		l := mustLang(t, tag)
+		var pieces []string
+		for _, row := range l.VariantRows() {
+			pieces = append(pieces, row...)
+		}
+		pieces = append(pieces, "क", "ा", "र", "ि", "ं", "स", "्", "ब")
+		labels := append([]string(nil), words...)
+		for i := 0; i < 20000; i++ {
+			var b strings.Builder
+			for j := 0; j < 2+rng.Intn(5); j++ {
+				b.WriteString(pieces[rng.Intn(len(pieces))])
+			}
+			labels = append(labels, b.String())
+		}
+		checked := 0
+		for _, a := range labels {
+			va := l.Variants(a)
+			ua, _ := l.normalized(a)
+			for _, b := range va {
+				checked++
+				if !contains(l.Variants(b), ua) {
+					t.Errorf("%s: %s ∈ variants(%s) but not the reverse (%v)", tag, b, ua, l.Variants(b))
+				}
+			}
+		}
+		if checked < 1000 {
+			t.Errorf("%s: only %d variant pairs checked", tag, checked)
+		}
+	}
+}
+
+func FuzzVariants(f *testing.F) {
+	for _, s := range []string{"किताब", "द्धष्ट", "श्र्व", "तँ", "त्तत"} {
+		f.Add(s)
+	}
+	hi := mustLang(f, "hi")
+	f.Fuzz(func(t *testing.T, s string) {
+		vs := hi.Variants(s)
+		if !sort.StringsAreSorted(vs) {
+			t.Fatalf("unsorted %v", vs)
+		}
+		ua, ok := hi.normalized(s)
+		for _, v := range vs {
+			if !ok || !hi.Valid(v) || v == ua {
+				t.Fatalf("%q: variant %q is invalid or the label itself", s, v)
+			}
+			if !contains(hi.Variants(v), ua) {
+				t.Fatalf("%q: %q is a variant but not the reverse", s, v)
+			}
+		}
+	})
+}
