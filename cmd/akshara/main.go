@@ -25,6 +25,8 @@ Commands:
   check    check labels against a language's IDN policy
   variants list the variants of labels (homographs that conflict with them)
   audit    summarize a large list of labels (all cores, bounded memory)
+  serve    run the registry (HTTP API and web page; SQLite by default)
+  registrar add NAME   create a registrar and print its API token
   langs    list the languages with a policy
   lint     check a language file and run its examples
   help     show this help
@@ -48,6 +50,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdVariants(args[1:], stdin, stdout, stderr)
 	case "audit":
 		return cmdAudit(args[1:], stdin, stdout, stderr)
+	case "serve":
+		return cmdServe(args[1:], stdout, stderr)
+	case "registrar":
+		return cmdRegistrar(args[1:], stdout, stderr)
 	case "langs":
 		return cmdLangs(args[1:], stdout, stderr)
 	case "lint":

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/postgres"
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN]
+
+Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml) and the
+web page at /. The store is the SQLite file -db (default akshara.db in the
+working directory, created on first start with the default zones) or, with
+-dsn, PostgreSQL. Stops gracefully on SIGINT or SIGTERM, finishing the
+requests in flight.
+
+Environment: AKSHARA_ADDR, AKSHARA_DB, AKSHARA_DSN (flags win).
+
+Flags:
+`
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// storeFlags adds -db and -dsn; the function it returns opens the store.
+func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (registry.Store, error) {
+	db := fs.String("db", envOr("AKSHARA_DB", "akshara.db"), "SQLite database `FILE` (the embedded default)")
+	dsn := fs.String("dsn", os.Getenv("AKSHARA_DSN"), "PostgreSQL `DSN` (postgres://user@host:5432/db); overrides -db")
+	return func(ctx context.Context) (registry.Store, error) {
+		if *dsn != "" {
+			return postgres.Open(ctx, *dsn)
+		}
+		return sqlite.Open(ctx, *db)
+	}
+}
+
+func cmdServe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("serve", serveUsage, stderr)
+	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
+	openStore := storeFlags(fs)
+	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
+	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
+	if status, ok := parseFlags(fs, args, 0); !ok {
+		return status
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if *jsonLogs {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(handler)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, err := openStore(ctx)
+	if err != nil {
+		log.Error("opening the store", "error", err)
+		return exitUsage
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		log.Error("starting the registry", "error", err)
+		return exitUsage
+	}
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: pageHandler()})
+	srv := httpapi.NewHTTPServer(*addr, api)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Error("listening", "addr", *addr, "error", err)
+		return exitUsage
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()))
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		log.Error("serving", "error", err)
+		return exitUsage
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("shutting down", "error", err)
+		return exitUsage
+	}
+	log.Info("stopped")
+	return exitOK
+}
+
+const registrarUsage = `usage: akshara registrar add [-db FILE | -dsn DSN] NAME
+
+Creates a registrar and prints its API token, once: only its hash is
+stored. Use it as "Authorization: Bearer TOKEN".
+
+Flags:
+`
+
+func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "add" {
+		fmt.Fprint(stderr, registrarUsage)
+		return exitUsage
+	}
+	fs := newFlags("registrar add", registrarUsage, stderr)
+	openStore := storeFlags(fs)
+	if status, ok := parseFlags(fs, args[1:], 1); !ok {
+		return status
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara registrar: %v\n", err)
+		return exitUsage
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara registrar: %v\n", err)
+		return exitUsage
+	}
+	r, token, err := svc.AddRegistrar(ctx, fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara registrar: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "registrar %q created (id %d); its API token, shown this once:\n", r.Name, r.ID)
+	fmt.Fprintln(stdout, token)
+	return exitOK
+}
+
+// pageHandler serves the web page (until there is one, a pointer to the API).
+func pageHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "akshara registry: see /openapi.yaml\n")
+	})
+}

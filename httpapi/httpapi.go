@@ -1,0 +1,401 @@
+// Package httpapi serves the registry over HTTP (net/http): public check
+// and info, and create, delete and list for registrars with an API token.
+// The API is described by openapi.yaml (served at /openapi.yaml).
+package httpapi
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/time/rate"
+
+	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+//go:embed openapi.yaml
+var openAPI []byte
+
+// HTTP-level error codes, beside the registry's (registry.Code*).
+const (
+	CodeBadJSON          = "BAD_JSON"
+	CodeBadUTF8          = "BAD_UTF8"
+	CodeTooLarge         = "TOO_LARGE"
+	CodeRateLimited      = "RATE_LIMITED"
+	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	CodeTimeout          = "TIMEOUT"
+)
+
+// statusOf is the one table from error codes to HTTP statuses.
+var statusOf = map[string]int{
+	registry.CodeInvalid:         http.StatusUnprocessableEntity,
+	registry.CodeConflict:        http.StatusConflict,
+	registry.CodeExists:          http.StatusConflict,
+	registry.CodeNotFound:        http.StatusNotFound,
+	registry.CodeForbidden:       http.StatusForbidden,
+	registry.CodeUnauthorized:    http.StatusUnauthorized,
+	registry.CodeUnknownZone:     http.StatusBadRequest,
+	registry.CodeUnknownLanguage: http.StatusBadRequest,
+	registry.CodeBadName:         http.StatusBadRequest,
+	registry.CodeInternal:        http.StatusInternalServerError,
+	CodeBadJSON:                  http.StatusBadRequest,
+	CodeBadUTF8:                  http.StatusBadRequest,
+	CodeTooLarge:                 http.StatusRequestEntityTooLarge,
+	CodeRateLimited:              http.StatusTooManyRequests,
+	CodeMethodNotAllowed:         http.StatusMethodNotAllowed,
+	CodeTimeout:                  http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status of an error code.
+func StatusOf(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorBody is every error response.
+type ErrorBody struct {
+	Code      string           `json:"code"`
+	Message   string           `json:"message"`
+	Errors    []*akshara.Error `json:"errors,omitempty"`     // INVALID_LABEL: the policy's errors
+	BlockedBy string           `json:"blocked_by,omitempty"` // CONFLICT: the registered domain that blocks the name
+}
+
+// Options configure a Server.
+type Options struct {
+	Logger         *slog.Logger
+	Metrics        prometheus.Registerer // nil: a registry of the server's own
+	MaxBody        int64                 // request body limit in bytes (default 64 KiB)
+	MaxName        int                   // longest name accepted, in bytes (default 1024)
+	RequestTimeout time.Duration         // per request (default 10 s)
+	RateLimit      float64               // requests per second per registrar (default 50)
+	RateBurst      int                   // (default 100)
+	// Page, if set, is served at / (the web page).
+	Page http.Handler
+}
+
+// Server is the HTTP API.
+type Server struct {
+	svc     *registry.Service
+	opts    Options
+	log     *slog.Logger
+	handler http.Handler
+
+	mu       sync.Mutex
+	limiters map[int64]*rate.Limiter
+
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	created  prometheus.Counter
+	checks   *prometheus.CounterVec
+}
+
+// New makes the API server for a service.
+func New(svc *registry.Service, o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 64 << 10
+	}
+	if o.MaxName <= 0 {
+		o.MaxName = 1024
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 10 * time.Second
+	}
+	if o.RateLimit <= 0 {
+		o.RateLimit = 50
+	}
+	if o.RateBurst <= 0 {
+		o.RateBurst = 100
+	}
+	s := &Server{svc: svc, opts: o, log: o.Logger, limiters: map[int64]*rate.Limiter{}}
+	reg := prometheus.NewRegistry()
+	var r prometheus.Registerer = reg
+	if o.Metrics != nil {
+		r = o.Metrics
+	}
+	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_http_requests_total", Help: "HTTP requests by route, method and status."}, []string{"route", "method", "status"})
+	s.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "akshara_http_request_duration_seconds", Help: "HTTP request latency by route.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}, []string{"route"})
+	s.created = prometheus.NewCounter(prometheus.CounterOpts{Name: "akshara_domains_created_total", Help: "Domains created."})
+	s.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_checks_total", Help: "Checks by answer."}, []string{"status"})
+	r.MustRegister(s.requests, s.duration, s.created, s.checks)
+
+	mux := http.NewServeMux()
+	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
+		mux.Handle(pattern, s.wrap(pattern, h))
+	}
+	route("GET /v1/zones", s.zones)
+	route("GET /v1/check", s.check)
+	route("POST /v1/domains", s.auth(s.create))
+	route("GET /v1/domains", s.auth(s.list))
+	route("GET /v1/domains/{name}", s.info)
+	route("DELETE /v1/domains/{name}", s.auth(s.delete))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	var gatherer prometheus.Gatherer = reg
+	if g, ok := o.Metrics.(prometheus.Gatherer); ok {
+		gatherer = g
+	}
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Write(openAPI)
+	})
+	if o.Page != nil {
+		mux.Handle("/", o.Page)
+	}
+	s.handler = mux
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// NewHTTPServer returns an http.Server for the handler with the timeouts a
+// public server needs.
+func NewHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+type ctxKey int
+
+const registrarKey ctxKey = 0
+
+// wrap adds the timeout, logging, metrics and error rendering.
+func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		err := h(sw, r)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = &registry.Error{Code: CodeTimeout, Message: "the request took too long"}
+			}
+			s.writeError(sw, err)
+		}
+		elapsed := time.Since(start)
+		s.requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
+		s.duration.WithLabelValues(route).Observe(elapsed.Seconds())
+		attrs := []any{"method", r.Method, "route", route, "status", sw.status, "duration", elapsed}
+		if reg, ok := r.Context().Value(registrarKey).(*registry.Registrar); ok {
+			attrs = append(attrs, "registrar", reg.Name)
+		}
+		if err != nil {
+			attrs = append(attrs, "code", registry.CodeOf(err))
+			if sw.status >= 500 {
+				attrs = append(attrs, "error", err.Error())
+				s.log.Error("request", attrs...)
+				return
+			}
+		}
+		s.log.Info("request", attrs...)
+	})
+}
+
+func (s *Server) writeError(w http.ResponseWriter, err error) {
+	body := ErrorBody{Code: registry.CodeOf(err), Message: err.Error()}
+	var re *registry.Error
+	if errors.As(err, &re) {
+		body.Code, body.Message, body.Errors, body.BlockedBy = re.Code, re.Message, re.Errors, re.BlockedBy
+		if re.Code == registry.CodeInternal {
+			body.Message = "internal error" // the cause is logged, not shown
+		}
+	}
+	if body.Code == CodeRateLimited {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, StatusOf(body.Code), body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// auth requires a registrar's API token (Authorization: Bearer TOKEN) and
+// applies the registrar's rate limit.
+func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || token == "" {
+			return registry.Errorf(registry.CodeUnauthorized, "an API token is required: Authorization: Bearer TOKEN")
+		}
+		reg, err := s.svc.Authenticate(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			return err
+		}
+		if !s.limiter(reg.ID).Allow() {
+			return registry.Errorf(CodeRateLimited, "too many requests for registrar %s; retry later", reg.Name)
+		}
+		return h(w, r.WithContext(context.WithValue(r.Context(), registrarKey, reg)))
+	}
+}
+
+func (s *Server) limiter(id int64) *rate.Limiter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.limiters[id]
+	if l == nil {
+		l = rate.NewLimiter(rate.Limit(s.opts.RateLimit), s.opts.RateBurst)
+		s.limiters[id] = l
+	}
+	return l
+}
+
+func registrarOf(r *http.Request) *registry.Registrar {
+	return r.Context().Value(registrarKey).(*registry.Registrar)
+}
+
+// param reads a query parameter: valid UTF-8, not too long.
+func (s *Server) param(r *http.Request, key string) (string, error) {
+	v := r.URL.Query().Get(key)
+	if !utf8.ValidString(v) {
+		return "", registry.Errorf(CodeBadUTF8, "parameter %s is not valid UTF-8", key)
+	}
+	if len(v) > s.opts.MaxName {
+		return "", registry.Errorf(registry.CodeBadName, "parameter %s is longer than %d bytes", key, s.opts.MaxName)
+	}
+	return v, nil
+}
+
+func (s *Server) zones(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, s.svc.Zones())
+}
+
+func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
+	name, err := s.param(r, "name")
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		return registry.Errorf(registry.CodeBadName, "parameter name is required: /v1/check?name=label.zone&lang=TAG")
+	}
+	lang, err := s.param(r, "lang")
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.Check(r.Context(), name, lang)
+	if err != nil {
+		return err
+	}
+	s.checks.WithLabelValues(string(res.Status)).Inc()
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// CreateRequest is the body of POST /v1/domains.
+type CreateRequest struct {
+	Name string `json:"name"`
+	Lang string `json:"lang"`
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return registry.Errorf(CodeTooLarge, "the request body is larger than %d bytes", s.opts.MaxBody)
+		}
+		return registry.Errorf(CodeBadJSON, "reading the request body: %v", err)
+	}
+	if !utf8.Valid(body) {
+		return registry.Errorf(CodeBadUTF8, "the request body is not valid UTF-8")
+	}
+	var req CreateRequest
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return registry.Errorf(CodeBadJSON, "the request body is not the JSON object {\"name\": ..., \"lang\": ...}: %v", err)
+	}
+	if dec.More() {
+		return registry.Errorf(CodeBadJSON, "the request body has more than one JSON value")
+	}
+	if req.Name == "" {
+		return registry.Errorf(registry.CodeBadName, "name is required")
+	}
+	if len(req.Name) > s.opts.MaxName {
+		return registry.Errorf(registry.CodeBadName, "name is longer than %d bytes", s.opts.MaxName)
+	}
+	d, err := s.svc.Create(r.Context(), registrarOf(r), req.Name, req.Lang)
+	if err != nil {
+		return err
+	}
+	s.created.Inc()
+	w.Header().Set("Location", "/v1/domains/"+d.ALabel)
+	return writeJSON(w, http.StatusCreated, d)
+}
+
+func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if !utf8.ValidString(name) {
+		return registry.Errorf(CodeBadUTF8, "the name is not valid UTF-8")
+	}
+	d, err := s.svc.Info(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, d)
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
+	name := r.PathValue("name")
+	if !utf8.ValidString(name) {
+		return registry.Errorf(CodeBadUTF8, "the name is not valid UTF-8")
+	}
+	if err := s.svc.Delete(r.Context(), registrarOf(r), name); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
+	ds, err := s.svc.List(r.Context(), registrarOf(r))
+	if err != nil {
+		return err
+	}
+	if ds == nil {
+		ds = []*registry.Domain{}
+	}
+	return writeJSON(w, http.StatusOK, ds)
+}

@@ -1,0 +1,390 @@
+// Package sqlstore implements registry.Store over database/sql for the
+// SQL databases akshara supports (packages sqlite and postgres give the
+// driver, the dialect and the migrations). The SQL is kept portable:
+// ordinary transactions, unique indexes and INSERT ... RETURNING, nothing
+// else, so that it runs on PostgreSQL-compatible distributed databases.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// Dialect is what differs between databases.
+type Dialect struct {
+	Name string
+	// Dollar placeholders ($1, $2, ...) instead of ?.
+	Dollar bool
+	// IsUnique reports whether err is a unique constraint violation.
+	IsUnique func(err error) bool
+	// Migrations holds NNN_name.sql files, applied in order once each.
+	Migrations fs.FS
+}
+
+// Store is a registry.Store on a *sql.DB.
+type Store struct {
+	db *sql.DB
+	d  Dialect
+}
+
+// New applies the migrations and returns the store.
+func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	s := &Store{db: db, d: d}
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("%s: migrating: %w", d.Name, err)
+	}
+	return s, nil
+}
+
+// DB returns the database handle (for benchmarks and tests).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// q rewrites ? placeholders for the dialect.
+func (s *Store) q(query string) string {
+	if !s.d.Dollar {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied BIGINT NOT NULL)`); err != nil {
+		return err
+	}
+	names, err := fs.Glob(s.d.Migrations, "*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		body, err := fs.ReadFile(s.d.Migrations, name)
+		if err != nil {
+			return err
+		}
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), v).Scan(&n); err != nil || n > 0 {
+				return err
+			}
+			for _, stmt := range strings.Split(string(body), ";") {
+				if strings.TrimSpace(stmt) == "" {
+					continue
+				}
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+			}
+			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, applied) VALUES (?, ?)`), v, time.Now().UnixNano())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tx runs f in a transaction, committing if it returns nil.
+func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func internal(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *registry.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return &registry.Error{Code: registry.CodeInternal, Message: what, Err: err}
+}
+
+// EnsureZones implements registry.Store.
+func (s *Store) EnsureZones(ctx context.Context, zones []registry.Zone) error {
+	return internal("creating zones", s.tx(ctx, func(tx *sql.Tx) error {
+		for _, z := range zones {
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM zones WHERE name = ?`), z.Name).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue
+			}
+			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO zones (name, alabel, languages, ldh, min_length, max_length) VALUES (?, ?, ?, ?, ?, ?)`),
+				z.Name, z.ALabel, strings.Join(z.Languages, " "), boolInt(z.LDH), z.MinLength, z.MaxLength)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Zones implements registry.Store.
+func (s *Store) Zones(ctx context.Context) ([]registry.Zone, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, alabel, languages, ldh, min_length, max_length FROM zones ORDER BY name`)
+	if err != nil {
+		return nil, internal("listing zones", err)
+	}
+	defer rows.Close()
+	var zones []registry.Zone
+	for rows.Next() {
+		var z registry.Zone
+		var langs string
+		var ldh int
+		if err := rows.Scan(&z.Name, &z.ALabel, &langs, &ldh, &z.MinLength, &z.MaxLength); err != nil {
+			return nil, internal("listing zones", err)
+		}
+		z.Languages, z.LDH = strings.Fields(langs), ldh != 0
+		zones = append(zones, z)
+	}
+	return zones, internal("listing zones", rows.Err())
+}
+
+// CreateRegistrar implements registry.Store.
+func (s *Store) CreateRegistrar(ctx context.Context, name string, tokenHash []byte) (*registry.Registrar, error) {
+	r := &registry.Registrar{Name: name, Created: time.Now().UTC()}
+	err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO registrars (name, token_hash, created) VALUES (?, ?, ?) RETURNING id`),
+		name, tokenHash, r.Created.UnixNano()).Scan(&r.ID)
+	if err != nil && s.d.IsUnique(err) {
+		return nil, registry.Errorf(registry.CodeExists, "a registrar named %q exists", name)
+	}
+	return r, internal("creating registrar", err)
+}
+
+// RegistrarByToken implements registry.Store.
+func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*registry.Registrar, error) {
+	r := &registry.Registrar{}
+	var created int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, name, created FROM registrars WHERE token_hash = ?`), tokenHash).Scan(&r.ID, &r.Name, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, registry.Errorf(registry.CodeUnauthorized, "unknown API token")
+	}
+	r.Created = time.Unix(0, created).UTC()
+	return r, internal("finding registrar", err)
+}
+
+// CreateDomain implements registry.Store: the domain, every label of its
+// conflict set and the audit record in one transaction. A label held by
+// another domain violates the unique index on blocks (zone, label) (or on
+// domains (zone, label)) and the transaction is rolled back: ErrConflict.
+func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
+	out := *d
+	out.Created = time.Now().UTC()
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO domains (zone, label, alabel, lang, registrar_id, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
+			d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
+		if err != nil {
+			return err
+		}
+		args := make([]any, 0, 3*len(d.Blocks))
+		values := make([]string, 0, len(d.Blocks))
+		for _, label := range d.Blocks {
+			values = append(values, "(?, ?, ?)")
+			args = append(args, d.Zone, label, out.ID)
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO blocks (zone, label, domain_id) VALUES `+strings.Join(values, ", ")), args...); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`),
+			out.Created.UnixNano(), d.Registrar, d.Name)
+		return err
+	})
+	if err != nil && s.d.IsUnique(err) {
+		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
+	}
+	if err != nil {
+		return nil, internal("creating domain", err)
+	}
+	return &out, nil
+}
+
+const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created`
+
+func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
+	d := &registry.Domain{}
+	var created int64
+	if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created); err != nil {
+		return nil, err
+	}
+	d.Name = d.Label + "." + d.Zone
+	d.Created = time.Unix(0, created).UTC()
+	return d, nil
+}
+
+// blocksOf loads a domain's conflict set.
+func (s *Store) blocksOf(ctx context.Context, d *registry.Domain) error {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT label FROM blocks WHERE domain_id = ? ORDER BY label`), d.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	d.Blocks = []string{}
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return err
+		}
+		d.Blocks = append(d.Blocks, l)
+	}
+	return rows.Err()
+}
+
+// FindBlocker implements registry.Store.
+func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (*registry.Domain, error) {
+	if len(labels) == 0 {
+		return nil, registry.Errorf(registry.CodeNotFound, "nothing to look for")
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
+	args := []any{zone}
+	for _, l := range labels {
+		args = append(args, l)
+	}
+	row := s.db.QueryRowContext(ctx, s.q(`SELECT `+domainColumns+` FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
+		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`), args...)
+	d, err := scanDomain(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
+	}
+	return d, internal("finding blocker", err)
+}
+
+// Domain implements registry.Store.
+func (s *Store) Domain(ctx context.Context, zone, label string) (*registry.Domain, error) {
+	row := s.db.QueryRowContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`), zone, label)
+	d, err := scanDomain(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
+	}
+	if err != nil {
+		return nil, internal("finding domain", err)
+	}
+	return d, internal("loading conflict set", s.blocksOf(ctx, d))
+}
+
+// DeleteDomain implements registry.Store.
+func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarID int64) error {
+	return internal("deleting domain", s.tx(ctx, func(tx *sql.Tx) error {
+		var id, owner int64
+		var name string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT d.id, d.registrar_id, r.name FROM domains d JOIN registrars r ON r.id = ? WHERE d.zone = ? AND d.label = ?`),
+			registrarID, zone, label).Scan(&id, &owner, &name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
+		}
+		if err != nil {
+			return err
+		}
+		if owner != registrarID {
+			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'delete', ?, 'ok')`),
+			time.Now().UnixNano(), name, label+"."+zone)
+		return err
+	}))
+}
+
+// DomainsOf implements registry.Store.
+func (s *Store) DomainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`), registrarID)
+	if err != nil {
+		return nil, internal("listing domains", err)
+	}
+	var ds []*registry.Domain
+	for rows.Next() {
+		d, err := scanDomain(rows)
+		if err != nil {
+			rows.Close()
+			return nil, internal("listing domains", err)
+		}
+		ds = append(ds, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("listing domains", err)
+	}
+	for _, d := range ds {
+		if err := s.blocksOf(ctx, d); err != nil {
+			return nil, internal("loading conflict set", err)
+		}
+	}
+	return ds, nil
+}
+
+// Audit implements registry.Store.
+func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, ?, ?, ?)`),
+		e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result)
+	return internal("writing audit log", err)
+}
+
+// AuditLog implements registry.Store.
+func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, at, registrar, action, name, result FROM audit ORDER BY id DESC LIMIT ?`), n)
+	if err != nil {
+		return nil, internal("reading audit log", err)
+	}
+	defer rows.Close()
+	var out []registry.AuditEntry
+	for rows.Next() {
+		var e registry.AuditEntry
+		var at int64
+		if err := rows.Scan(&e.ID, &at, &e.Registrar, &e.Action, &e.Name, &e.Result); err != nil {
+			return nil, internal("reading audit log", err)
+		}
+		e.At = time.Unix(0, at).UTC()
+		out = append(out, e)
+	}
+	return out, internal("reading audit log", rows.Err())
+}
+
+// Close implements registry.Store.
+func (s *Store) Close() error { return s.db.Close() }

@@ -1,0 +1,196 @@
+// Package registry is the domain of an IDN registry that applies the policy
+// when names are registered: zones, registrars, domains and their conflict
+// sets, and the audit log. "First use of either one of the characters shall
+// automatically disallow the other": registering a name inserts the name
+// and its whole conflict set (akshara.Language.ConflictSet) atomically
+// under a uniqueness constraint per zone, so no interleaving of concurrent
+// creates can allocate two conflicting names.
+//
+// Store is implemented by package sqlite (embedded default) and package
+// postgres; Service canonicalizes names and applies the policy on top.
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/akshara-idn/akshara"
+)
+
+// Zone is a top-level zone names are registered under, such as भारत or in.
+type Zone struct {
+	Name      string   `json:"name"`   // U-label (NFC)
+	ALabel    string   `json:"alabel"` // A-label, or the name for an ASCII zone
+	Languages []string `json:"languages"`
+	LDH       bool     `json:"ldh"`        // plain ASCII letter-digit-hyphen labels allowed (the .in rules)
+	MinLength int      `json:"min_length"` // code points
+	MaxLength int      `json:"max_length"` // A-label octets
+}
+
+// Registrar is an account that registers domains.
+type Registrar struct {
+	ID      int64     `json:"id"`
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+}
+
+// Domain is a registered name.
+type Domain struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`   // label.zone, U-labels (NFC)
+	ALabel    string    `json:"alabel"` // label.zone, A-labels
+	Label     string    `json:"label"`  // the second-level U-label
+	Zone      string    `json:"zone"`
+	Lang      string    `json:"lang"`      // language tag, or "ldh"
+	Registrar string    `json:"registrar"` // name of the registrar
+	Created   time.Time `json:"created"`
+	// Blocks is the conflict set: the U-labels (including Label) that no
+	// other domain of the zone may hold.
+	Blocks []string `json:"blocks"`
+}
+
+// AuditEntry is one record of the append-only audit log.
+type AuditEntry struct {
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	Registrar string    `json:"registrar"`
+	Action    string    `json:"action"` // create, delete, registrar-add
+	Name      string    `json:"name"`
+	Result    string    `json:"result"` // ok, or the error code
+}
+
+// Status is the answer to a check.
+type Status string
+
+// The statuses of a check.
+const (
+	Available  Status = "available"
+	Invalid    Status = "invalid"
+	Registered Status = "registered"
+	Blocked    Status = "blocked"
+)
+
+// CheckResult is the answer to "may this name be registered?".
+type CheckResult struct {
+	Name      string           `json:"name"`   // label.zone as given
+	ULabel    string           `json:"ulabel"` // canonical label.zone (U-labels), when valid
+	ALabel    string           `json:"alabel"` // canonical label.zone (A-labels), when valid
+	Zone      string           `json:"zone"`
+	Lang      string           `json:"lang"`
+	Status    Status           `json:"status"`
+	Errors    []*akshara.Error `json:"errors"`               // why it is invalid
+	BlockedBy string           `json:"blocked_by,omitempty"` // the registered domain that blocks it
+	Variants  []string         `json:"variants"`             // the label's conflict set but itself
+}
+
+// Error codes of the registry, beside the policy's rule codes (which come
+// with ErrInvalid). They are stable: the HTTP API returns them.
+const (
+	CodeInvalid         = "INVALID_LABEL"
+	CodeConflict        = "CONFLICT"
+	CodeNotFound        = "NOT_FOUND"
+	CodeForbidden       = "FORBIDDEN"
+	CodeUnauthorized    = "UNAUTHORIZED"
+	CodeUnknownZone     = "UNKNOWN_ZONE"
+	CodeUnknownLanguage = "UNKNOWN_LANGUAGE"
+	CodeBadName         = "BAD_NAME"
+	CodeExists          = "EXISTS"
+	CodeInternal        = "INTERNAL"
+)
+
+// Error is a registry error with a stable code.
+type Error struct {
+	Code    string
+	Message string
+	// For CodeInvalid: the policy's errors.
+	Errors []*akshara.Error
+	// For CodeConflict: the registered domain that blocks the name.
+	BlockedBy string
+	Err       error // an underlying cause, for Internal
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Code + ": " + e.Message + ": " + e.Err.Error()
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is lets errors.Is match by code: errors.Is(err, registry.ErrConflict).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Message == "" && t.Err == nil
+}
+
+// Sentinels to compare errors with errors.Is.
+var (
+	ErrInvalid         = &Error{Code: CodeInvalid}
+	ErrConflict        = &Error{Code: CodeConflict}
+	ErrNotFound        = &Error{Code: CodeNotFound}
+	ErrForbidden       = &Error{Code: CodeForbidden}
+	ErrUnauthorized    = &Error{Code: CodeUnauthorized}
+	ErrUnknownZone     = &Error{Code: CodeUnknownZone}
+	ErrUnknownLanguage = &Error{Code: CodeUnknownLanguage}
+	ErrBadName         = &Error{Code: CodeBadName}
+	ErrExists          = &Error{Code: CodeExists}
+)
+
+// Errorf makes an *Error.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the stable code of err (CodeInternal for an error that is
+// not a registry error).
+func CodeOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// Store keeps zones, registrars, domains, conflict sets and the audit log.
+// Implementations make CreateDomain atomic: the domain and every label of
+// its conflict set are inserted in one transaction under a unique index on
+// (zone, label), and a label already held makes it fail with ErrConflict
+// naming the holder. Nothing is checked first and inserted after.
+type Store interface {
+	// EnsureZones creates the zones that do not exist yet.
+	EnsureZones(ctx context.Context, zones []Zone) error
+	Zones(ctx context.Context) ([]Zone, error)
+
+	// CreateRegistrar stores a registrar with the hash of its token;
+	// ErrExists if the name is taken.
+	CreateRegistrar(ctx context.Context, name string, tokenHash []byte) (*Registrar, error)
+	// RegistrarByToken finds a registrar by the hash of its token;
+	// ErrUnauthorized if none.
+	RegistrarByToken(ctx context.Context, tokenHash []byte) (*Registrar, error)
+
+	// CreateDomain inserts d (Blocks included) and records it in the audit
+	// log, atomically; ErrConflict if a label of d.Blocks is held.
+	CreateDomain(ctx context.Context, d *Domain, registrarID int64) (*Domain, error)
+	// FindBlocker returns the domain of zone that holds one of labels, or
+	// ErrNotFound.
+	FindBlocker(ctx context.Context, zone string, labels []string) (*Domain, error)
+	// Domain returns the domain label.zone, or ErrNotFound.
+	Domain(ctx context.Context, zone, label string) (*Domain, error)
+	// DeleteDomain deletes the domain label.zone, its conflict set and
+	// records it, atomically, if registrarID owns it: ErrForbidden if not,
+	// ErrNotFound if there is none.
+	DeleteDomain(ctx context.Context, zone, label string, registrarID int64) error
+	// DomainsOf lists a registrar's domains.
+	DomainsOf(ctx context.Context, registrarID int64) ([]*Domain, error)
+
+	// Audit appends to the audit log (for actions that fail before any
+	// transaction, such as a refused create).
+	Audit(ctx context.Context, e AuditEntry) error
+	// AuditLog returns the last n entries, newest first.
+	AuditLog(ctx context.Context, n int) ([]AuditEntry, error)
+
+	Close() error
+}

@@ -1,0 +1,380 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/akshara-idn/akshara"
+)
+
+// LDH is the language tag of plain ASCII letter-digit-hyphen labels in
+// zones that allow them (the .in rules).
+const LDH = "ldh"
+
+// DefaultZones are created on first start: the delegated Indian IDN
+// ccTLDs (POLICY.md §7) and the ASCII zone in, which takes every language
+// and plain LDH labels.
+func DefaultZones() []Zone {
+	deva := []string{"hi", "mr", "kok", "ne", "sa", "brx", "doi", "mai", "sd-Deva"}
+	zones := []Zone{
+		{Name: "भारत", Languages: deva},
+		{Name: "भारतम्", Languages: []string{"sa"}},
+		{Name: "ভারত", Languages: []string{"bn"}},
+		{Name: "ভাৰত", Languages: []string{"as"}},
+		{Name: "ਭਾਰਤ", Languages: []string{"pa"}},
+		{Name: "ભારત", Languages: []string{"gu"}},
+		{Name: "ଭାରତ", Languages: []string{"or"}},
+		{Name: "இந்தியா", Languages: []string{"ta"}},
+		{Name: "భారత్", Languages: []string{"te"}},
+		{Name: "ಭಾರತ", Languages: []string{"kn"}},
+		{Name: "ഭാരതം", Languages: []string{"ml"}},
+		{Name: "in", Languages: akshara.Tags(), LDH: true},
+	}
+	for i := range zones {
+		z := &zones[i]
+		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
+		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
+	}
+	return zones
+}
+
+// Service applies the policy to a Store. It is safe for concurrent use.
+type Service struct {
+	store Store
+	zones map[string]*Zone // by U-label and by A-label
+	list  []Zone
+}
+
+// NewService loads the zones of the store (creating the defaults).
+func NewService(ctx context.Context, store Store) (*Service, error) {
+	if err := store.EnsureZones(ctx, DefaultZones()); err != nil {
+		return nil, err
+	}
+	zones, err := store.Zones(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{store: store, zones: map[string]*Zone{}, list: zones}
+	for i := range zones {
+		z := &s.list[i]
+		s.zones[z.Name] = z
+		s.zones[z.ALabel] = z
+	}
+	return s, nil
+}
+
+// Zones lists the zones.
+func (s *Service) Zones() []Zone { return append([]Zone(nil), s.list...) }
+
+// Store returns the store the service uses.
+func (s *Service) Store() Store { return s.store }
+
+// name is a parsed label.zone.
+type name struct {
+	input string
+	label string // as given (U-label or A-label)
+	zone  *Zone
+}
+
+// parseName splits label.zone (a final dot is allowed) and finds the zone.
+func (s *Service) parseName(input string) (*name, error) {
+	if !utf8.ValidString(input) {
+		return nil, Errorf(CodeBadName, "the name is not valid UTF-8")
+	}
+	n := strings.TrimSuffix(input, ".")
+	label, zone, ok := strings.Cut(n, ".")
+	if !ok || label == "" || zone == "" || strings.Contains(zone, ".") {
+		return nil, Errorf(CodeBadName, "%q is not a name of the form label.zone", input)
+	}
+	zkey := norm.NFC.String(zone)
+	if isASCII(zkey) {
+		zkey = strings.ToLower(zkey)
+	}
+	z := s.zones[zkey]
+	if z == nil {
+		return nil, Errorf(CodeUnknownZone, "there is no zone %q", zone)
+	}
+	return &name{input: input, label: label, zone: z}, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// canonical is a label judged in a zone.
+type canonical struct {
+	label, alabel string
+	lang          string
+	blocks        []string
+	errs          []*akshara.Error
+}
+
+// judge applies the policy to a label of the zone in the language (or, for
+// lang "", the first of the zone's languages that accepts it).
+func (s *Service) judge(n *name, lang string) (*canonical, error) {
+	z := n.zone
+	if lang == LDH || (lang == "" && z.LDH && isASCII(n.label) && !hasACEPrefix(n.label)) {
+		if !z.LDH {
+			return nil, Errorf(CodeUnknownLanguage, "zone %s takes no plain ASCII labels", z.Name)
+		}
+		return checkLDH(n.label, z), nil
+	}
+	var langs []*akshara.Language
+	for _, tag := range z.Languages {
+		if lang != "" && !strings.EqualFold(tag, lang) {
+			continue
+		}
+		l, err := akshara.Lookup(tag)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "language " + tag, Err: err}
+		}
+		langs = append(langs, l)
+	}
+	if len(langs) == 0 {
+		if _, err := akshara.Lookup(lang); err != nil {
+			return nil, Errorf(CodeUnknownLanguage, "there is no language %q", lang)
+		}
+		return nil, Errorf(CodeUnknownLanguage, "zone %s does not take language %s (it takes %s)", z.Name, lang, strings.Join(z.Languages, ", "))
+	}
+	opts := akshara.Options{MinLength: z.MinLength}
+	var first *akshara.Result // the explanation for an invalid label
+	for _, l := range langs {
+		res := l.CheckOptions(n.label, opts)
+		if !res.Valid {
+			if first == nil || len(res.Errors) < len(first.Errors) {
+				first = res // an invalid label is explained in the language that finds least wrong
+			}
+			continue
+		}
+		c := &canonical{label: res.ULabel, alabel: res.ALabel, lang: l.Tag}
+		if c.alabel == "" {
+			c.alabel = res.ULabel
+		}
+		c.blocks = l.ConflictSet(res.ULabel)
+		if len(c.blocks) == 0 {
+			c.blocks = []string{res.ULabel}
+		}
+		return c, nil
+	}
+	return &canonical{label: first.ULabel, lang: first.Lang, errs: first.Errors}, nil
+}
+
+func hasACEPrefix(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4], "xn--") }
+
+// checkLDH applies the .in rules to a plain ASCII label: letters, digits
+// and hyphens, within the zone's lengths, no hyphen first or last, no
+// hyphens in the third and fourth places. Its conflict set is itself.
+func checkLDH(label string, z *Zone) *canonical {
+	l := strings.ToLower(label)
+	c := &canonical{label: l, alabel: l, lang: LDH, blocks: []string{l}}
+	add := func(code akshara.Code, pos int, msg string) {
+		c.errs = append(c.errs, &akshara.Error{Code: code, Pos: pos, Message: msg})
+	}
+	for i := 0; i < len(l); i++ {
+		if ch := l[i]; !(ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '-') {
+			add(akshara.NotInRepertoire, i, fmt.Sprintf("%q: a plain label has only letters a-z, digits 0-9 and hyphens", ch))
+		}
+	}
+	switch {
+	case len(l) < z.MinLength:
+		add(akshara.TooShort, 0, fmt.Sprintf("the label has %d characters; at least %d are required", len(l), z.MinLength))
+	case len(l) > z.MaxLength:
+		add(akshara.TooLong, 0, fmt.Sprintf("the label has %d characters; at most %d are allowed", len(l), z.MaxLength))
+	}
+	if strings.HasPrefix(l, "-") {
+		add(akshara.HyphenStart, 0, akshara.HyphenStart.Summary())
+	}
+	if strings.HasSuffix(l, "-") && len(l) > 1 {
+		add(akshara.HyphenEnd, len(l)-1, akshara.HyphenEnd.Summary())
+	}
+	if len(l) >= 4 && l[2:4] == "--" {
+		add(akshara.HyphenDouble, 2, "hyphens in the third and fourth places are reserved (RFC 5891)")
+	}
+	if len(c.errs) > 0 {
+		c.blocks = nil
+	}
+	return c
+}
+
+func (s *Service) fullName(c *canonical, z *Zone) (string, string) {
+	return c.label + "." + z.Name, c.alabel + "." + z.ALabel
+}
+
+// Check answers whether name (label.zone, U-labels or A-labels) may be
+// registered in lang ("" for the first of the zone's languages that
+// accepts it): available, invalid with the policy's errors, registered, or
+// blocked by a registered domain.
+func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, error) {
+	n, err := s.parseName(input)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.judge(n, lang)
+	if err != nil {
+		return nil, err
+	}
+	res := &CheckResult{Name: input, Zone: n.zone.Name, Lang: c.lang, Errors: []*akshara.Error{}, Variants: []string{}}
+	if len(c.errs) > 0 {
+		res.Status, res.Errors = Invalid, c.errs
+		return res, nil
+	}
+	res.ULabel, res.ALabel = s.fullName(c, n.zone)
+	for _, b := range c.blocks {
+		if b != c.label {
+			res.Variants = append(res.Variants, b)
+		}
+	}
+	d, err := s.store.FindBlocker(ctx, n.zone.Name, c.blocks)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		res.Status = Available
+	case err != nil:
+		return nil, err
+	case d.Label == c.label:
+		res.Status, res.BlockedBy = Registered, d.Name
+	default:
+		res.Status, res.BlockedBy = Blocked, d.Name
+	}
+	return res, nil
+}
+
+// Create registers name in lang for the registrar: the name and its whole
+// conflict set, atomically. ErrInvalid (with the policy's errors),
+// ErrConflict (naming the registered domain that blocks it),
+// ErrUnknownZone, ErrUnknownLanguage, ErrBadName.
+func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
+	d, err := s.create(ctx, r, input, lang)
+	if err != nil {
+		// a refused create is recorded too; a successful one was recorded
+		// in its transaction
+		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+	}
+	return d, err
+}
+
+func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
+	n, err := s.parseName(input)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.judge(n, lang)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.errs) > 0 {
+		return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
+	}
+	full, afull := s.fullName(c, n.zone)
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	created, err := s.store.CreateDomain(ctx, d, r.ID)
+	if errors.Is(err, ErrConflict) {
+		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}
+		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
+			e.BlockedBy = b.Name
+			e.Message = full + " is blocked by " + b.Name
+			if b.Label == c.label {
+				e.Message = full + " is already registered"
+			}
+		}
+		return nil, e
+	}
+	return created, err
+}
+
+// locate canonicalizes label.zone for a lookup: the label decoded (if an
+// A-label) and NFC, or lower-cased if plain ASCII.
+func (s *Service) locate(input string) (*Zone, string, error) {
+	n, err := s.parseName(input)
+	if err != nil {
+		return nil, "", err
+	}
+	label := n.label
+	switch {
+	case hasACEPrefix(label):
+		u, err := idna.Punycode.ToUnicode(strings.ToLower(label))
+		if err != nil {
+			return nil, "", Errorf(CodeBadName, "%q is not a valid A-label", label)
+		}
+		label = norm.NFC.String(u)
+	case isASCII(label):
+		label = strings.ToLower(label)
+	default:
+		label = norm.NFC.String(label)
+	}
+	return n.zone, label, nil
+}
+
+// Info returns a registered domain (public).
+func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
+	z, label, err := s.locate(input)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Domain(ctx, z.Name, label)
+}
+
+// Delete deletes a domain the registrar owns, freeing its conflict set.
+func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error {
+	z, label, err := s.locate(input)
+	if err == nil {
+		err = s.store.DeleteDomain(ctx, z.Name, label, r.ID)
+	}
+	if err != nil {
+		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "delete", Name: input, Result: CodeOf(err)})
+	}
+	return err
+}
+
+// List returns the registrar's domains.
+func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
+	return s.store.DomainsOf(ctx, r.ID)
+}
+
+// AddRegistrar creates a registrar and returns its API token, which is
+// shown once: only its hash is stored.
+func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 || !utf8.ValidString(name) {
+		return nil, "", Errorf(CodeBadName, "a registrar name has 1 to 100 characters")
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, "", err
+	}
+	token := "ak_" + hex.EncodeToString(b[:])
+	r, err := s.store.CreateRegistrar(ctx, name, HashToken(token))
+	if err != nil {
+		return nil, "", err
+	}
+	s.store.Audit(ctx, AuditEntry{Registrar: name, Action: "registrar-add", Name: name, Result: "ok"})
+	return r, token, nil
+}
+
+// Authenticate returns the registrar of an API token, or ErrUnauthorized.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Registrar, error) {
+	if token == "" {
+		return nil, Errorf(CodeUnauthorized, "an API token is required")
+	}
+	return s.store.RegistrarByToken(ctx, HashToken(token))
+}
+
+// HashToken is how tokens are stored: SHA-256 (tokens are 256-bit random
+// values, so a slow hash adds nothing).
+func HashToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}

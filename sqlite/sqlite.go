@@ -1,0 +1,62 @@
+// Package sqlite is the embedded registry store: SQLite through
+// modernc.org/sqlite (pure Go), in WAL mode with durable commits
+// (synchronous=FULL); write transactions take the lock at BEGIN
+// (BEGIN IMMEDIATE), and waiting writers retry for up to 10 seconds.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"io/fs"
+	"net/url"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/akshara-idn/akshara/internal/sqlstore"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Open opens (creating it if needed) the SQLite database file at path and
+// applies the migrations.
+func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	sub, _ := fs.Sub(migrations, "migrations")
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "sqlite", IsUnique: isUnique, Migrations: sub})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func isUnique(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return true
+	}
+	return false
+}
+
+var _ registry.Store = (*sqlstore.Store)(nil)
