@@ -106,7 +106,7 @@ type Server struct {
 // New makes the API server for a service.
 func New(svc *registry.Service, o Options) *Server {
 	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 64 << 10

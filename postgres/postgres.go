@@ -26,6 +26,7 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -34,6 +34,10 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Writers take turns (BEGIN IMMEDIATE); readers run beside them in WAL
+	// mode. Keep the connections open: opening one applies the pragmas.
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -32,8 +33,79 @@ type Dialect struct {
 
 // Store is a registry.Store on a *sql.DB.
 type Store struct {
-	db *sql.DB
-	d  Dialect
+	db    *sql.DB
+	d     Dialect
+	stmts sync.Map // query text -> *sql.Stmt: parsed once, not per call
+}
+
+// stmt returns the prepared statement of a query (with ? placeholders).
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := s.db.PrepareContext(ctx, s.q(query))
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// queryRow runs a single-row query, prepared once. In a transaction only
+// the statements prepared when the store opened are used (preparing one
+// takes a connection of the pool, which a transaction holding its own must
+// not wait for: with every connection in a transaction, that deadlocks);
+// the others go through the transaction's connection unprepared.
+func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if tx != nil {
+		if st, ok := s.stmts.Load(query); ok {
+			return tx.StmtContext(ctx, st.(*sql.Stmt)).QueryRowContext(ctx, args...)
+		}
+		return tx.QueryRowContext(ctx, s.q(query), args...)
+	}
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return s.db.QueryRowContext(ctx, s.q(query), args...) // reports err on Scan
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// exec runs a statement in a transaction (see queryRow).
+func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	var err error
+	if st, ok := s.stmts.Load(query); ok {
+		_, err = tx.StmtContext(ctx, st.(*sql.Stmt)).ExecContext(ctx, args...)
+	} else {
+		_, err = tx.ExecContext(ctx, s.q(query), args...)
+	}
+	return err
+}
+
+const (
+	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`
+	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`
+)
+
+// insertBlocks is the statement that inserts n labels of a conflict set.
+func insertBlocks(n int) string {
+	return `INSERT INTO blocks (zone, label, domain_id) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
+}
+
+// prepare prepares the statements transactions use, before any runs.
+func (s *Store) prepare(ctx context.Context) error {
+	queries := []string{insertDomain, insertAudit}
+	for n := 1; n <= 16; n++ {
+		queries = append(queries, insertBlocks(n))
+	}
+	for _, q := range queries {
+		if _, err := s.stmt(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // New applies the migrations and returns the store.
@@ -42,11 +114,17 @@ func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("%s: migrating: %w", d.Name, err)
 	}
+	if err := s.prepare(ctx); err != nil {
+		return nil, fmt.Errorf("%s: preparing statements: %w", d.Name, err)
+	}
 	return s, nil
 }
 
 // DB returns the database handle (for benchmarks and tests).
 func (s *Store) DB() *sql.DB { return s.db }
+
+// Rebind writes a query with ? placeholders in the dialect's form.
+func (s *Store) Rebind(query string) string { return s.q(query) }
 
 // q rewrites ? placeholders for the dialect.
 func (s *Store) q(query string) string {
@@ -195,7 +273,7 @@ func (s *Store) CreateRegistrar(ctx context.Context, name string, tokenHash []by
 func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*registry.Registrar, error) {
 	r := &registry.Registrar{}
 	var created int64
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT id, name, created FROM registrars WHERE token_hash = ?`), tokenHash).Scan(&r.ID, &r.Name, &created)
+	err := s.queryRow(ctx, nil, `SELECT id, name, created FROM registrars WHERE token_hash = ?`, tokenHash).Scan(&r.ID, &r.Name, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeUnauthorized, "unknown API token")
 	}
@@ -211,23 +289,18 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	out := *d
 	out.Created = time.Now().UTC()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO domains (zone, label, alabel, lang, registrar_id, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
-			d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
+		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
 		}
 		args := make([]any, 0, 3*len(d.Blocks))
-		values := make([]string, 0, len(d.Blocks))
 		for _, label := range d.Blocks {
-			values = append(values, "(?, ?, ?)")
 			args = append(args, d.Zone, label, out.ID)
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO blocks (zone, label, domain_id) VALUES `+strings.Join(values, ", ")), args...); err != nil {
+		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`),
-			out.Created.UnixNano(), d.Registrar, d.Name)
-		return err
+		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
@@ -279,8 +352,8 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	row := s.db.QueryRowContext(ctx, s.q(`SELECT `+domainColumns+` FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
-		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`), args...)
+	row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
+		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
 	d, err := scanDomain(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
@@ -290,7 +363,7 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 
 // Domain implements registry.Store.
 func (s *Store) Domain(ctx context.Context, zone, label string) (*registry.Domain, error) {
-	row := s.db.QueryRowContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`), zone, label)
+	row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`, zone, label)
 	d, err := scanDomain(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
@@ -387,4 +460,7 @@ func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, err
 }
 
 // Close implements registry.Store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
+	return s.db.Close()
+}

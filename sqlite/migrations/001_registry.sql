@@ -24,12 +24,13 @@ CREATE TABLE domains (
 );
 CREATE INDEX domains_registrar ON domains (registrar_id);
 -- The conflict sets: a label of a zone is held by at most one domain.
+-- (WITHOUT ROWID: the primary key is the table, one B-tree fewer per label.)
 CREATE TABLE blocks (
 	zone      TEXT NOT NULL,
 	label     TEXT NOT NULL,
 	domain_id INTEGER NOT NULL REFERENCES domains (id),
 	PRIMARY KEY (zone, label)
-);
+) WITHOUT ROWID;
 CREATE INDEX blocks_domain ON blocks (domain_id);
 CREATE TABLE audit (
 	id        INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,0 +1,164 @@
+package registrytest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/internal/sqlstore"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// Label returns the i-th of 1,562,500 distinct valid Hindi labels (five
+// aksharas of consonants and matras, none with a variant).
+func Label(i int) string {
+	cons := []rune("कखगघचछजझटठडढणनपफबभमयरलवसह")
+	mats := []string{"", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ"}
+	var b []rune
+	for k := 0; k < 3; k++ {
+		b = append(b, cons[i%len(cons)])
+		i /= len(cons)
+		if k < 2 {
+			b = append(b, []rune(mats[i%len(mats)])...)
+			i /= len(mats)
+		}
+	}
+	return string(b)
+}
+
+// Bench measures, on one store, the raw single-row INSERT transaction
+// rate and creates and checks in process and over HTTP on loopback, and
+// reports creates per raw insert as a ratio (the target is at least 0.5).
+func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
+	ctx := context.Background()
+	var raw float64
+	b.Run("raw-insert-tx", func(b *testing.B) {
+		s := open(b)
+		db := s.DB()
+		if _, err := db.Exec(`CREATE TABLE bench_raw (id BIGINT PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+			b.Fatal(err)
+		}
+		ins := s.Rebind(`INSERT INTO bench_raw (id, v) VALUES (?, ?)`)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			tx, err := db.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tx.Exec(ins, i, Label(i)); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		raw = float64(b.N) / b.Elapsed().Seconds()
+		b.ReportMetric(raw, "tx/s")
+	})
+	report := func(b *testing.B, unit string) {
+		rate := float64(b.N) / b.Elapsed().Seconds()
+		b.ReportMetric(rate, unit)
+		if unit == "creates/s" && raw > 0 {
+			b.ReportMetric(rate/raw, "creates/raw-tx")
+		}
+	}
+	setup := func(b *testing.B) (*registry.Service, *registry.Registrar, string) {
+		s := open(b)
+		svc, err := registry.NewService(ctx, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, token, err := svc.AddRegistrar(ctx, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return svc, r, token
+	}
+	b.Run("create/in-process", func(b *testing.B) {
+		svc, r, _ := setup(b)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := svc.Create(ctx, r, Label(i)+".भारत", "hi"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, "creates/s")
+	})
+	b.Run("create/http", func(b *testing.B) {
+		svc, _, token := setup(b)
+		ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1 << 30}))
+		defer ts.Close()
+		client := ts.Client()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			body, _ := json.Marshal(httpapi.CreateRequest{Name: Label(i) + ".भारत", Lang: "hi"})
+			req, _ := http.NewRequest("POST", ts.URL+"/v1/domains", bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body) // read to the end, so the connection is reused
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated {
+				b.Fatalf("create: %d", resp.StatusCode)
+			}
+		}
+		report(b, "creates/s")
+	})
+	checkSetup := func(b *testing.B) *registry.Service {
+		svc, r, _ := setup(b)
+		for i := 0; i < 1000; i++ { // half the checked labels are registered
+			if _, err := svc.Create(ctx, r, Label(2*i)+".भारत", "hi"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return svc
+	}
+	b.Run("check/in-process", func(b *testing.B) {
+		svc := checkSetup(b)
+		var n atomic.Int64
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				i := int(n.Add(1))
+				if _, err := svc.Check(ctx, Label(i%2000)+".भारत", "hi"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		report(b, "checks/s")
+	})
+	b.Run("check/http", func(b *testing.B) {
+		svc := checkSetup(b)
+		ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
+		defer ts.Close()
+		tr := &http.Transport{MaxIdleConnsPerHost: 64}
+		client := &http.Client{Transport: tr}
+		var n atomic.Int64
+		b.SetParallelism(8)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				i := int(n.Add(1))
+				resp, err := client.Get(ts.URL + "/v1/check?lang=hi&name=" + url.QueryEscape(Label(i%2000)+".भारत"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("check: %d", resp.StatusCode)
+				}
+			}
+		})
+		report(b, "checks/s")
+	})
+}

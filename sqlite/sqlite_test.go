@@ -1,0 +1,92 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+func TestRegistry(t *testing.T) {
+	registrytest.Run(t, func(t *testing.T) registry.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "registry.db"))
+		if err != nil {
+			t.Fatalf("sqlite.Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestReopen checks that the data survive closing and reopening the file
+// and that the migrations and default zones are applied once.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "registry.db")
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("sqlite.Open: %v", err)
+	}
+	svc, err := registry.NewService(ctx, s)
+	if err != nil {
+		t.Fatalf("NewService: %v", err)
+	}
+	r, token, err := svc.AddRegistrar(ctx, "alpha")
+	if err != nil {
+		t.Fatalf("AddRegistrar: %v", err)
+	}
+	d, err := svc.Create(ctx, r, "किताब.भारत", "hi")
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	for i := 0; i < 2; i++ {
+		s, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("reopen %d: %v", i, err)
+		}
+		var migrations int
+		if err := s.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&migrations); err != nil {
+			t.Fatalf("counting migrations: %v", err)
+		}
+		if migrations != 1 {
+			t.Errorf("reopen %d: %d migrations recorded, want 1", i, migrations)
+		}
+		svc, err := registry.NewService(ctx, s)
+		if err != nil {
+			t.Fatalf("reopen %d: NewService: %v", i, err)
+		}
+		if zones, err := s.Zones(ctx); err != nil || len(zones) != len(registry.DefaultZones()) {
+			t.Errorf("reopen %d: %d zones, %v; want %d", i, len(zones), err, len(registry.DefaultZones()))
+		}
+		got, err := svc.Authenticate(ctx, token)
+		if err != nil || got.ID != r.ID || got.Name != "alpha" {
+			t.Errorf("reopen %d: Authenticate = %+v, %v; want alpha", i, got, err)
+		}
+		info, err := svc.Info(ctx, "किताब.भारत")
+		if err != nil {
+			t.Fatalf("reopen %d: Info: %v", i, err)
+		}
+		if info.ID != d.ID || info.Registrar != "alpha" || !info.Created.Equal(d.Created) || len(info.Blocks) != 2 {
+			t.Errorf("reopen %d: Info = %+v, want %+v", i, info, d)
+		}
+		res, err := svc.Check(ctx, "कित्ताब.भारत", "hi")
+		if err != nil || res.Status != registry.Blocked || res.BlockedBy != "किताब.भारत" {
+			t.Errorf("reopen %d: Check(कित्ताब.भारत) = %+v, %v; want blocked by किताब.भारत", i, res, err)
+		}
+		if _, _, err := svc.AddRegistrar(ctx, "alpha"); !errors.Is(err, registry.ErrExists) {
+			t.Errorf("reopen %d: AddRegistrar(alpha) = %v, want EXISTS", i, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("reopen %d: Close: %v", i, err)
+		}
+	}
+}
