@@ -141,6 +141,7 @@ func New(svc *registry.Service, o Options) *Server {
 	}
 	route("GET /v1/zones", s.zones)
 	route("GET /v1/check", s.check)
+	route("GET /v1/analyze", s.analyze)
 	route("POST /v1/domains", s.auth(s.create))
 	route("GET /v1/domains", s.auth(s.list))
 	route("GET /v1/domains/{name}", s.info)

@@ -18,6 +18,7 @@ import (
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/sqlite"
+	"github.com/akshara-idn/akshara/web"
 )
 
 const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN]
@@ -80,7 +81,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: pageHandler()})
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler()})
 	srv := httpapi.NewHTTPServer(*addr, api)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -146,16 +147,4 @@ func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "registrar %q created (id %d); its API token, shown this once:\n", r.Name, r.ID)
 	fmt.Fprintln(stdout, token)
 	return exitOK
-}
-
-// pageHandler serves the web page (until there is one, a pointer to the API).
-func pageHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "akshara registry: see /openapi.yaml\n")
-	})
 }
