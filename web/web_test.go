@@ -34,13 +34,25 @@ func browser(t *testing.T) context.Context {
 	if path == "" {
 		t.Skip("no chromium on this machine (apt-get install chromium): browser tests skipped")
 	}
+	// Chromium may still be writing its profile when the test ends, so the
+	// profile is not t.TempDir (whose cleanup fails on a busy directory):
+	// it is removed last, after the browser is stopped, best effort.
+	profile, err := os.MkdirTemp("", "akshara-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(420, 900), // a phone's width
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
