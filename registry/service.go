@@ -173,6 +173,16 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 	return &canonical{label: first.ULabel, lang: first.Lang, errs: first.Errors}, nil
 }
 
+// judgeName parses label.zone and judges the label.
+func (s *Service) judgeName(input, lang string) (*name, *canonical, error) {
+	n, err := s.parseName(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.judge(n, lang)
+	return n, c, err
+}
+
 func hasACEPrefix(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4], "xn--") }
 
 // checkLDH applies the .in rules to a plain ASCII label: letters, digits
@@ -219,11 +229,7 @@ func (s *Service) fullName(c *canonical, z *Zone) (string, string) {
 // accepts it): available, invalid with the policy's errors, registered, or
 // blocked by a registered domain.
 func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, error) {
-	n, err := s.parseName(input)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.judge(n, lang)
+	n, c, err := s.judgeName(input, lang)
 	if err != nil {
 		return nil, err
 	}
@@ -267,11 +273,7 @@ func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) 
 }
 
 func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
-	n, err := s.parseName(input)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.judge(n, lang)
+	n, c, err := s.judgeName(input, lang)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -18,9 +16,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/internal/sqlstore"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
@@ -196,35 +193,10 @@ func TestCrashSQLite(t *testing.T) {
 	crashLoad(t, func() (*sqlstore.Store, error) { return sqlite.Open(context.Background(), path) }, "-db", path)
 }
 
-// PostgresDSN returns the DSN of the test database, with a fresh schema, or
-// skips the test.
-func postgresDSN(t *testing.T) string {
-	base := os.Getenv("AKSHARA_TEST_POSTGRES_DSN")
-	if base == "" {
-		t.Skip("AKSHARA_TEST_POSTGRES_DSN is not set: PostgreSQL tests skipped")
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "akshara_crash_" + hex.EncodeToString(b[:])
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Exec("DROP SCHEMA " + schema + " CASCADE"); db.Close() })
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema
-}
-
 func TestCrashPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped with -short")
 	}
-	dsn := postgresDSN(t)
+	dsn := pgtest.DSN(t)
 	crashLoad(t, func() (*sqlstore.Store, error) { return postgres.Open(context.Background(), dsn) }, "-dsn", dsn)
 }
