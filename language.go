@@ -291,8 +291,8 @@ func (l *Language) buildAutomaton() error {
 	return nil
 }
 
-// classifyRefused returns the rule that refuses r in the language's own
-// data, if any.
+// refusedBy returns the rule that refuses r in the language's own data,
+// if any.
 func (l *Language) refusedBy(r rune) (Code, Ref, bool) {
 	for _, f := range l.refused {
 		if r >= f.lo && r <= f.hi {
@@ -300,12 +300,6 @@ func (l *Language) refusedBy(r rune) (Code, Ref, bool) {
 		}
 	}
 	return OK, "", false
-}
-
-func (l *Language) describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s), script %s, k=%d, %d code points", l.Tag, l.Name, l.Script, l.K, len(l.class))
-	return b.String()
 }
 
 // compileContexts checks the context rules against the repertoire and adds

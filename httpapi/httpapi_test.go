@@ -17,7 +17,7 @@ import (
 
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/registry"
-	"github.com/akshara-idn/akshara/sqlite"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
 type env struct {
@@ -31,15 +31,7 @@ type env struct {
 func newEnv(t *testing.T, o httpapi.Options) *env {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir()+"/r.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc, err := registry.NewService(ctx, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := registrytest.SQLiteService(t)
 	_, a, _ := svc.AddRegistrar(ctx, "a")
 	_, b, _ := svc.AddRegistrar(ctx, "b")
 	ts := httptest.NewServer(httpapi.New(svc, o))
@@ -228,10 +220,7 @@ func TestGracefulShutdown(t *testing.T) {
 		<-release
 		io.WriteString(w, "done")
 	})
-	ctx := context.Background()
-	store, _ := sqlite.Open(ctx, t.TempDir()+"/r.db")
-	defer store.Close()
-	svc, _ := registry.NewService(ctx, store)
+	svc := registrytest.SQLiteService(t)
 	srv := httpapi.NewHTTPServer("127.0.0.1:0", httpapi.New(svc, httpapi.Options{Page: page}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -274,11 +263,7 @@ func FuzzAPI(f *testing.F) {
 		f.Add(s, "hi")
 	}
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, f.TempDir()+"/r.db")
-	if err != nil {
-		f.Fatal(err)
-	}
-	svc, _ := registry.NewService(ctx, store)
+	svc := registrytest.SQLiteService(f)
 	_, token, _ := svc.AddRegistrar(ctx, "fuzz")
 	h := httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1e9})
 	f.Fuzz(func(t *testing.T, name, lang string) {

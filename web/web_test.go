@@ -13,8 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/akshara-idn/akshara/httpapi"
-	"github.com/akshara-idn/akshara/registry"
-	"github.com/akshara-idn/akshara/sqlite"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 	"github.com/akshara-idn/akshara/web"
 )
 
@@ -68,15 +67,7 @@ func browser(t *testing.T) context.Context {
 func server(t *testing.T) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir()+"/r.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc, err := registry.NewService(ctx, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := registrytest.SQLiteService(t)
 	r, _, _ := svc.AddRegistrar(ctx, "acme")
 	if _, err := svc.Create(ctx, r, "किताब.भारत", "hi"); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,26 @@
+package registrytest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+// SQLiteService returns a registry service on a fresh SQLite store in a
+// temporary directory, closed when the test ends.
+func SQLiteService(tb testing.TB) *registry.Service {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, tb.TempDir()+"/r.db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc
+}
