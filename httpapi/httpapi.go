@@ -85,6 +85,9 @@ type Options struct {
 	RateBurst      int                   // (default 100)
 	// Page, if set, is served at / (the web page).
 	Page http.Handler
+	// Mount adds handlers under patterns of http.ServeMux (such as
+	// "GET /rdap/"), for front ends that live in their own packages.
+	Mount map[string]http.Handler
 }
 
 // Server is the HTTP API.
@@ -159,6 +162,9 @@ func New(svc *registry.Service, o Options) *Server {
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(openAPI)
 	})
+	for pattern, h := range o.Mount {
+		mux.Handle(pattern, h)
+	}
 	if o.Page != nil {
 		mux.Handle("/", o.Page)
 	}

@@ -17,6 +17,13 @@ import (
 	"github.com/akshara-idn/akshara/audit"
 )
 
+func init() {
+	register(&command{name: "audit", order: 30, summary: "summarize a large list of labels (all cores, bounded memory)",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdAudit(args, stdin, stdout, stderr)
+		}})
+}
+
 const auditUsage = `usage: akshara audit [-lang TAG|auto] [-json] [-workers N] [-examples N] FILE ...
 
 Checks every label of the files (one label per line; "-" is standard input;

@@ -11,6 +11,13 @@ import (
 	"github.com/akshara-idn/akshara"
 )
 
+func init() {
+	register(&command{name: "check", order: 10, summary: "check labels against a language's IDN policy",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdCheck(args, stdin, stdout, stderr)
+		}})
+}
+
 const checkUsage = `usage: akshara check [-lang TAG] [-json] [LABEL ...]
 
 Checks each LABEL (a U-label or an xn-- A-label) against the IDN policy of

@@ -9,6 +9,13 @@ import (
 	"github.com/akshara-idn/akshara"
 )
 
+func init() {
+	register(&command{name: "langs", order: 60, summary: "list the languages with a policy",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdLangs(args, stdout, stderr)
+		}})
+}
+
 // langInfo is one row of `akshara langs`.
 type langInfo struct {
 	Tag        string `json:"tag"`

@@ -10,6 +10,13 @@ import (
 	"github.com/akshara-idn/akshara"
 )
 
+func init() {
+	register(&command{name: "lint", order: 70, summary: "check a language file and run its examples",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdLint(args, stdout, stderr)
+		}})
+}
+
 const lintUsage = `usage: akshara lint FILE.lang ...
 
 Loads each language file as akshara would (checking it against the policy's

@@ -1,5 +1,5 @@
 // Command akshara applies India's IDN policy for Indian languages to domain
-// name labels.
+// name labels, and runs the registry that applies it to registrations.
 //
 //	akshara check [-lang TAG] [-json] [LABEL ...]
 //
@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
 )
 
 // Exit statuses (docs/cli.md).
@@ -19,20 +21,45 @@ const (
 	exitUsage   = 2 // usage or I/O error
 )
 
-const usage = `usage: akshara <command> [flags] [arguments]
+// A command is one subcommand of akshara. Each command's file registers it
+// in an init function, so that adding a command touches no other file.
+type command struct {
+	name    string // as typed: "check", "registrar"
+	summary string // one line for the usage text; "NAME args" form allowed
+	order   int    // position in the usage text (smaller first)
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
 
-Commands:
-  check    check labels against a language's IDN policy
-  variants list the variants of labels (homographs that conflict with them)
-  audit    summarize a large list of labels (all cores, bounded memory)
-  serve    run the registry (HTTP API and web page; SQLite by default)
-  registrar add NAME   create a registrar and print its API token
-  langs    list the languages with a policy
-  lint     check a language file and run its examples
-  help     show this help
+var commands = map[string]*command{}
 
-Run "akshara <command> -h" for a command's flags.
-`
+// register adds a command; a name registered twice is a programming error.
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("akshara: command " + c.name + " registered twice")
+	}
+	commands[c.name] = c
+}
+
+func usageText() string {
+	var cs []*command
+	for _, c := range commands {
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].order != cs[j].order {
+			return cs[i].order < cs[j].order
+		}
+		return cs[i].name < cs[j].name
+	})
+	var b strings.Builder
+	b.WriteString("usage: akshara <command> [flags] [arguments]\n\nCommands:\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(&b, "  %-9s %s\n", "help", "show this help")
+	b.WriteString("\nRun \"akshara <command> -h\" for a command's flags.\n")
+	return b.String()
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -40,28 +67,17 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText())
 		return exitUsage
 	}
+	if c, ok := commands[args[0]]; ok {
+		return c.run(args[1:], stdin, stdout, stderr)
+	}
 	switch args[0] {
-	case "check":
-		return cmdCheck(args[1:], stdin, stdout, stderr)
-	case "variants":
-		return cmdVariants(args[1:], stdin, stdout, stderr)
-	case "audit":
-		return cmdAudit(args[1:], stdin, stdout, stderr)
-	case "serve":
-		return cmdServe(args[1:], stdout, stderr)
-	case "registrar":
-		return cmdRegistrar(args[1:], stdout, stderr)
-	case "langs":
-		return cmdLangs(args[1:], stdout, stderr)
-	case "lint":
-		return cmdLint(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "akshara: unknown command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "akshara: unknown command %q\n\n%s", args[0], usageText())
 	return exitUsage
 }

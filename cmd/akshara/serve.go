@@ -21,6 +21,20 @@ import (
 	"github.com/akshara-idn/akshara/web"
 )
 
+func init() {
+	register(&command{name: "registrar", order: 50, summary: "add NAME: create a registrar and print its API token",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdRegistrar(args, stdout, stderr)
+		}})
+}
+
+func init() {
+	register(&command{name: "serve", order: 40, summary: "run the registry (HTTP API and web page; SQLite by default)",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdServe(args, stdout, stderr)
+		}})
+}
+
 const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN]
 
 Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml) and the

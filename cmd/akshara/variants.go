@@ -10,6 +10,13 @@ import (
 	"github.com/akshara-idn/akshara"
 )
 
+func init() {
+	register(&command{name: "variants", order: 20, summary: "list the variants of labels (homographs that conflict with them)",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdVariants(args, stdin, stdout, stderr)
+		}})
+}
+
 const variantsUsage = `usage: akshara variants [-lang TAG] [-json] [LABEL ...]
 
 Lists the variants of each LABEL (POLICY.md §6): the labels the language's
