@@ -1,0 +1,47 @@
+package akshara
+
+import "testing"
+
+// TestPolicyView checks that the exported view states what the file states:
+// every repertoire code point is in exactly one listed class, and the
+// counts of rules, variants and examples agree with the compiled language.
+func TestPolicyView(t *testing.T) {
+	ls, err := Languages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		p := l.Policy()
+		seen := map[rune]Class{}
+		for _, c := range p.Classes {
+			for _, ch := range c.Chars {
+				for r := ch.Lo; r <= ch.Hi; r++ {
+					if prev, dup := seen[r]; dup {
+						t.Errorf("%s: U+%04X in classes %v and %v", l.Tag, r, prev, c.Class)
+					}
+					seen[r] = c.Class
+				}
+			}
+		}
+		rep := l.Repertoire()
+		if len(seen) != len(rep) {
+			t.Errorf("%s: the view lists %d code points, the repertoire has %d", l.Tag, len(seen), len(rep))
+		}
+		for _, m := range rep {
+			if seen[m.Rune] != m.Class {
+				t.Errorf("%s: U+%04X is %v in the repertoire, %v in the view", l.Tag, m.Rune, m.Class, seen[m.Rune])
+			}
+		}
+		if len(p.Rules) != len(l.spec.contexts) { // vowel-conjuncts compile to one more rule; the view lists them apart
+			t.Errorf("%s: %d rules in the view, %d in the file", l.Tag, len(p.Rules), len(l.spec.contexts))
+		}
+		for _, r := range p.Rules {
+			if r.Kind == "" || r.Trigger == "" || len(r.Contexts) == 0 {
+				t.Errorf("%s: incomplete rule %+v", l.Tag, r)
+			}
+		}
+		if len(p.Variants) != len(l.variants) || len(p.Examples) != len(l.spec.examples) || p.K != l.K {
+			t.Errorf("%s: variants, examples or k differ from the compiled language", l.Tag)
+		}
+	}
+}
