@@ -1,0 +1,98 @@
+package akshara
+
+import (
+	"crypto/sha256"
+	hexenc "encoding/hex"
+	"io/fs"
+	"path"
+	"sort"
+	"sync"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// PolicyDataRelease is the human version of the policy data (the language
+// files and the tables compiled into the binary). Raise it when a file
+// changes what any label is judged to be; the content hash in DataVersion
+// changes by itself with any edit.
+const PolicyDataRelease = "1.8.1"
+
+// Versions says which data a verdict was reached under.
+type Versions struct {
+	// Policy is PolicyDataRelease and a hash of the policy data files, such
+	// as "1.8.1+3f2a9c1b04de": two binaries with the same Policy judge every
+	// label alike.
+	Policy string `json:"policy"`
+	// Unicode is the Unicode version of the IDNA2008 derived properties the
+	// repertoires are checked against (IDNA2008Version).
+	Unicode string `json:"unicode"`
+	// NFC is the Unicode version of the normalization tables
+	// (golang.org/x/text/unicode/norm) labels are normalized with.
+	NFC string `json:"nfc"`
+	// Files lists the policy data files hashed, with their own hashes.
+	Files []DataFile `json:"files"`
+}
+
+// DataFile is one policy data file and the start of its SHA-256.
+type DataFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// String is "policy POLICY, unicode UNICODE".
+func (v Versions) String() string {
+	s := "policy " + v.Policy + ", unicode " + v.Unicode
+	if v.NFC != v.Unicode {
+		s += " (nfc " + v.NFC + ")"
+	}
+	return s
+}
+
+var dataVersions struct {
+	once sync.Once
+	v    Versions
+}
+
+// DataVersions returns the versions of the data compiled into the binary.
+func DataVersions() Versions {
+	dataVersions.once.Do(func() {
+		files := map[string][]byte{}
+		fs.WalkDir(languageFiles, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, err := languageFiles.ReadFile(p); err == nil {
+					files[p] = b
+				}
+			}
+			return nil
+		})
+		dataVersions.v = VersionsOf(files)
+	})
+	return dataVersions.v
+}
+
+// DataVersion is DataVersions().Policy: the version every verdict and
+// every domain record carries.
+func DataVersion() string { return DataVersions().Policy }
+
+// VersionsOf computes the versions of a set of policy data files (path ->
+// content), such as a set of languages where one file was replaced: the
+// hash covers every file's base name and content, in name order.
+func VersionsOf(files map[string][]byte) Versions {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	all := sha256.New()
+	v := Versions{Unicode: IDNA2008Version, NFC: norm.Version, Files: []DataFile{}}
+	for _, n := range names {
+		sum := sha256.Sum256(files[n])
+		base := path.Base(n)
+		all.Write([]byte(base))
+		all.Write([]byte{0})
+		all.Write(sum[:])
+		v.Files = append(v.Files, DataFile{Name: base, SHA256: hexenc.EncodeToString(sum[:8])})
+	}
+	v.Policy = PolicyDataRelease + "+" + hexenc.EncodeToString(all.Sum(nil)[:6])
+	return v
+}
