@@ -49,6 +49,13 @@ type Domain struct {
 	// Blocks is the conflict set: the U-labels (including Label) that no
 	// other domain of the zone may hold.
 	Blocks []string `json:"blocks"`
+	// DataVersion is the policy data version (akshara.DataVersion) the
+	// domain was judged under when it was registered or last re-audited.
+	DataVersion string `json:"data_version"`
+	// Legacy lists the policy's rule codes for a name the policy refuses
+	// that was kept by an import with -allow-invalid (docs/import.md);
+	// empty for every name registered under the policy.
+	Legacy []string `json:"legacy,omitempty"`
 }
 
 // AuditEntry is one record of the append-only audit log.
@@ -83,6 +90,8 @@ type CheckResult struct {
 	Errors    []*akshara.Error `json:"errors"`               // why it is invalid
 	BlockedBy string           `json:"blocked_by,omitempty"` // the registered domain that blocks it
 	Variants  []string         `json:"variants"`             // the label's conflict set but itself
+	// DataVersion is the policy data version the verdict was reached under.
+	DataVersion string `json:"data_version"`
 }
 
 // Error codes of the registry, beside the policy's rule codes (which come

@@ -49,13 +49,32 @@ func DefaultZones() []Zone {
 
 // Service applies the policy to a Store. It is safe for concurrent use.
 type Service struct {
-	store Store
-	zones map[string]*Zone // by U-label and by A-label
-	list  []Zone
+	store   Store
+	zones   map[string]*Zone // by U-label and by A-label
+	list    []Zone
+	lookup  func(tag string) (*akshara.Language, error)
+	version string // the policy data version verdicts carry
 }
 
 // NewService loads the zones of the store (creating the defaults).
 func NewService(ctx context.Context, store Store) (*Service, error) {
+	return NewServiceWith(ctx, store, ServiceOptions{})
+}
+
+// ServiceOptions changes the policy data a Service judges with.
+type ServiceOptions struct {
+	// Lookup finds a language by tag; nil for the languages compiled in
+	// (akshara.Lookup). With another set of languages, such as one where a
+	// language file was edited (akshara reaudit -langfile), give its
+	// version in DataVersion too.
+	Lookup func(tag string) (*akshara.Language, error)
+	// DataVersion is the version of the policy data Lookup gives; empty
+	// for akshara.DataVersion().
+	DataVersion string
+}
+
+// NewServiceWith is NewService judging with the policy data of opts.
+func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Service, error) {
 	if err := store.EnsureZones(ctx, DefaultZones()); err != nil {
 		return nil, err
 	}
@@ -63,7 +82,13 @@ func NewService(ctx context.Context, store Store) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{store: store, zones: map[string]*Zone{}, list: zones}
+	s := &Service{store: store, zones: map[string]*Zone{}, list: zones, lookup: opts.Lookup, version: opts.DataVersion}
+	if s.lookup == nil {
+		s.lookup = akshara.Lookup
+	}
+	if s.version == "" {
+		s.version = akshara.DataVersion()
+	}
 	for i := range zones {
 		z := &s.list[i]
 		s.zones[z.Name] = z
@@ -71,6 +96,9 @@ func NewService(ctx context.Context, store Store) (*Service, error) {
 	}
 	return s, nil
 }
+
+// DataVersion is the version of the policy data the service judges with.
+func (s *Service) DataVersion() string { return s.version }
 
 // Zones lists the zones.
 func (s *Service) Zones() []Zone { return append([]Zone(nil), s.list...) }
@@ -138,14 +166,14 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 		if lang != "" && !strings.EqualFold(tag, lang) {
 			continue
 		}
-		l, err := akshara.Lookup(tag)
+		l, err := s.lookup(tag)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Message: "language " + tag, Err: err}
 		}
 		langs = append(langs, l)
 	}
 	if len(langs) == 0 {
-		if _, err := akshara.Lookup(lang); err != nil {
+		if _, err := s.lookup(lang); err != nil {
 			return nil, Errorf(CodeUnknownLanguage, "there is no language %q", lang)
 		}
 		return nil, Errorf(CodeUnknownLanguage, "zone %s does not take language %s (it takes %s)", z.Name, lang, strings.Join(z.Languages, ", "))
@@ -233,7 +261,7 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	if err != nil {
 		return nil, err
 	}
-	res := &CheckResult{Name: input, Zone: n.zone.Name, Lang: c.lang, Errors: []*akshara.Error{}, Variants: []string{}}
+	res := &CheckResult{Name: input, Zone: n.zone.Name, Lang: c.lang, Errors: []*akshara.Error{}, Variants: []string{}, DataVersion: s.version}
 	if len(c.errs) > 0 {
 		res.Status, res.Errors = Invalid, c.errs
 		return res, nil
@@ -281,7 +309,7 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) 
 		return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
 	}
 	full, afull := s.fullName(c, n.zone)
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version}
 	created, err := s.store.CreateDomain(ctx, d, r.ID)
 	if errors.Is(err, ErrConflict) {
 		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}

@@ -85,7 +85,7 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 }
 
 const (
-	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`
+	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`
 )
 
@@ -289,7 +289,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	out := *d
 	out.Created = time.Now().UTC()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
+		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion).Scan(&out.ID)
 		if err != nil {
 			return err
 		}
@@ -311,14 +311,16 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	return &out, nil
 }
 
-const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created`
+const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy`
 
 func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
 	d := &registry.Domain{}
 	var created int64
-	if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created); err != nil {
+	var legacy string
+	if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy); err != nil {
 		return nil, err
 	}
+	d.Legacy = strings.Fields(legacy)
 	d.Name = d.Label + "." + d.Zone
 	d.Created = time.Unix(0, created).UTC()
 	return d, nil
