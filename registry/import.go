@@ -1,0 +1,516 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+)
+
+// ImportOutcome is what an import did with one name.
+type ImportOutcome int
+
+// The outcomes of an imported name.
+const (
+	ImportRegistered ImportOutcome = iota + 1 // conflicts with nothing: registered
+	ImportExempted                            // conflicts with a registered or earlier name: kept, exempted with it
+	ImportDuplicate                           // the same name is registered already (earlier in the file, or before)
+)
+
+// ImportItem is one judged name of an import, for Importer.ImportBatch.
+type ImportItem struct {
+	Line        int64
+	Domain      Domain // Blocks, Legacy, DataVersion and Created set
+	RegistrarID int64
+	// Set by ImportBatch:
+	Outcome    ImportOutcome
+	ExemptWith []string // for ImportExempted: the domains it conflicts with (label.zone)
+}
+
+// ImportBatch is the names of some lines of an import, written in one
+// transaction together with the checkpoint (the last line the batch
+// covers), so that an import interrupted at any point leaves a consistent
+// database and resumes after the last batch committed.
+type ImportBatch struct {
+	Source   string // the import's identity: SHA-256 of the file
+	Zone     string
+	LastLine int64
+	Done     bool // the last batch of the file
+	Note     string // for the audit log: what the batch did apart from Items
+	Items    []*ImportItem
+}
+
+// Importer is implemented by stores that can bulk import (package
+// internal/sqlstore: SQLite and PostgreSQL).
+type Importer interface {
+	// RegistrarIDs returns the IDs of those of names that exist.
+	RegistrarIDs(ctx context.Context, names []string) (map[string]int64, error)
+	// ImportCheckpoint returns the last line of source committed into zone
+	// (0 if none) and whether the import of source finished.
+	ImportCheckpoint(ctx context.Context, source, zone string) (line int64, done bool, err error)
+	// ImportBatch writes b in one transaction: in the order of b.Items, a
+	// name already registered (a domain with the same label in the zone,
+	// or an earlier item) is ImportDuplicate and changes nothing; a name
+	// whose conflict set meets a label held (by a registered domain, an
+	// exempted domain's set or an earlier item) is inserted exempted with
+	// those domains (Store.CreateExemptDomain); any other is registered
+	// with its whole conflict set. It sets each item's Outcome, records the
+	// checkpoint and an audit entry. The unique indexes decide: a batch
+	// that loses a race with a concurrent create is retried.
+	ImportBatch(ctx context.Context, b *ImportBatch) error
+}
+
+// ImportOptions are the options of Service.Import.
+type ImportOptions struct {
+	Zone             string // the zone names are imported into (U-label or A-label)
+	Registrar        string // the registrar of records that name none
+	AllowInvalid     bool   // keep names the policy refuses, as legacy
+	CreateRegistrars bool   // create the registrars the file names that do not exist
+	Restart          bool   // walk the whole file again, ignoring the checkpoint
+	BatchSize        int    // names per transaction (default 5000)
+	Workers          int    // goroutines judging names (0: one per core)
+	Progress         *ImportProgress
+	// Refused, if set, is called (from one goroutine, in file order) for
+	// each record not imported and each duplicate.
+	Refused func(ImportRefusal)
+}
+
+// ImportProgress is updated while an import runs (for a progress bar).
+type ImportProgress struct {
+	Lines atomic.Int64 // records done (written, refused or skipped)
+	Bytes atomic.Int64 // bytes of the file done
+	Total atomic.Int64 // bytes of the file (known after the first pass)
+}
+
+// ImportRefusal is a record an import did not register.
+type ImportRefusal struct {
+	Line   int64  `json:"line"`
+	Name   string `json:"name"`
+	Code   string `json:"code"` // the first code; DUPLICATE for a duplicate
+	Reason string `json:"reason"`
+}
+
+// CodeDuplicate marks a duplicate in ImportRefusal.
+const CodeDuplicate = "DUPLICATE"
+
+// CodeCount is a count of names by code.
+type CodeCount struct {
+	Code  string `json:"code"`
+	Count int64  `json:"count"`
+}
+
+// ImportSummary is what an import did.
+type ImportSummary struct {
+	Source      string `json:"source"` // SHA-256 of the file
+	Zone        string `json:"zone"`
+	DataVersion string `json:"data_version"`
+	Records     int64  `json:"records"` // records in the file (blank lines, comments and header excluded)
+	// Skipped is the records an earlier run of the same file committed
+	// (resumed after its checkpoint).
+	Skipped    int64 `json:"skipped"`
+	Registered int64 `json:"registered"`
+	Exempted   int64 `json:"exempted"`
+	// Legacy is the names kept though the policy refuses them
+	// (-allow-invalid); they are also counted as registered or exempted.
+	Legacy     int64 `json:"legacy"`
+	Duplicates int64 `json:"duplicates"`
+	Refused    int64 `json:"refused"`
+	// RefusedByCode counts refused names by code (a name that breaks two
+	// rules counts under both), most frequent first.
+	RefusedByCode []CodeCount `json:"refused_by_code"`
+	// LegacyByCode counts the legacy names by the rules they break.
+	LegacyByCode      []CodeCount       `json:"legacy_by_code,omitempty"`
+	RegistrarsCreated map[string]string `json:"registrars_created,omitempty"` // name -> API token (shown once)
+	Batches           int               `json:"batches"`
+	Elapsed           time.Duration     `json:"elapsed_ns"`
+	Rate              float64           `json:"names_per_second"` // records of this run per second
+}
+
+// ErrImportRegistrars is returned (before anything is written) when the
+// file names registrars that do not exist and CreateRegistrars is off.
+var ErrImportRegistrars = errors.New("the import file names registrars that do not exist")
+
+type importChunk struct {
+	recs  []*ImportRecord
+	last  int64 // last line covered
+	bytes int64 // offset after the chunk
+	done  bool
+	out   chan *judgedChunk
+}
+
+type judgedChunk struct {
+	items    []*ImportItem
+	refusals []ImportRefusal
+	codes    map[string]int64
+	legacy   map[string]int64 // legacy names by code
+	nlegacy  int64
+}
+
+// Import imports the names of a file into a zone (docs/import.md): each
+// name is judged by the policy like a create; a valid name that conflicts
+// with nothing is registered, one that conflicts with a registered or
+// earlier name is kept exempted with it, one the policy refuses is
+// counted by rule code (or kept as legacy with AllowInvalid). open is
+// called twice: a first pass reads the registrars the file names and
+// hashes it; nothing is written if a registrar is missing. The import
+// commits batches of names with a checkpoint: run again on the same file,
+// it resumes after the last batch committed and changes nothing that is
+// already there.
+func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error), opts ImportOptions) (*ImportSummary, error) {
+	start := time.Now()
+	imp, ok := s.store.(Importer)
+	if !ok {
+		return nil, fmt.Errorf("the store cannot bulk import")
+	}
+	zone := s.zones[norm.NFC.String(opts.Zone)]
+	if zone == nil {
+		zone = s.zones[strings.ToLower(opts.Zone)]
+	}
+	if zone == nil {
+		return nil, Errorf(CodeUnknownZone, "there is no zone %q", opts.Zone)
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 5000
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Progress == nil {
+		opts.Progress = &ImportProgress{}
+	}
+	sum := &ImportSummary{Zone: zone.Name, DataVersion: s.version}
+
+	// Pass 1: the registrars, the hash, the size.
+	regs, source, size, err := prescan(open, opts.Registrar)
+	if err != nil {
+		return nil, err
+	}
+	sum.Source = source
+	opts.Progress.Total.Store(size)
+	ids, err := s.importRegistrars(ctx, imp, regs, opts.CreateRegistrars, sum)
+	if err != nil {
+		return nil, err
+	}
+
+	from := int64(0)
+	if !opts.Restart {
+		line, _, err := imp.ImportCheckpoint(ctx, source, zone.Name)
+		if err != nil {
+			return nil, err
+		}
+		from = line
+	}
+
+	// Pass 2: read in chunks, judge chunks in parallel, write them in order.
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan *importChunk, opts.Workers)
+	order := make(chan *importChunk, 2*opts.Workers)
+	var readErr error
+	go func() {
+		defer close(order)
+		defer close(work)
+		readErr = s.readChunks(ctx, rc, from, opts.BatchSize, sum, work, order)
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				c.out <- s.judgeChunk(c.recs, zone, ids, opts)
+			}
+		}()
+	}
+	defer wg.Wait()
+	codes, legacyCodes := map[string]int64{}, map[string]int64{}
+	var werr error
+	for c := range order {
+		j := <-c.out
+		if werr != nil {
+			continue // drain
+		}
+		b := &ImportBatch{Source: source, Zone: zone.Name, LastLine: c.last, Done: c.done, Items: j.items,
+			Note: fmt.Sprintf("lines to %d: %d refused", c.last, len(j.refusals))}
+		if err := imp.ImportBatch(ctx, b); err != nil {
+			werr = err
+			cancel()
+			continue
+		}
+		sum.Batches++
+		for code, n := range j.codes {
+			codes[code] += n
+		}
+		sum.Legacy += j.nlegacy
+		for code, n := range j.legacy {
+			legacyCodes[code] += n
+		}
+		sum.Refused += int64(len(j.refusals))
+		refusals := j.refusals
+		for _, it := range j.items {
+			switch it.Outcome {
+			case ImportRegistered:
+				sum.Registered++
+			case ImportExempted:
+				sum.Exempted++
+			case ImportDuplicate:
+				sum.Duplicates++
+				refusals = append(refusals, ImportRefusal{Line: it.Line, Name: it.Domain.Name, Code: CodeDuplicate, Reason: it.Domain.Name + " is registered already"})
+			}
+		}
+		if opts.Refused != nil {
+			sort.Slice(refusals, func(a, b int) bool { return refusals[a].Line < refusals[b].Line })
+			for _, r := range refusals {
+				opts.Refused(r)
+			}
+		}
+		opts.Progress.Lines.Add(int64(len(c.recs)))
+		opts.Progress.Bytes.Store(c.bytes)
+	}
+	wg.Wait()
+	if werr == nil && readErr != nil {
+		werr = readErr
+	}
+	if werr == nil {
+		werr = ctx.Err()
+	}
+	sum.RefusedByCode, sum.LegacyByCode = countList(codes), countList(legacyCodes)
+	sum.Elapsed = time.Since(start)
+	if secs := sum.Elapsed.Seconds(); secs > 0 {
+		sum.Rate = float64(sum.Records-sum.Skipped) / secs
+	}
+	if werr != nil {
+		return sum, werr
+	}
+	return sum, nil
+}
+
+// prescan reads the file once: the registrars it names (with def for
+// records that name none), its SHA-256 and size.
+func prescan(open func() (io.ReadCloser, error), def string) (map[string]bool, string, int64, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, "", 0, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	ir := NewImportReader(io.TeeReader(rc, h))
+	regs := map[string]bool{}
+	var missing int64
+	for {
+		rec, err := ir.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, "", 0, err
+		}
+		if rec.Err != nil {
+			continue
+		}
+		switch {
+		case rec.Registrar != "":
+			regs[rec.Registrar] = true
+		case def != "":
+			regs[def] = true
+		default:
+			if missing == 0 {
+				missing = rec.Line
+			}
+		}
+	}
+	if missing > 0 {
+		return nil, "", 0, fmt.Errorf("line %d names no registrar and no default registrar (-registrar) is given", missing)
+	}
+	return regs, hex.EncodeToString(h.Sum(nil)), ir.Offset(), nil
+}
+
+// importRegistrars finds (or creates) the registrars of the file.
+func (s *Service) importRegistrars(ctx context.Context, imp Importer, regs map[string]bool, create bool, sum *ImportSummary) (map[string]int64, error) {
+	names := make([]string, 0, len(regs))
+	for n := range regs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	ids, err := imp.RegistrarIDs(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, n := range names {
+		if _, ok := ids[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return ids, nil
+	}
+	if !create {
+		shown := missing
+		if len(shown) > 10 {
+			shown = shown[:10]
+		}
+		return nil, fmt.Errorf("%w: %d missing (%s%s); create them first (akshara registrar add) or give -create-registrars",
+			ErrImportRegistrars, len(missing), strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(missing) > len(shown)])
+	}
+	sum.RegistrarsCreated = map[string]string{}
+	for _, n := range missing {
+		r, token, err := s.AddRegistrar(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("creating registrar %q: %w", n, err)
+		}
+		ids[n] = r.ID
+		sum.RegistrarsCreated[n] = token
+	}
+	return ids, nil
+}
+
+// readChunks reads the records after line from, in chunks of size.
+func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, size int, sum *ImportSummary, work, order chan<- *importChunk) error {
+	ir := NewImportReader(r)
+	c := &importChunk{out: make(chan *judgedChunk, 1)}
+	send := func() bool {
+		c.bytes = ir.Offset()
+		select {
+		case order <- c:
+		case <-ctx.Done():
+			return false
+		}
+		select {
+		case work <- c:
+		case <-ctx.Done():
+			return false
+		}
+		c = &importChunk{out: make(chan *judgedChunk, 1)}
+		return true
+	}
+	for {
+		rec, err := ir.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		sum.Records++
+		if rec.Line <= from {
+			sum.Skipped++
+			continue
+		}
+		c.recs = append(c.recs, rec)
+		c.last = rec.Line
+		if len(c.recs) >= size && !send() {
+			return ctx.Err()
+		}
+	}
+	c.done = true
+	if c.last < from {
+		c.last = from
+	}
+	send()
+	return nil
+}
+
+// judgeChunk judges the records of a chunk.
+func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]int64, opts ImportOptions) *judgedChunk {
+	j := &judgedChunk{codes: map[string]int64{}, legacy: map[string]int64{}}
+	refuse := func(rec *ImportRecord, name string, e *Error) {
+		j.refusals = append(j.refusals, ImportRefusal{Line: rec.Line, Name: name, Code: e.Code, Reason: e.Message})
+		j.codes[e.Code]++
+	}
+	now := time.Now().UTC()
+	for _, rec := range recs {
+		if rec.Err != nil {
+			refuse(rec, rec.Name, rec.Err)
+			continue
+		}
+		input := rec.Name
+		if !strings.Contains(strings.TrimSuffix(input, "."), ".") {
+			input = strings.TrimSuffix(input, ".") + "." + zone.Name
+		}
+		n, err := s.parseName(input)
+		if err == nil && n.zone != zone {
+			err = Errorf(CodeOtherZone, "%s is not a name of zone %s", rec.Name, zone.Name)
+		}
+		var c *canonical
+		if err == nil {
+			c, err = s.judge(n, rec.Lang)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				e = &Error{Code: CodeInternal, Message: err.Error()}
+			}
+			refuse(rec, rec.Name, e)
+			continue
+		}
+		reg := rec.Registrar
+		if reg == "" {
+			reg = opts.Registrar
+		}
+		created := rec.Created
+		if created.IsZero() {
+			created = now
+		}
+		d := Domain{Zone: zone.Name, Label: c.label, ALabel: c.alabel, Lang: c.lang, Registrar: reg, Created: created, Blocks: c.blocks, DataVersion: s.version}
+		if len(c.errs) > 0 {
+			counts := j.codes
+			if opts.AllowInvalid {
+				counts = j.legacy
+			}
+			for _, e := range c.errs {
+				counts[e.Code.String()]++
+			}
+			if !opts.AllowInvalid {
+				first := c.errs[0]
+				j.refusals = append(j.refusals, ImportRefusal{Line: rec.Line, Name: rec.Name, Code: first.Code.String(), Reason: first.Error()})
+				continue
+			}
+			// legacy: kept with its rule codes; it holds its own label
+			j.nlegacy++
+			if d.Label == "" {
+				d.Label = norm.NFC.String(strings.ToLower(n.label))
+			}
+			d.ALabel = d.Label
+			if a, err := idna.Punycode.ToASCII(d.Label); err == nil {
+				d.ALabel = a
+			}
+			d.Blocks = []string{d.Label}
+			for _, e := range c.errs {
+				d.Legacy = append(d.Legacy, e.Code.String())
+			}
+		}
+		d.Name, d.ALabel = d.Label+"."+zone.Name, d.ALabel+"."+zone.ALabel
+		j.items = append(j.items, &ImportItem{Line: rec.Line, Domain: d, RegistrarID: ids[reg]})
+	}
+	return j
+}
+
+// countList sorts counts by code, most frequent first.
+func countList(m map[string]int64) []CodeCount {
+	out := []CodeCount{}
+	for code, n := range m {
+		out = append(out, CodeCount{code, n})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		return x.Count > y.Count || x.Count == y.Count && x.Code < y.Code
+	})
+	return out
+}
