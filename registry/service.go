@@ -283,6 +283,18 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
+	if res.Status != Available && d.Exempted {
+		// the name itself may be registered, exempted with the holder
+		own, err := s.store.Domain(ctx, n.zone.Name, c.label)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			res.Status, res.BlockedBy = Registered, own.Name
+			res.Exempted, res.ExemptWith = own.Exempted, own.ExemptWith
+		}
+	}
 	return res, nil
 }
 
