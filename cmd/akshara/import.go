@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+func init() {
+	register(&command{name: "import", order: 55, summary: "bulk import existing registrations into a zone (docs/import.md)",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdImport(args, stdout, stderr)
+		}})
+}
+
+const importUsage = `usage: akshara import [-db FILE | -dsn DSN] -zone ZONE [-registrar NAME] [-allow-invalid] [-create-registrars] FILE
+
+Imports existing registrations into a zone: one name per line, or CSV
+name,registrar[,lang[,created]] with an optional header line (docs/import.md).
+Every name is judged by the policy like a create: a valid name that conflicts
+with nothing is registered; one that conflicts with a registered or earlier
+name is kept, exempted with it; one the policy refuses is counted by rule code
+and not imported (kept as legacy with -allow-invalid). Names are written in
+batches, one transaction each, with a checkpoint: an interrupted import is
+resumed by running it again, and running it twice changes nothing.
+
+Exit status: 0 if every name was imported (or was there already), 1 if some
+were refused, 2 on a usage, registrar or I/O error.
+
+Flags:
+`
+
+func cmdImport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("import", importUsage, stderr)
+	openStore := storeFlags(fs)
+	zone := fs.String("zone", "", "the `ZONE` to import into (required), such as भारत or in")
+	registrar := fs.String("registrar", "", "the registrar `NAME` of lines that name none")
+	allowInvalid := fs.Bool("allow-invalid", false, "keep names the policy refuses, as legacy with their rule codes")
+	createRegs := fs.Bool("create-registrars", false, "create the registrars the file names that do not exist (their tokens are printed once)")
+	restart := fs.Bool("restart", false, "walk the whole file again instead of resuming after the last committed batch")
+	batch := fs.Int("batch", 5000, "names per transaction")
+	workers := fs.Int("workers", 0, "goroutines judging names (0: one per core)")
+	refusedFile := fs.String("refused", "", "write the lines not imported (refused, duplicates) as JSON lines to `FILE`")
+	asJSON := fs.Bool("json", false, "write the summary as JSON")
+	noProgress := fs.Bool("no-progress", false, "never show a progress bar")
+	if status, ok := parseFlags(fs, args, 1); !ok {
+		return status
+	}
+	if *zone == "" || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "akshara import: -zone and exactly one FILE are required")
+		fs.Usage()
+		return exitUsage
+	}
+	path := fs.Arg(0)
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(stderr, "akshara import: %v\n", err)
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	store, err := openStore(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara import: opening the store: %v\n", err)
+		return exitUsage
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara import: %v\n", err)
+		return exitUsage
+	}
+
+	opts := registry.ImportOptions{Zone: *zone, Registrar: *registrar, AllowInvalid: *allowInvalid, CreateRegistrars: *createRegs,
+		Restart: *restart, BatchSize: *batch, Workers: *workers, Progress: &registry.ImportProgress{}}
+	if *refusedFile != "" {
+		f, err := os.Create(*refusedFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "akshara import: %v\n", err)
+			return exitUsage
+		}
+		w := bufio.NewWriter(f)
+		defer func() { w.Flush(); f.Close() }()
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		opts.Refused = func(r registry.ImportRefusal) { enc.Encode(r) }
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if !*noProgress && isTerminal(stderr) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			showImportProgress(stderr, opts.Progress, done)
+		}()
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	sum, err := svc.Import(ctx, open, opts)
+	close(done)
+	wg.Wait()
+	if sum != nil {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			enc.Encode(sum)
+		} else {
+			writeImportSummary(stdout, sum)
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "akshara import: interrupted; the batches committed are kept: run the same command again to resume")
+		return exitUsage
+	case err != nil:
+		fmt.Fprintf(stderr, "akshara import: %v\n", err)
+		return exitUsage
+	case sum.Refused > 0:
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// showImportProgress redraws one line on the terminal until done.
+func showImportProgress(w io.Writer, p *registry.ImportProgress, done <-chan struct{}) {
+	start := time.Now()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	draw := func() {
+		lines, bytes, total := p.Lines.Load(), p.Bytes.Load(), p.Total.Load()
+		rate := float64(lines) / time.Since(start).Seconds()
+		if total <= 0 {
+			fmt.Fprintf(w, "\rreading the file...\x1b[K")
+			return
+		}
+		frac := min(float64(bytes)/float64(total), 1)
+		const width = 30
+		n := int(frac * width)
+		fmt.Fprintf(w, "\r[%s%s] %3.0f%%  %s names  %s/s\x1b[K", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, human(float64(lines)), human(rate))
+	}
+	for {
+		select {
+		case <-tick.C:
+			draw()
+		case <-done:
+			draw()
+			fmt.Fprint(w, "\n")
+			return
+		}
+	}
+}
+
+func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "zone\t%s\n", s.Zone)
+	fmt.Fprintf(tw, "source\tsha256:%s\n", s.Source)
+	fmt.Fprintf(tw, "data version\t%s\n", s.DataVersion)
+	fmt.Fprintf(tw, "records\t%d\n", s.Records)
+	if s.Skipped > 0 {
+		fmt.Fprintf(tw, "skipped\t%d\t(committed by an earlier run: resumed after them)\n", s.Skipped)
+	}
+	fmt.Fprintf(tw, "registered\t%d\n", s.Registered)
+	fmt.Fprintf(tw, "exempted\t%d\n", s.Exempted)
+	fmt.Fprintf(tw, "legacy\t%d\n", s.Legacy)
+	for _, c := range s.LegacyByCode {
+		fmt.Fprintf(tw, "  %s\t%d\n", c.Code, c.Count)
+	}
+	fmt.Fprintf(tw, "duplicates\t%d\n", s.Duplicates)
+	fmt.Fprintf(tw, "refused\t%d\n", s.Refused)
+	for _, c := range s.RefusedByCode {
+		fmt.Fprintf(tw, "  %s\t%d\n", c.Code, c.Count)
+	}
+	if len(s.RegistrarsCreated) > 0 {
+		names := make([]string, 0, len(s.RegistrarsCreated))
+		for n := range s.RegistrarsCreated {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(tw, "registrars created\t%d\t(API tokens, shown this once:)\n", len(names))
+		for _, n := range names {
+			fmt.Fprintf(tw, "  %s\t%s\n", n, s.RegistrarsCreated[n])
+		}
+	}
+	fmt.Fprintf(tw, "elapsed\t%.3fs\t(%s names/s, %d batches)\n", s.Elapsed.Seconds(), human(s.Rate), s.Batches)
+	tw.Flush()
+}

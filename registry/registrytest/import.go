@@ -1,0 +1,243 @@
+package registrytest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// ImportSize is the number of records the import suite generates: 100,000
+// with AKSHARA_LONG_TESTS=1, else 3,000 (and 1,000 under -short).
+func ImportSize() int {
+	switch {
+	case os.Getenv("AKSHARA_LONG_TESTS") == "1":
+		return 100_000
+	case testing.Short():
+		return 1_000
+	}
+	return 3_000
+}
+
+// RunImport is the bulk import suite (registry.Importer) on a store: a
+// generated file with seeded conflicts, invalid names, duplicates, unknown
+// registrars, bad UTF-8 and CRLF lines; idempotence; resuming after an
+// interruption; legacy names.
+func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
+	n := ImportSize()
+	var file bytes.Buffer
+	want, err := GenerateImport(&file, n, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
+	batch := max(n/7, 50) // several batches, the last one partial
+	t.Run("Generated", func(t *testing.T) { testImportGenerated(t, open, want, opener, batch) })
+	t.Run("Resume", func(t *testing.T) { testImportResume(t, open, want, opener, batch) })
+	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
+}
+
+func checkSummary(t *testing.T, what string, got *registry.ImportSummary, want *ImportWant) {
+	t.Helper()
+	if got.Records != want.Records || got.Registered != want.Registered || got.Exempted != want.Exempted || got.Duplicates != want.Duplicates {
+		t.Errorf("%s: records %d registered %d exempted %d duplicates %d, want %d %d %d %d", what,
+			got.Records, got.Registered, got.Exempted, got.Duplicates, want.Records, want.Registered, want.Exempted, want.Duplicates)
+	}
+	codes := map[string]int64{}
+	var refused int64
+	for _, c := range got.RefusedByCode {
+		codes[c.Code] = c.Count
+	}
+	for _, c := range want.Refused {
+		refused += c
+	}
+	if fmt.Sprint(codes) != fmt.Sprint(want.Refused) || got.Refused != refused {
+		t.Errorf("%s: refused %d by code %v, want %d %v", what, got.Refused, codes, refused, want.Refused)
+	}
+}
+
+// snapshot is every domain of the registrars, with its set and exemptions.
+func snapshot(t *testing.T, e *env, regs []string) string {
+	t.Helper()
+	var lines []string
+	for _, name := range regs {
+		ids, err := e.store.(registry.Importer).RegistrarIDs(e.ctx, []string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := e.store.DomainsOf(e.ctx, ids[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			lines = append(lines, fmt.Sprintf("%s %s %s %s %v %v %v %s", d.Name, d.ALabel, d.Lang, d.Registrar, d.Blocks, d.Exempted, d.ExemptWith, d.DataVersion))
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, want *ImportWant, opener func() (io.ReadCloser, error), batch int) {
+	e := newEnv(t, open)
+	opts := registry.ImportOptions{Zone: "भारत", BatchSize: batch, Workers: 2}
+
+	// registrars missing: nothing is written
+	_, err := e.svc.Import(e.ctx, opener, opts)
+	if !errors.Is(err, registry.ErrImportRegistrars) || !strings.Contains(err.Error(), want.Unknown) {
+		t.Fatalf("Import without the registrars: %v, want ErrImportRegistrars naming %q", err, want.Unknown)
+	}
+	if s := snapshot(t, e, want.Registrars); s != "" {
+		t.Fatalf("Import without the registrars wrote domains:\n%.500s", s)
+	}
+
+	// registrars r0..r4 exist; unknown is created
+	for _, r := range want.Registrars[:5] {
+		e.registrar(r)
+	}
+	opts.CreateRegistrars = true
+	sum, err := e.svc.Import(e.ctx, opener, opts)
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	checkSummary(t, "Import", sum, want)
+	t.Logf("import of %d records: %+v", want.Records, *sum)
+	if len(sum.RegistrarsCreated) != 1 || sum.RegistrarsCreated[want.Unknown] == "" {
+		t.Errorf("RegistrarsCreated = %v, want only %q", sum.RegistrarsCreated, want.Unknown)
+	}
+	if sum.Skipped != 0 || sum.Batches < 2 || sum.DataVersion != e.svc.DataVersion() {
+		t.Errorf("skipped %d, batches %d, data version %q; want 0, several, %q", sum.Skipped, sum.Batches, sum.DataVersion, e.svc.DataVersion())
+	}
+
+	// every seeded pair is kept, exempted, each naming the other
+	if len(want.Pairs) == 0 {
+		t.Fatal("the generated file has no conflicting pair")
+	}
+	for _, p := range want.Pairs {
+		for _, x := range [][2]string{p, {p[1], p[0]}} {
+			d, err := e.svc.Info(e.ctx, x[0])
+			if err != nil {
+				t.Fatalf("Info(%s): %v", x[0], err)
+			}
+			if !d.Exempted || !slices.Contains(d.ExemptWith, x[1]) || d.DataVersion != e.svc.DataVersion() {
+				t.Errorf("Info(%s): exempted %v with %v, version %q; want exempted with %s", x[0], d.Exempted, d.ExemptWith, d.DataVersion, x[1])
+			}
+		}
+	}
+	// a new create that conflicts with an exempted domain is refused
+	r, _ := e.registrar("newcomer")
+	p := want.Pairs[0]
+	if _, err := e.svc.Create(e.ctx, r, p[0], ""); !errors.Is(err, registry.ErrConflict) {
+		t.Errorf("Create(%s) again: %v, want CONFLICT", p[0], err)
+	}
+	res, err := e.svc.Check(e.ctx, p[0], "")
+	if err != nil || res.Status != registry.Registered || !res.Exempted || !slices.Contains(res.ExemptWith, p[1]) {
+		t.Errorf("Check(%s) = %+v, %v; want registered, exempted with %s", p[0], res, err, p[1])
+	}
+
+	before := snapshot(t, e, want.Registrars)
+	// run again: resumes after the end, changes nothing
+	again, err := e.svc.Import(e.ctx, opener, opts)
+	if err != nil {
+		t.Fatalf("Import again: %v", err)
+	}
+	if again.Skipped != want.Records || again.Registered+again.Exempted+again.Duplicates+again.Refused != 0 || len(again.RegistrarsCreated) != 0 {
+		t.Errorf("Import again: %+v, want every record skipped", again)
+	}
+	// walk the whole file again: every name a duplicate, nothing changes
+	opts.Restart = true
+	re, err := e.svc.Import(e.ctx, opener, opts)
+	if err != nil {
+		t.Fatalf("Import -restart: %v", err)
+	}
+	if re.Registered != 0 || re.Exempted != 0 || re.Duplicates != want.Registered+want.Exempted+want.Duplicates {
+		t.Errorf("Import -restart: registered %d exempted %d duplicates %d, want 0 0 %d", re.Registered, re.Exempted, re.Duplicates, want.Registered+want.Exempted+want.Duplicates)
+	}
+	if after := snapshot(t, e, want.Registrars); after != before {
+		t.Errorf("importing the file again changed the registry")
+	}
+}
+
+func testImportResume(t *testing.T, open func(*testing.T) registry.Store, want *ImportWant, opener func() (io.ReadCloser, error), batch int) {
+	e := newEnv(t, open)
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	opts := registry.ImportOptions{Zone: "xn--h2brj9c", BatchSize: batch, CreateRegistrars: true,
+		// stop after the first batch that reaches the middle of the file
+		Refused: func(r registry.ImportRefusal) {
+			if r.Line > want.Records/2 {
+				cancel()
+			}
+		}}
+	first, err := e.svc.Import(ctx, opener, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted Import: %v, want context.Canceled", err)
+	}
+	if first.Batches == 0 || first.Registered >= want.Registered {
+		t.Fatalf("interrupted Import committed %d batches, %d names; want some, not all", first.Batches, first.Registered)
+	}
+	opts.Refused = nil
+	second, err := e.svc.Import(e.ctx, opener, opts)
+	if err != nil {
+		t.Fatalf("resumed Import: %v", err)
+	}
+	if second.Skipped == 0 {
+		t.Errorf("resumed Import skipped nothing")
+	}
+	total := &registry.ImportSummary{Records: second.Records, Registered: first.Registered + second.Registered,
+		Exempted: first.Exempted + second.Exempted, Duplicates: first.Duplicates + second.Duplicates, Refused: first.Refused + second.Refused}
+	codes := map[string]int64{}
+	for _, s := range []*registry.ImportSummary{first, second} {
+		for _, c := range s.RefusedByCode {
+			codes[c.Code] += c.Count
+		}
+	}
+	for c, k := range codes {
+		total.RefusedByCode = append(total.RefusedByCode, registry.CodeCount{Code: c, Count: k})
+	}
+	checkSummary(t, "interrupted and resumed Import", total, want)
+}
+
+func testImportLegacy(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	e.registrar("old")
+	file := "क्अब\nकिताब\nकर\nकित्ताब\n"
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+	opts := registry.ImportOptions{Zone: "भारत", Registrar: "old"}
+	sum, err := e.svc.Import(e.ctx, opener, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Registered != 1 || sum.Exempted != 1 || sum.Legacy != 0 || sum.Refused != 2 {
+		t.Errorf("without -allow-invalid: %+v, want 1 registered, 1 exempted, 2 refused", sum)
+	}
+	opts.AllowInvalid, opts.Restart = true, true
+	sum, err = e.svc.Import(e.ctx, opener, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Registered != 2 || sum.Legacy != 2 || sum.Refused != 0 || sum.Duplicates != 2 {
+		t.Errorf("with -allow-invalid: %+v, want 2 registered, 2 legacy, 2 duplicates", sum)
+	}
+	for name, code := range map[string]string{"क्अब.भारत": "HALANT_FOLLOWER", "कर.भारत": "TOO_SHORT"} {
+		d, err := e.svc.Info(e.ctx, name)
+		if err != nil {
+			t.Fatalf("Info(%s): %v", name, err)
+		}
+		if !slices.Contains(d.Legacy, code) || !slices.Equal(d.Blocks, []string{d.Label}) {
+			t.Errorf("Info(%s): legacy %v, blocks %v; want %s and its own label", name, d.Legacy, d.Blocks, code)
+		}
+	}
+	// an ordinary create of a legacy name is refused (the policy refuses it)
+	r, _ := e.registrar("new")
+	if _, err := e.svc.Create(e.ctx, r, "कर.भारत", ""); !errors.Is(err, registry.ErrInvalid) {
+		t.Errorf("Create(कर.भारत): %v, want INVALID_LABEL", err)
+	}
+}

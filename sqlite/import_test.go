@@ -1,0 +1,21 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+func TestImport(t *testing.T) {
+	registrytest.RunImport(t, func(t *testing.T) registry.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "registry.db"))
+		if err != nil {
+			t.Fatalf("sqlite.Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
