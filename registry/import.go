@@ -46,7 +46,7 @@ type ImportBatch struct {
 	Source   string // the import's identity: SHA-256 of the file
 	Zone     string
 	LastLine int64
-	Done     bool // the last batch of the file
+	Done     bool   // the last batch of the file
 	Note     string // for the audit log: what the batch did apart from Items
 	Items    []*ImportItem
 }

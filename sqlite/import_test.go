@@ -19,3 +19,16 @@ func TestImport(t *testing.T) {
 		return s
 	})
 }
+
+// BenchmarkImport: names/s of akshara import (100,000 generated names per
+// run) into a fresh SQLite file.
+func BenchmarkImport(b *testing.B) {
+	registrytest.BenchImport(b, 100_000, func(b *testing.B) registry.Store {
+		s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -43,7 +43,12 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "sqlite", IsUnique: isUnique, Migrations: sub})
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "sqlite", IsUnique: isUnique, Migrations: sub,
+		// A bulk import writes B-trees far larger than the default 2 MiB
+		// cache: 128 MiB for the connection that imports; and its
+		// multi-row INSERTs keep a statement journal, in memory rather
+		// than in a temporary file.
+		ImportSetup: []string{"PRAGMA cache_size = -131072", "PRAGMA temp_store = MEMORY"}})
 	if err != nil {
 		db.Close()
 		return nil, err

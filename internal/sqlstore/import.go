@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,19 +77,38 @@ func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error 
 		}
 		// lost a race with a concurrent create: decide again
 	}
-	return internal("importing a batch", err)
+	if err != nil {
+		return internal("importing a batch", err)
+	}
+	if n := s.batches.Add(1); s.d.ImportAnalyze != "" && n&(n-1) == 0 {
+		if _, err := s.db.ExecContext(ctx, s.d.ImportAnalyze); err != nil {
+			return internal("updating the planner's statistics", err)
+		}
+	}
+	return nil
 }
 
 // inList runs query (with one IN (%s) for labels) over labels in chunks,
 // calling f for each row; args come before the labels.
 func (s *Store) inList(ctx context.Context, tx *sql.Tx, query string, args []any, labels []string, f func(*sql.Rows) error) error {
-	for i := 0; i < len(labels); i += importChunk {
-		part := labels[i:min(i+importChunk, len(labels))]
+	chunk := importChunk
+	if s.d.ArrayParams {
+		chunk = max(len(labels), 1) // one query: label = ANY(?)
+	}
+	for i := 0; i < len(labels); i += chunk {
+		part := labels[i:min(i+chunk, len(labels))]
 		a := append([]any(nil), args...)
-		for _, l := range part {
-			a = append(a, l)
+		q := query
+		if s.d.ArrayParams {
+			a = append(a, part)
+			q = strings.Replace(q, "IN (%s)", "= ANY(?)", 1)
+		} else {
+			for _, l := range part {
+				a = append(a, l)
+			}
+			q = fmt.Sprintf(q, marks(len(part)))
 		}
-		rows, err := tx.QueryContext(ctx, s.q(fmt.Sprintf(query, marks(len(part)))), a...)
+		rows, err := tx.QueryContext(ctx, s.q(q), a...)
 		if err != nil {
 			return err
 		}
@@ -106,17 +126,117 @@ func (s *Store) inList(ctx context.Context, tx *sql.Tx, query string, args []any
 	return nil
 }
 
+// rowInserter inserts rows of a table with multi-row INSERTs of up to
+// importChunk/width rows, the full-size statement prepared once per
+// transaction.
+type rowInserter struct {
+	s      *Store
+	ctx    context.Context
+	tx     *sql.Tx
+	head   string // INSERT INTO t (a, b) VALUES
+	tail   string // ON CONFLICT ..., or ""
+	width  int
+	rows   int // rows per statement
+	args   []any
+	full   *sql.Stmt
+	onRows func(*sql.Rows) error // for a RETURNING tail
+}
+
+func (s *Store) inserter(ctx context.Context, tx *sql.Tx, head, tail string, width int, onRows func(*sql.Rows) error) *rowInserter {
+	params := importChunk
+	if s.d.ImportParams > 0 {
+		params = s.d.ImportParams
+	}
+	return &rowInserter{s: s, ctx: ctx, tx: tx, head: head, tail: tail, width: width, rows: params / width, onRows: onRows}
+}
+
+func (w *rowInserter) query(n int) string {
+	row := "(" + marks(w.width) + "), "
+	return w.s.q(w.head + strings.TrimSuffix(strings.Repeat(row, n), ", ") + " " + w.tail)
+}
+
+func (w *rowInserter) add(args ...any) error {
+	w.args = append(w.args, args...)
+	if len(w.args) >= w.width*w.rows {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *rowInserter) flush() error {
+	n := len(w.args) / w.width
+	if n == 0 {
+		return nil
+	}
+	defer func() { w.args = w.args[:0] }()
+	var st *sql.Stmt
+	if n == w.rows {
+		if w.full == nil {
+			var err error
+			if w.full, err = w.tx.PrepareContext(w.ctx, w.query(n)); err != nil {
+				return err
+			}
+		}
+		st = w.full
+	}
+	if w.onRows == nil {
+		var err error
+		if st != nil {
+			_, err = st.ExecContext(w.ctx, w.args...)
+		} else {
+			_, err = w.tx.ExecContext(w.ctx, w.query(n), w.args...)
+		}
+		return err
+	}
+	var rows *sql.Rows
+	var err error
+	if st != nil {
+		rows, err = st.QueryContext(w.ctx, w.args...)
+	} else {
+		rows, err = w.tx.QueryContext(w.ctx, w.query(n), w.args...)
+	}
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := w.onRows(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (w *rowInserter) close() {
+	if w.full != nil {
+		w.full.Close()
+	}
+}
+
+// importBatch decides and writes a batch. The model is insertExempt's,
+// computed in memory for the whole batch: a name whose conflict set meets
+// no held label (in blocks, in exempt_sets, or in an earlier name's set)
+// is an ordinary domain holding its whole set; any other is exempted with
+// every domain whose set meets its own: it holds in blocks the labels of
+// its set that were free, its whole set goes to exempt_sets, the pairs to
+// exemptions, and each domain it is exempted with has its whole set in
+// exempt_sets too.
 func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportBatch) error {
 	zone := b.Zone
-	var labels, blockLabels []string
-	seenBlock := map[string]bool{}
+	for _, q := range s.d.ImportSetup {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	var labels, setLabels []string
+	inSets := map[string]bool{}
 	for _, it := range b.Items {
-		it.Outcome, it.ExemptWith = 0, nil
+		it.Outcome, it.ExemptWith, it.Domain.ID, it.Domain.Exempted = 0, nil, 0, false
 		labels = append(labels, it.Domain.Label)
 		for _, l := range it.Domain.Blocks {
-			if !seenBlock[l] {
-				seenBlock[l] = true
-				blockLabels = append(blockLabels, l)
+			if !inSets[l] {
+				inSets[l] = true
+				setLabels = append(setLabels, l)
 			}
 		}
 	}
@@ -131,121 +251,160 @@ func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportB
 	if err != nil {
 		return err
 	}
-	held := map[string]bool{}
-	scanHeld := func(r *sql.Rows) error {
+	holder := map[string]int64{}    // label -> the domain holding it in blocks
+	members := map[string][]int64{} // label -> the domains whose set has it
+	err = s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{zone}, setLabels, func(r *sql.Rows) error {
 		var l string
-		err := r.Scan(&l)
-		held[l] = true
+		var id int64
+		err := r.Scan(&l, &id)
+		holder[l] = id
+		members[l] = append(members[l], id)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	for _, q := range []string{`SELECT label FROM blocks WHERE zone = ? AND label IN (%s)`, `SELECT label FROM exempt_sets WHERE zone = ? AND label IN (%s)`} {
-		if err := s.inList(ctx, tx, q, []any{zone}, blockLabels, scanHeld); err != nil {
-			return err
+	err = s.inList(ctx, tx, `SELECT label, domain_id FROM exempt_sets WHERE zone = ? AND label IN (%s)`, []any{zone}, setLabels, func(r *sql.Rows) error {
+		var l string
+		var id int64
+		err := r.Scan(&l, &id)
+		if !slices.Contains(members[l], id) {
+			members[l] = append(members[l], id)
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	// decide in file order: the batch's earlier names hold their sets too
-	var clean, exempt []*registry.ImportItem
+
+	// duplicates out; every other name gets a domain row (and an ID)
+	var fresh []*registry.ImportItem
+	byLabel := map[string]*registry.ImportItem{}
 	for _, it := range b.Items {
-		d := &it.Domain
-		if registered[d.Label] {
+		if registered[it.Domain.Label] {
 			it.Outcome = registry.ImportDuplicate
 			continue
 		}
-		registered[d.Label] = true
-		conflict := false
-		for _, l := range d.Blocks {
-			if held[l] {
-				conflict = true
-			}
-		}
-		for _, l := range d.Blocks {
-			held[l] = true
-		}
-		if conflict {
-			it.Outcome = registry.ImportExempted
-			exempt = append(exempt, it)
-		} else {
-			it.Outcome = registry.ImportRegistered
-			clean = append(clean, it)
-		}
+		registered[it.Domain.Label] = true
+		fresh = append(fresh, it)
+		byLabel[it.Domain.Label] = it
 	}
-	// the names that conflict with nothing: their sets are disjoint from
-	// everything held and from each other, so they go in first, in bulk
-	ids := map[string]int64{}
-	for i := 0; i < len(clean); i += importChunk / 3 {
-		part := clean[i:min(i+importChunk/3, len(clean))]
-		args := make([]any, 0, 8*len(part))
-		for _, it := range part {
-			d := &it.Domain
-			args = append(args, zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " "))
-		}
-		q := `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ") + ` RETURNING id, label`
-		rows, err := tx.QueryContext(ctx, s.q(q), args...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
+	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES `, `RETURNING id, label`, 8,
+		func(r *sql.Rows) error {
 			var id int64
 			var l string
-			if err := rows.Scan(&id, &l); err != nil {
-				rows.Close()
+			if err := r.Scan(&id, &l); err != nil {
 				return err
 			}
-			ids[l] = id
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			if it := byLabel[l]; it != nil {
+				it.Domain.ID = id
+			}
+			return nil
+		})
+	defer ins.close()
+	for _, it := range fresh {
+		d := &it.Domain
+		if err := ins.add(zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " ")); err != nil {
 			return err
 		}
 	}
-	var brows []any
-	flush := func() error {
-		if len(brows) == 0 {
-			return nil
-		}
-		_, err := tx.ExecContext(ctx, s.q(insertBlocks(len(brows)/3)), brows...)
-		brows = brows[:0]
+	if err := ins.flush(); err != nil {
 		return err
 	}
-	for _, it := range clean {
-		id, ok := ids[it.Domain.Label]
-		if !ok {
-			return fmt.Errorf("import: no ID returned for %s", it.Domain.Name)
+
+	// decide in file order
+	blocks := s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
+	defer blocks.close()
+	sets := s.inserter(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) VALUES `, `ON CONFLICT DO NOTHING`, 3, nil)
+	defer sets.close()
+	pairs := s.inserter(ctx, tx, `INSERT INTO exemptions (domain_id, other_id) VALUES `, `ON CONFLICT DO NOTHING`, 2, nil)
+	defer pairs.close()
+	byID := map[int64]*registry.ImportItem{}
+	exempted := map[int64]bool{} // domains whose whole set is in exempt_sets (this batch)
+	var dbOthers []int64         // domains of the database exempted with a name of the batch
+	names := map[int64]string{}
+	otherIDs := map[*registry.ImportItem][]int64{} // the exempted names' others, named at the end
+	for _, it := range fresh {
+		d := &it.Domain
+		if d.ID == 0 {
+			return fmt.Errorf("import: no ID returned for %s", d.Name)
 		}
-		it.Domain.ID = id
-		for _, l := range it.Domain.Blocks {
-			brows = append(brows, zone, l, id)
-			if len(brows) >= 3*importChunk {
-				if err := flush(); err != nil {
-					return err
+		byID[d.ID] = it
+		var others []int64
+		for _, l := range d.Blocks {
+			for _, o := range members[l] {
+				if !slices.Contains(others, o) {
+					others = append(others, o)
 				}
 			}
 		}
+		for _, l := range d.Blocks {
+			if _, ok := holder[l]; !ok {
+				holder[l] = d.ID
+				if err := blocks.add(zone, l, d.ID); err != nil {
+					return err
+				}
+			}
+			members[l] = append(members[l], d.ID)
+		}
+		if len(others) == 0 {
+			it.Outcome = registry.ImportRegistered
+			continue
+		}
+		it.Outcome = registry.ImportExempted
+		d.Exempted = true
+		for _, id := range append([]int64{d.ID}, others...) {
+			if exempted[id] {
+				continue
+			}
+			exempted[id] = true
+			if o := byID[id]; o != nil {
+				for _, l := range o.Domain.Blocks {
+					if err := sets.add(zone, l, id); err != nil {
+						return err
+					}
+				}
+			} else {
+				dbOthers = append(dbOthers, id)
+			}
+		}
+		for _, o := range others {
+			if err := pairs.add(d.ID, o); err != nil {
+				return err
+			}
+			if err := pairs.add(o, d.ID); err != nil {
+				return err
+			}
+			if oi := byID[o]; oi != nil {
+				oi.Domain.Exempted = true
+				names[o] = oi.Domain.Name
+			}
+		}
+		otherIDs[it] = others
 	}
-	if err := flush(); err != nil {
-		return err
+	for _, w := range []*rowInserter{blocks, sets, pairs} {
+		if err := w.flush(); err != nil {
+			return err
+		}
 	}
-	// the names that conflict: one by one, in file order, exempted with
-	// every domain whose set meets theirs
-	for _, it := range exempt {
-		d := &it.Domain
-		if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " ")).Scan(&d.ID); err != nil {
+	// a domain of the database exempted now: its set is what it holds
+	// (or, if it was exempted before, is in exempt_sets already)
+	for _, id := range dbOthers {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO exempt_sets (zone, label, domain_id) SELECT zone, label, domain_id FROM blocks WHERE domain_id = ? ON CONFLICT DO NOTHING`), id); err != nil {
 			return err
 		}
-		others, err := s.insertExempt(ctx, tx, zone, d.ID, d.Blocks)
-		if err != nil {
+		var label string
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT label FROM domains WHERE id = ?`), id).Scan(&label); err != nil {
 			return err
 		}
-		if it.ExemptWith, err = s.names(ctx, tx, sortIDs(others)); err != nil {
-			return err
-		}
-		d.Exempted = len(others) > 0
+		names[id] = label + "." + zone
 	}
 	var n [4]int
 	for _, it := range b.Items {
 		n[it.Outcome]++
+		for _, o := range otherIDs[it] {
+			it.ExemptWith = append(it.ExemptWith, names[o])
+		}
 	}
 	now := time.Now().UnixNano()
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO import_checkpoints (source, zone, line, done, updated) VALUES (?, ?, ?, ?, ?)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -29,6 +30,19 @@ type Dialect struct {
 	IsUnique func(err error) bool
 	// Migrations holds NNN_name.sql files, applied in order once each.
 	Migrations fs.FS
+	// ImportSetup is run at the start of each bulk import transaction
+	// (such as a larger page cache for SQLite).
+	ImportSetup []string
+	// ImportAnalyze, if set, is run after the 1st, 2nd, 4th, 8th, ...
+	// batch of a bulk import: the planner's statistics must follow tables
+	// that grow from nothing to millions of rows in minutes.
+	ImportAnalyze string
+	// ArrayParams: a []string argument binds to "= ANY(?)" (a
+	// PostgreSQL array), so a lookup of many labels is one query.
+	ArrayParams bool
+	// ImportParams is how many parameters a bulk import's multi-row
+	// INSERT binds (0: 300).
+	ImportParams int
 }
 
 // Store is a registry.Store on a *sql.DB.
@@ -36,6 +50,8 @@ type Store struct {
 	db    *sql.DB
 	d     Dialect
 	stmts sync.Map // query text -> *sql.Stmt: parsed once, not per call
+	// batches counts the bulk import batches committed (ImportAnalyze).
+	batches atomic.Int64
 }
 
 // stmt returns the prepared statement of a query (with ? placeholders).

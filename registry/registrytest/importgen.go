@@ -61,9 +61,9 @@ func GenerateImport(w io.Writer, n int, seed uint64) (*ImportWant, error) {
 		}
 		return want.Registrars[rng.IntN(5)]
 	}
-	var earlier []string    // names registered so far (labels)
-	next := 0               // next Label index
-	pending := []string{}   // त+X names whose त्त+X twin is still to come
+	var earlier []string  // names registered so far (labels)
+	next := 0             // next Label index
+	pending := []string{} // त+X names whose त्त+X twin is still to come
 	for int(want.Records) < n {
 		if rng.IntN(40) == 0 {
 			bw.WriteString(eol()) // blank line
