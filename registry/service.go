@@ -486,3 +486,33 @@ func HashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
 }
+
+// Conflict reports whether labels a (in language la) and b (in lb) of a
+// zone conflict: both valid, their zone conflict sets intersect. A
+// language "" is the zone's first that accepts the label. Whichever
+// languages are named, the answer is the same (the zone relation).
+func (s *Service) Conflict(zone, a, la, b, lb string) (bool, error) {
+	_, ca, err := s.judgeName(a+"."+zone, la)
+	if err != nil {
+		return false, err
+	}
+	_, cb, err := s.judgeName(b+"."+zone, lb)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range []*canonical{ca, cb} {
+		if len(c.errs) > 0 {
+			return false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", c.label, c.lang), Errors: c.errs}
+		}
+	}
+	in := map[string]bool{}
+	for _, l := range ca.blocks {
+		in[l] = true
+	}
+	for _, l := range cb.blocks {
+		if in[l] {
+			return true, nil
+		}
+	}
+	return false, nil
+}

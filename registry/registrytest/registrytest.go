@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Errors", testErrors},
 		{"ASCIIZone", testASCIIZone},
 		{"Exemptions", testExemptions},
+		{"Recompute", testRecompute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
