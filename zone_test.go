@@ -214,3 +214,45 @@ func BenchmarkZoneConflictSet(b *testing.B) {
 		z.ConflictSet("द्धष्टश्वकम")
 	}
 }
+
+// FuzzParseZones: the zones parser never panics, and what it accepts has
+// zones with languages.
+func FuzzParseZones(f *testing.F) {
+	f.Add(zonesFile)
+	f.Add([]byte("zone in\n  languages hi\n  ldh\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		zones, err := ParseZones("fuzz", data)
+		if err != nil {
+			return
+		}
+		for _, z := range zones {
+			if z.Name == "" || len(z.Languages) == 0 {
+				t.Fatalf("accepted a zone %+v", z)
+			}
+		}
+	})
+}
+
+// FuzzParseHomoglyphs: the homoglyph parser never panics, and the images
+// of any label under what it accepts are of the target script.
+func FuzzParseHomoglyphs(f *testing.F) {
+	f.Add(homoglyphFile, "टीम")
+	f.Add([]byte("त्त = ਜ | 0924 094D 0924 = 0A1C § x\n"), "त्तत्त")
+	f.Fuzz(func(t *testing.T, data []byte, label string) {
+		h, err := ParseHomoglyphs("fuzz", data)
+		if err != nil {
+			return
+		}
+		from := ScriptOf(label)
+		for _, to := range []string{"Deva", "Guru", "Beng"} {
+			if to == from || from == "" {
+				continue
+			}
+			for _, img := range h.Images(label, from, to, 8) {
+				if s := ScriptOf(img); s != to && s != "" {
+					t.Fatalf("image %q of %q in %s is of script %s", img, label, to, s)
+				}
+			}
+		}
+	})
+}
