@@ -12,7 +12,8 @@ import (
 )
 
 // PolicyDataRelease is the human version of the policy data (the language
-// files and the tables compiled into the binary). Raise it when a file
+// files, the zones file and the cross-script homoglyph table compiled into
+// the binary). Raise it when a file
 // changes what any label is judged to be; the content hash in DataVersion
 // changes by itself with any edit.
 const PolicyDataRelease = "1.8.1"
@@ -65,6 +66,9 @@ func DataVersions() Versions {
 			}
 			return nil
 		})
+		// the other policy tables compiled in
+		files["homoglyphs/indic.txt"] = homoglyphFile
+		files["zones/zones.txt"] = zonesFile
 		dataVersions.v = VersionsOf(files)
 	})
 	return dataVersions.v

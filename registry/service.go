@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -20,27 +21,19 @@ import (
 // zones that allow them (the .in rules).
 const LDH = "ldh"
 
-// DefaultZones are created on first start: the delegated Indian IDN
-// ccTLDs (POLICY.md §7) and the ASCII zone in, which takes every language
-// and plain LDH labels.
+// DefaultZones are created on first start: the zones of the zones file
+// (zones/zones.txt, akshara.DefaultZones): the delegated Indian IDN ccTLDs
+// (POLICY.md §7) and the ASCII zone in, which takes every language and
+// plain LDH labels, each with its languages in order.
 func DefaultZones() []Zone {
-	deva := []string{"hi", "mr", "kok", "ne", "sa", "brx", "doi", "mai", "sd-Deva"}
-	zones := []Zone{
-		{Name: "भारत", Languages: deva},
-		{Name: "भारतम्", Languages: []string{"sa"}},
-		{Name: "ভারত", Languages: []string{"bn"}},
-		{Name: "ভাৰত", Languages: []string{"as"}},
-		{Name: "ਭਾਰਤ", Languages: []string{"pa"}},
-		{Name: "ભારત", Languages: []string{"gu"}},
-		{Name: "ଭାରତ", Languages: []string{"or"}},
-		{Name: "இந்தியா", Languages: []string{"ta"}},
-		{Name: "భారత్", Languages: []string{"te"}},
-		{Name: "ಭಾರತ", Languages: []string{"kn"}},
-		{Name: "ഭാരതം", Languages: []string{"ml"}},
-		{Name: "in", Languages: akshara.Tags(), LDH: true},
+	specs, err := akshara.DefaultZones()
+	if err != nil {
+		panic(err) // the embedded file is checked by TestDefaultZones
 	}
-	for i := range zones {
+	zones := make([]Zone, len(specs))
+	for i, sp := range specs {
 		z := &zones[i]
+		z.Name, z.Languages, z.LDH = sp.Name, sp.Languages, sp.LDH
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
@@ -49,14 +42,20 @@ func DefaultZones() []Zone {
 
 // Service applies the policy to a Store. It is safe for concurrent use.
 type Service struct {
-	store   Store
-	zones   map[string]*Zone // by U-label and by A-label
-	list    []Zone
-	lookup  func(tag string) (*akshara.Language, error)
-	version string // the policy data version verdicts carry
+	store     Store
+	zones     map[string]*Zone // by U-label and by A-label
+	list      []Zone
+	relations map[string]*akshara.ZoneRelation // by zone U-label
+	recompute *RecomputeReport
+	lookup    func(tag string) (*akshara.Language, error)
+	version   string // the policy data version verdicts carry
 }
 
-// NewService loads the zones of the store (creating the defaults).
+// NewService loads the zones of the store (creating the defaults) and
+// brings the stored conflict sets up to date with the zone relation
+// (RelationVersion): if they were computed under another, they are all
+// recomputed in one transaction, and domains that now conflict are kept,
+// exempted (Recomputed reports it).
 func NewService(ctx context.Context, store Store) (*Service, error) {
 	return NewServiceWith(ctx, store, ServiceOptions{})
 }
@@ -71,18 +70,23 @@ type ServiceOptions struct {
 	// DataVersion is the version of the policy data Lookup gives; empty
 	// for akshara.DataVersion().
 	DataVersion string
+	// NoRecompute leaves the stored conflict sets as they are, even if
+	// they were computed under another relation (akshara reaudit reports
+	// the differences first, and applies them with -apply).
+	NoRecompute bool
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
 func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Service, error) {
-	if err := store.EnsureZones(ctx, DefaultZones()); err != nil {
+	defaults := DefaultZones()
+	if err := store.EnsureZones(ctx, defaults); err != nil {
 		return nil, err
 	}
 	zones, err := store.Zones(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{store: store, zones: map[string]*Zone{}, list: zones, lookup: opts.Lookup, version: opts.DataVersion}
+	s := &Service{store: store, zones: map[string]*Zone{}, list: zones, relations: map[string]*akshara.ZoneRelation{}, lookup: opts.Lookup, version: opts.DataVersion}
 	if s.lookup == nil {
 		s.lookup = akshara.Lookup
 	}
@@ -91,14 +95,108 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	}
 	for i := range zones {
 		z := &s.list[i]
+		orderLanguages(z, defaults)
 		s.zones[z.Name] = z
 		s.zones[z.ALabel] = z
+		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
+		}
+		s.relations[z.Name] = rel
+	}
+	version, err := s.RelationVersion()
+	if err != nil {
+		return nil, err
+	}
+	if opts.NoRecompute {
+		return s, nil
+	}
+	s.recompute, err = store.Recompute(ctx, version, s.storedSet)
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
 // DataVersion is the version of the policy data the service judges with.
 func (s *Service) DataVersion() string { return s.version }
+
+// orderLanguages puts a stored zone's languages in the order of the zones
+// file when it names the same zone with the same languages (a database
+// created before the file had an order keeps its zones as they were).
+func orderLanguages(z *Zone, defaults []Zone) {
+	for _, d := range defaults {
+		if d.Name != z.Name || len(d.Languages) != len(z.Languages) {
+			continue
+		}
+		have := map[string]bool{}
+		for _, t := range z.Languages {
+			have[t] = true
+		}
+		for _, t := range d.Languages {
+			if !have[t] {
+				return
+			}
+		}
+		z.Languages = append([]string(nil), d.Languages...)
+	}
+}
+
+// Recomputed reports what bringing the stored conflict sets up to date
+// did when the service started (Domains 0 when they were up to date).
+func (s *Service) Recomputed() *RecomputeReport { return s.recompute }
+
+// RelationVersion identifies the conflict relation of the service's zones:
+// a hash of the relation's rules version, each zone's languages and their
+// variant tables, and the cross-script homoglyph table. Stored conflict
+// sets computed under another version are recomputed at start.
+func (s *Service) RelationVersion() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "zone-relation 1\n")
+	names := make([]string, 0, len(s.relations))
+	for n := range s.relations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		z := s.zones[n]
+		fmt.Fprintf(h, "zone %s ldh=%v\n", n, z.LDH)
+		for _, t := range z.Languages {
+			l, err := s.lookup(t)
+			if err != nil {
+				return "", &Error{Code: CodeInternal, Message: "language " + t, Err: err}
+			}
+			fmt.Fprintf(h, "lang %s %q\n", t, l.VariantRows())
+		}
+	}
+	hg, err := akshara.DefaultHomoglyphs()
+	if err != nil {
+		return "", &Error{Code: CodeInternal, Message: "homoglyph table", Err: err}
+	}
+	for _, r := range hg.Rows {
+		fmt.Fprintf(h, "glyph %s %s\n", r.A, r.B)
+	}
+	return "zr1-" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// storedSet is the conflict set of a stored domain under the service's
+// relation (for Store.Recompute).
+func (s *Service) storedSet(d *Domain) ([]string, error) {
+	rel := s.relations[d.Zone]
+	if rel == nil || d.Lang == LDH {
+		return []string{d.Label}, nil
+	}
+	if set, ok := rel.ConflictSet(d.Label); ok {
+		return set, nil
+	}
+	// over the zone's bound: its own language's set (it was registered)
+	if l, err := s.lookup(d.Lang); err == nil {
+		if set := l.ConflictSet(d.Label); len(set) > 0 {
+			return set, nil
+		}
+	}
+	return []string{d.Label}, nil
+}
 
 // Zones lists the zones.
 func (s *Service) Zones() []Zone { return append([]Zone(nil), s.list...) }
@@ -192,10 +290,13 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 		if c.alabel == "" {
 			c.alabel = res.ULabel
 		}
-		c.blocks = l.ConflictSet(res.ULabel)
-		if len(c.blocks) == 0 {
-			c.blocks = []string{res.ULabel}
+		set, ok := s.relations[z.Name].ConflictSet(res.ULabel)
+		if !ok {
+			c.errs = []*akshara.Error{{Code: akshara.VariantLimit, Pos: 0,
+				Message: fmt.Sprintf("the label has more than %d homographs under the variant tables of zone %s", akshara.MaxZoneConflictSet, z.Name)}}
+			return c, nil
 		}
+		c.blocks = set
 		return c, nil
 	}
 	return &canonical{label: first.ULabel, lang: first.Lang, errs: first.Errors}, nil
@@ -419,4 +520,34 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Registrar, e
 func HashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
+}
+
+// Conflict reports whether labels a (in language la) and b (in lb) of a
+// zone conflict: both valid, their zone conflict sets intersect. A
+// language "" is the zone's first that accepts the label. Whichever
+// languages are named, the answer is the same (the zone relation).
+func (s *Service) Conflict(zone, a, la, b, lb string) (bool, error) {
+	_, ca, err := s.judgeName(a+"."+zone, la)
+	if err != nil {
+		return false, err
+	}
+	_, cb, err := s.judgeName(b+"."+zone, lb)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range []*canonical{ca, cb} {
+		if len(c.errs) > 0 {
+			return false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", c.label, c.lang), Errors: c.errs}
+		}
+	}
+	in := map[string]bool{}
+	for _, l := range ca.blocks {
+		in[l] = true
+	}
+	for _, l := range cb.blocks {
+		if in[l] {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -327,6 +327,9 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 		if err != nil {
 			return err
 		}
+		if rep.From == "" && rep.Domains == 0 {
+			return nil // a new database: nothing to record
+		}
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'recompute', ?, ?)`),
 			time.Now().UnixNano(), version, fmt.Sprintf("ok %d domains, %d sets changed, %d pairs exempted", rep.Domains, rep.Changed, len(rep.Exempted)))
 		return err

@@ -116,3 +116,102 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("Info(मकान) = %+v, %v; want exempted with कलम.भारत", dd, err)
 	}
 }
+
+// testRecompute: a database whose conflict sets were computed under an
+// older relation (each language's own table: किताब in Marathi held only
+// {किताब}, कित्ताब in Nepali only {कित्ताब}, चाँद and चॉंद had no variants)
+// is brought up to date when a service starts: one recomputation, the
+// pairs that now conflict kept and exempted, new conflicting creates
+// refused; a second start does nothing.
+func testRecompute(t *testing.T, open func(*testing.T) registry.Store) {
+	store := open(t)
+	ctx := t.Context()
+	// the old relation's database: its zones, and version "old"
+	if err := store.EnsureZones(ctx, registry.DefaultZones()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Recompute(ctx, "old", func(d *registry.Domain) ([]string, error) { return []string{d.Label}, nil }); err != nil {
+		t.Fatalf("Recompute(old): %v", err)
+	}
+	r, err := store.CreateRegistrar(ctx, "old", []byte("old-token-hash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := []*registry.Domain{
+		{Name: "किताब.भारत", ALabel: "xn--11b4aya5ed.xn--h2brj9c", Label: "किताब", Zone: "भारत", Lang: "mr", Blocks: []string{"किताब"}},
+		{Name: "कित्ताब.भारत", ALabel: kittabALbl, Label: "कित्ताब", Zone: "भारत", Lang: "ne", Blocks: []string{"कित्ताब"}},
+		{Name: "चाँद.भारत", ALabel: "a1", Label: "चाँद", Zone: "भारत", Lang: "hi", Blocks: []string{"चाँद"}},
+		{Name: "चॉंद.भारत", ALabel: "a2", Label: "चॉंद", Zone: "भारत", Lang: "hi", Blocks: []string{"चॉंद"}},
+		{Name: "कमल.भारत", ALabel: "a3", Label: "कमल", Zone: "भारत", Lang: "hi", Blocks: []string{"कमल"}},
+		{Name: "टीम.in", ALabel: "a4", Label: "टीम", Zone: "in", Lang: "brx", Blocks: []string{"टीम"}},
+		{Name: "ਟੀਸ.in", ALabel: "a5", Label: "ਟੀਸ", Zone: "in", Lang: "pa", Blocks: []string{"ਟੀਸ"}},
+	}
+	for _, d := range old {
+		d.Registrar = "old"
+		if _, err := store.CreateDomain(ctx, d, r.ID); err != nil {
+			t.Fatalf("CreateDomain(%s) under the old relation: %v", d.Name, err)
+		}
+	}
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		t.Fatalf("NewService: %v", err)
+	}
+	rep := svc.Recomputed()
+	version, _ := svc.RelationVersion()
+	wantPairs := [][2]string{{"किताब.भारत", "कित्ताब.भारत"}, {"चाँद.भारत", "चॉंद.भारत"}, {"टीम.in", "ਟੀਸ.in"}}
+	if rep.From != "old" || rep.To != version || rep.Domains != len(old) || rep.Changed != 6 || !slices.Equal(rep.Exempted, wantPairs) {
+		t.Errorf("Recomputed = %+v, want from old to %s, %d domains, 6 changed, pairs %q", rep, version, len(old), wantPairs)
+	}
+	for _, p := range wantPairs {
+		for i, name := range p {
+			d, err := svc.Info(ctx, name)
+			if err != nil {
+				t.Fatalf("Info(%s): %v", name, err)
+			}
+			if !d.Exempted || !slices.Equal(d.ExemptWith, []string{p[1-i]}) {
+				t.Errorf("Info(%s) = exempted %v with %q, want with %s", name, d.Exempted, d.ExemptWith, p[1-i])
+			}
+			res, err := svc.Check(ctx, name, "")
+			if err != nil || res.Status != registry.Registered || !res.Exempted || !slices.Equal(res.ExemptWith, []string{p[1-i]}) {
+				t.Errorf("Check(%s) = %+v, %v; want registered, exempted with %s", name, res, err, p[1-i])
+			}
+		}
+	}
+	if d, err := svc.Info(ctx, "कमल.भारत"); err != nil || d.Exempted {
+		t.Errorf("Info(कमल) = %+v, %v; want not exempted", d, err)
+	}
+	// new creates that conflict with either are refused
+	nr, _, err := svc.AddRegistrar(ctx, "new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ਟੀਸ.in", "टीम.in"} {
+		if _, err := svc.Create(ctx, nr, name, ""); !errors.Is(err, registry.ErrConflict) {
+			t.Errorf("Create(%s): %v, want CONFLICT", name, err)
+		}
+	}
+	// a second start: nothing to do
+	svc2, err := registry.NewService(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := svc2.Recomputed(); rep.Domains != 0 || rep.From != version {
+		t.Errorf("second start Recomputed = %+v, want nothing done", rep)
+	}
+	log, err := store.AuditLog(ctx, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range log {
+		if e.Action == "recompute" {
+			n++
+			if e.Name != version || e.Result != "ok 7 domains, 6 sets changed, 3 pairs exempted" {
+				t.Errorf("audit %+v", e)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d recompute entries in the audit log, want 1", n)
+	}
+}
