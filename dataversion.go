@@ -50,8 +50,9 @@ func (v Versions) String() string {
 }
 
 var dataVersions struct {
-	once sync.Once
-	v    Versions
+	once  sync.Once
+	v     Versions
+	files map[string][]byte
 }
 
 // DataVersions returns the versions of the data compiled into the binary.
@@ -70,8 +71,21 @@ func DataVersions() Versions {
 		files["homoglyphs/indic.txt"] = homoglyphFile
 		files["zones/zones.txt"] = zonesFile
 		dataVersions.v = VersionsOf(files)
+		dataVersions.files = files
 	})
 	return dataVersions.v
+}
+
+// DataFiles returns the policy data files compiled into the binary (path
+// -> content), for computing the version of a set where some are replaced
+// (VersionsOf).
+func DataFiles() map[string][]byte {
+	DataVersions()
+	out := make(map[string][]byte, len(dataVersions.files))
+	for n, b := range dataVersions.files {
+		out[n] = b
+	}
+	return out
 }
 
 // DataVersion is DataVersions().Policy: the version every verdict and

@@ -26,3 +26,8 @@ func BenchmarkImport(b *testing.B) {
 		return s
 	})
 }
+
+func TestReaudit(t *testing.T) {
+	pgtest.DSN(t) // skips, saying so, without a test database
+	registrytest.RunReaudit(t, open)
+}

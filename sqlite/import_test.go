@@ -32,3 +32,14 @@ func BenchmarkImport(b *testing.B) {
 		return s
 	})
 }
+
+func TestReaudit(t *testing.T) {
+	registrytest.RunReaudit(t, func(t *testing.T) registry.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "registry.db"))
+		if err != nil {
+			t.Fatalf("sqlite.Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

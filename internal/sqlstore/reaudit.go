@@ -1,0 +1,137 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+var _ registry.Reauditor = (*Store)(nil)
+
+// ZoneDomains implements registry.Reauditor.
+func (s *Store) ZoneDomains(ctx context.Context, zone string) ([]*registry.Domain, error) {
+	var ds []*registry.Domain
+	byID := map[int64]*registry.Domain{}
+	err := s.tx(ctx, func(tx *sql.Tx) error { // one snapshot
+		ds, byID = nil, map[int64]*registry.Domain{}
+		rows, err := tx.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? ORDER BY d.id`), zone)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			d, err := scanDomain(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			d.Blocks = []string{}
+			ds = append(ds, d)
+			byID[d.ID] = d
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		held := map[int64][]string{}
+		whole := map[int64][]string{}
+		for q, m := range map[string]map[int64][]string{
+			`SELECT domain_id, label FROM blocks WHERE zone = ?`:      held,
+			`SELECT domain_id, label FROM exempt_sets WHERE zone = ?`: whole,
+		} {
+			rows, err := tx.QueryContext(ctx, s.q(q), zone)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id int64
+				var l string
+				if err := rows.Scan(&id, &l); err != nil {
+					rows.Close()
+					return err
+				}
+				m[id] = append(m[id], l)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		rows, err = tx.QueryContext(ctx, s.q(`SELECT e.domain_id, e.other_id FROM exemptions e JOIN domains d ON d.id = e.domain_id WHERE d.zone = ? ORDER BY e.domain_id, e.other_id`), zone)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id, other int64
+			if err := rows.Scan(&id, &other); err != nil {
+				rows.Close()
+				return err
+			}
+			if d, o := byID[id], byID[other]; d != nil && o != nil {
+				d.Exempted = true
+				d.ExemptWith = append(d.ExemptWith, o.Name)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, d := range ds {
+			// an exempted domain's whole set is in exempt_sets; an
+			// ordinary one holds its whole set
+			set := held[d.ID]
+			if d.Exempted {
+				set = whole[d.ID]
+			}
+			d.Blocks = append(d.Blocks, set...)
+			sort.Strings(d.Blocks)
+		}
+		return nil
+	})
+	return ds, internal("listing the domains of "+zone, err)
+}
+
+// ApplyReaudit implements registry.Reauditor: in one transaction, the
+// zone's conflict sets and exemptions are rebuilt from domains (in ID
+// order: a domain keeps the labels it held first), and their data
+// versions and legacy codes recorded.
+func (s *Store) ApplyReaudit(ctx context.Context, zone, relation string, domains []*registry.Domain) error {
+	ds := append([]*registry.Domain(nil), domains...)
+	sort.Slice(ds, func(i, j int) bool { return ds[i].ID < ds[j].ID })
+	return internal("applying the re-audit of "+zone, s.tx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM exemptions WHERE domain_id IN (SELECT id FROM domains WHERE zone = ?)`,
+			`DELETE FROM exempt_sets WHERE zone = ?`,
+			`DELETE FROM blocks WHERE zone = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, s.q(q), zone); err != nil {
+				return err
+			}
+		}
+		exempted := 0
+		for _, d := range ds {
+			others, err := s.insertExempt(ctx, tx, zone, d.ID, d.Blocks)
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.Name, err)
+			}
+			if len(others) > 0 {
+				exempted++
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ?, legacy = ? WHERE id = ?`), d.DataVersion, strings.Join(d.Legacy, " "), d.ID); err != nil {
+				return err
+			}
+		}
+		if relation != "" {
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`), relationSetting, relation); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'reaudit', ?, ?)`),
+			time.Now().UnixNano(), zone, fmt.Sprintf("ok %d domains, %d exempted", len(ds), exempted))
+		return err
+	}))
+}
