@@ -66,8 +66,8 @@ func RunReaudit(t *testing.T, open func(t *testing.T) registry.Store) {
 		removed   []string
 	}
 	wants := map[string]want{
-		"बकक.भारत":      {conflicts: []string{"वकक.भारत"}, added: []string{"वकक"}},
-		"वकक.भारत":      {conflicts: []string{"बकक.भारत"}, added: []string{"बकक"}},
+		"बकक.भारत": {conflicts: []string{"वकक.भारत"}, added: []string{"वकक"}},
+		"वकक.भारत": {conflicts: []string{"बकक.भारत"}, added: []string{"बकक"}},
 		// refused now, it keeps only its own label (its variant स्त्त्रीकक
 		// is freed)
 		"स्त्रीकक.भारत": {invalid: []string{"CLUSTER_TOO_LONG"}, removed: []string{"स्त्त्रीकक"}},

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+)
+
+// TestImportAndReauditCommands drives the commands as an operator would:
+// import a file, import it again, re-audit under a modified language file,
+// apply, re-audit again.
+func TestImportAndReauditCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	file := filepath.Join(dir, "names.csv")
+	if err := os.WriteFile(file, []byte("name,registrar\r\nबकक,old\r\nवकक,old\nस्त्रीकक,old\nक्अब,old\nकिताब,new\nकित्ताब,old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// registrars missing: usage error, nothing written
+	_, stderr, code := runCLI(t, "", "import", "-db", db, "-zone", "भारत", file)
+	if code != exitUsage || !strings.Contains(stderr, "-create-registrars") {
+		t.Fatalf("import without registrars: exit %d, %s", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "", "import", "-db", db, "-zone", "भारत", "-create-registrars", "-json", file)
+	if code != exitInvalid {
+		t.Fatalf("import: exit %d, want %d (one refused): %s", code, exitInvalid, stderr)
+	}
+	var sum registry.ImportSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if sum.Registered != 4 || sum.Exempted != 1 || sum.Refused != 1 || len(sum.RegistrarsCreated) != 2 {
+		t.Errorf("import summary %+v, want 4 registered, 1 exempted (कित्ताब), 1 refused, 2 registrars", sum)
+	}
+	// again: resumes after the end, exit 0
+	out, stderr, code = runCLI(t, "", "import", "-db", db, "-zone", "xn--h2brj9c", file)
+	if code != exitOK || !strings.Contains(out, "skipped") {
+		t.Errorf("import again: exit %d\n%s%s", code, out, stderr)
+	}
+
+	// re-audit under the compiled-in data: nothing to say
+	out, stderr, code = runCLI(t, "", "reaudit", "-db", db)
+	if code != exitOK || out != "" {
+		t.Errorf("reaudit: exit %d, %q\n%s", code, out, stderr)
+	}
+	// under a modified Hindi file
+	opts := registrytest.ModifiedHindi(t)
+	mod := filepath.Join(dir, "hi.lang")
+	if err := os.WriteFile(mod, modifiedHindiFile(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, apply := range []bool{false, true} {
+		args := []string{"reaudit", "-db", db, "-langfile", mod}
+		if apply {
+			args = append(args, "-apply")
+		}
+		out, stderr, code = runCLI(t, "", args...)
+		if code != exitInvalid {
+			t.Fatalf("reaudit %v: exit %d: %s", args, code, stderr)
+		}
+		listed := map[string]registry.ReauditFinding{}
+		sc := bufio.NewScanner(strings.NewReader(out))
+		for sc.Scan() {
+			var f registry.ReauditFinding
+			if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+				t.Fatalf("%v: %s", err, sc.Text())
+			}
+			listed[f.Name] = f
+		}
+		// स्त्रीकक invalid, बकक and वकक conflict, and the exempted pair
+		// किताब, कित्ताब gain the homographs with व
+		if len(listed) != 5 || !listed["स्त्रीकक.भारत"].Invalid || len(listed["बकक.भारत"].ConflictsWith) != 1 || len(listed["किताब.भारत"].SetAdded) != 2 {
+			t.Errorf("reaudit %v listed %v", args, listed)
+		}
+		if !strings.Contains(stderr, opts.DataVersion) {
+			t.Errorf("reaudit summary does not name the data version %s:\n%s", opts.DataVersion, stderr)
+		}
+	}
+	out, stderr, code = runCLI(t, "", "reaudit", "-db", db, "-langfile", mod)
+	if code != exitOK || out != "" {
+		t.Errorf("reaudit after -apply: exit %d, %q\n%s", code, out, stderr)
+	}
+}
+
+// modifiedHindiFile is the file of registrytest.ModifiedHindi.
+func modifiedHindiFile(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../languages/hi.lang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "\nk         3 ", "\nk         1 ", 1)
+	s = strings.Replace(s, "  ँ = ॅं           | 0901 = 0945 0902\n", "  ँ = ॅं           | 0901 = 0945 0902\n  ब = व   | 092C = 0935\n", 1)
+	return []byte(s)
+}
