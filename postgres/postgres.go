@@ -7,10 +7,12 @@ import (
 	"database/sql"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/akshara-idn/akshara/internal/sqlstore"
 )
@@ -40,12 +42,27 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		ImportAnalyze: "ANALYZE domains, blocks, exempt_sets",
 		ArrayParams:   true,
 		// fewer, larger statements: a round trip each (the limit is 65535)
-		ImportParams: 4000})
+		ImportParams: 4000,
+		CopyFrom:     copyFrom,
+		ReserveIDs:   `SELECT nextval(pg_get_serial_sequence('domains', 'id')) FROM generate_series(1, ?)`})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// copyFrom loads rows into table with COPY, on the pgx connection under
+// conn (in the transaction open on it).
+func copyFrom(ctx context.Context, conn *sql.Conn, table string, columns []string, rows [][]any) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("postgres: COPY needs a pgx connection, not %T", dc)
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromRows(rows))
+		return err
+	})
 }
 
 // isUnique reports a unique_violation (SQLSTATE 23505).

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func (s *Store) ImportCheckpoint(ctx context.Context, source, zone string) (int6
 func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		err = s.tx(ctx, func(tx *sql.Tx) error { return s.importBatch(ctx, tx, b) })
+		err = s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error { return s.importBatch(ctx, conn, tx, b, attempt > 0) })
 		if err == nil || !s.d.IsUnique(err) {
 			break
 		}
@@ -80,13 +81,66 @@ func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error 
 	if err != nil {
 		return internal("importing a batch", err)
 	}
-	if n := s.batches.Add(1); s.d.ImportAnalyze != "" && n&(n-1) == 0 {
+	// after batches 1, 4, 16, 64, ...
+	if n := s.batches.Add(1); s.d.ImportAnalyze != "" && n&(n-1) == 0 && bits.TrailingZeros64(uint64(n))%2 == 0 {
 		if _, err := s.db.ExecContext(ctx, s.d.ImportAnalyze); err != nil {
 			return internal("updating the planner's statistics", err)
 		}
 	}
 	return nil
 }
+
+// connTx runs f in a transaction on a connection of its own (which
+// Dialect.CopyFrom uses), committing if it returns nil.
+func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(conn, tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// rowSink takes rows for a table.
+type rowSink interface {
+	add(args ...any) error
+	flush() error
+	close()
+}
+
+// copier sends rows with Dialect.CopyFrom when flushed.
+type copier struct {
+	s     *Store
+	ctx   context.Context
+	conn  *sql.Conn
+	table string
+	cols  []string
+	rows  [][]any
+}
+
+func (c *copier) add(args ...any) error {
+	c.rows = append(c.rows, append([]any(nil), args...))
+	return nil
+}
+
+func (c *copier) flush() error {
+	if len(c.rows) == 0 {
+		return nil
+	}
+	err := c.s.d.CopyFrom(c.ctx, c.conn, c.table, c.cols, c.rows)
+	c.rows = c.rows[:0]
+	return err
+}
+
+func (c *copier) close() {}
 
 // inList runs query (with one IN (%s) for labels) over labels in chunks,
 // calling f for each row; args come before the labels.
@@ -221,7 +275,7 @@ func (w *rowInserter) close() {
 // its set that were free, its whole set goes to exempt_sets, the pairs to
 // exemptions, and each domain it is exempted with has its whole set in
 // exempt_sets too.
-func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportBatch) error {
+func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool) error {
 	zone := b.Zone
 	for _, q := range s.d.ImportSetup {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -241,19 +295,9 @@ func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportB
 		}
 	}
 	// what the database holds of the batch's labels
-	registered := map[string]bool{}
-	err := s.inList(ctx, tx, `SELECT label FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, labels, func(r *sql.Rows) error {
-		var l string
-		err := r.Scan(&l)
-		registered[l] = true
-		return err
-	})
-	if err != nil {
-		return err
-	}
 	holder := map[string]int64{}    // label -> the domain holding it in blocks
 	members := map[string][]int64{} // label -> the domains whose set has it
-	err = s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{zone}, setLabels, func(r *sql.Rows) error {
+	err := s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{zone}, setLabels, func(r *sql.Rows) error {
 		var l string
 		var id int64
 		err := r.Scan(&l, &id)
@@ -276,6 +320,28 @@ func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportB
 	if err != nil {
 		return err
 	}
+	// A registered domain's own label is in its set, which is in blocks
+	// or exempt_sets: only the labels found there can be registered
+	// already. (After a lost race, all are looked up.)
+	ask := labels
+	if !all {
+		ask = nil
+		for _, l := range labels {
+			if len(members[l]) > 0 {
+				ask = append(ask, l)
+			}
+		}
+	}
+	registered := map[string]bool{}
+	err = s.inList(ctx, tx, `SELECT label FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
+		var l string
+		err := r.Scan(&l)
+		registered[l] = true
+		return err
+	})
+	if err != nil {
+		return err
+	}
 
 	// duplicates out; every other name gets a domain row (and an ID)
 	var fresh []*registry.ImportItem
@@ -289,31 +355,15 @@ func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportB
 		fresh = append(fresh, it)
 		byLabel[it.Domain.Label] = it
 	}
-	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES `, `RETURNING id, label`, 8,
-		func(r *sql.Rows) error {
-			var id int64
-			var l string
-			if err := r.Scan(&id, &l); err != nil {
-				return err
-			}
-			if it := byLabel[l]; it != nil {
-				it.Domain.ID = id
-			}
-			return nil
-		})
-	defer ins.close()
-	for _, it := range fresh {
-		d := &it.Domain
-		if err := ins.add(zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " ")); err != nil {
-			return err
-		}
-	}
-	if err := ins.flush(); err != nil {
+	if err := s.insertDomains(ctx, conn, tx, zone, fresh, byLabel); err != nil {
 		return err
 	}
 
 	// decide in file order
-	blocks := s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
+	var blocks rowSink = s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
+	if s.d.CopyFrom != nil {
+		blocks = &copier{s: s, ctx: ctx, conn: conn, table: "blocks", cols: []string{"zone", "label", "domain_id"}}
+	}
 	defer blocks.close()
 	sets := s.inserter(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) VALUES `, `ON CONFLICT DO NOTHING`, 3, nil)
 	defer sets.close()
@@ -382,7 +432,7 @@ func (s *Store) importBatch(ctx context.Context, tx *sql.Tx, b *registry.ImportB
 		}
 		otherIDs[it] = others
 	}
-	for _, w := range []*rowInserter{blocks, sets, pairs} {
+	for _, w := range []rowSink{blocks, sets, pairs} {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -426,4 +476,63 @@ func shortSource(s string) string {
 		return s[:16]
 	}
 	return s
+}
+
+// insertDomains inserts the domain rows of items and sets their IDs: with
+// COPY and IDs reserved first where the dialect has it, else with
+// multi-row INSERT ... RETURNING.
+func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, items []*registry.ImportItem, byLabel map[string]*registry.ImportItem) error {
+	if len(items) == 0 {
+		return nil
+	}
+	if s.d.CopyFrom != nil && s.d.ReserveIDs != "" {
+		rows, err := tx.QueryContext(ctx, s.q(s.d.ReserveIDs), len(items))
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(ids) != len(items) {
+			return fmt.Errorf("import: %d IDs reserved for %d domains", len(ids), len(items))
+		}
+		c := &copier{s: s, ctx: ctx, conn: conn, table: "domains",
+			cols: []string{"id", "zone", "label", "alabel", "lang", "registrar_id", "created", "data_version", "legacy"}}
+		for i, it := range items {
+			d := &it.Domain
+			d.ID = ids[i]
+			c.add(d.ID, zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " "))
+		}
+		return c.flush()
+	}
+	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES `, `RETURNING id, label`, 8,
+		func(r *sql.Rows) error {
+			var id int64
+			var l string
+			if err := r.Scan(&id, &l); err != nil {
+				return err
+			}
+			if it := byLabel[l]; it != nil {
+				it.Domain.ID = id
+			}
+			return nil
+		})
+	defer ins.close()
+	for _, it := range items {
+		d := &it.Domain
+		if err := ins.add(zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " ")); err != nil {
+			return err
+		}
+	}
+	return ins.flush()
 }

@@ -33,7 +33,7 @@ type Dialect struct {
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
-	// ImportAnalyze, if set, is run after the 1st, 2nd, 4th, 8th, ...
+	// ImportAnalyze, if set, is run after the 1st, 4th, 16th, 64th, ...
 	// batch of a bulk import: the planner's statistics must follow tables
 	// that grow from nothing to millions of rows in minutes.
 	ImportAnalyze string
@@ -43,6 +43,11 @@ type Dialect struct {
 	// ImportParams is how many parameters a bulk import's multi-row
 	// INSERT binds (0: 300).
 	ImportParams int
+	// CopyFrom, if set, bulk-loads rows into a table on conn (in the
+	// transaction open on it): PostgreSQL's COPY. ReserveIDs is then the
+	// query that returns ? new domain IDs.
+	CopyFrom   func(ctx context.Context, conn *sql.Conn, table string, columns []string, rows [][]any) error
+	ReserveIDs string
 }
 
 // Store is a registry.Store on a *sql.DB.
