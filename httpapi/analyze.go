@@ -30,6 +30,12 @@ type Analysis struct {
 	Variants  []string         `json:"variants"`
 	Status    registry.Status  `json:"status"`
 	BlockedBy string           `json:"blocked_by,omitempty"`
+	// Exempted: the name is registered and kept with the domains of
+	// ExemptWith, which it conflicts with (docs/import.md).
+	Exempted   bool     `json:"exempted,omitempty"`
+	ExemptWith []string `json:"exempt_with,omitempty"`
+	// DataVersion is the policy data version of the verdict.
+	DataVersion string `json:"data_version"`
 }
 
 // analyze: GET /v1/analyze?label=&zone=&lang= (lang empty or auto: every
@@ -60,7 +66,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 	if zone == nil {
 		return registry.Errorf(registry.CodeUnknownZone, "there is no zone %q", zoneName)
 	}
-	a := &Analysis{Label: label, Zone: zone.Name, Langs: []string{}, Syllables: []Syllable{}, Errors: []*akshara.Error{}, Variants: []string{}}
+	a := &Analysis{Label: label, Zone: zone.Name, Langs: []string{}, Syllables: []Syllable{}, Errors: []*akshara.Error{}, Variants: []string{}, DataVersion: s.svc.DataVersion()}
 	if label == "" {
 		return writeJSON(w, http.StatusOK, a)
 	}
@@ -72,6 +78,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		a.Lang, a.Valid, a.Status, a.BlockedBy = registry.LDH, res.Status != registry.Invalid, res.Status, res.BlockedBy
+		a.Exempted, a.ExemptWith = res.Exempted, res.ExemptWith
 		a.Errors, a.Variants = res.Errors, res.Variants
 		if a.Valid {
 			a.Langs = []string{registry.LDH}
@@ -111,6 +118,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		a.Status, a.BlockedBy, a.Variants = res.Status, res.BlockedBy, res.Variants
+		a.Exempted, a.ExemptWith = res.Exempted, res.ExemptWith
 	}
 	return writeJSON(w, http.StatusOK, a)
 }

@@ -13,6 +13,7 @@ const T = {
     detect: "Detect (every language of the zone)", switchTo: "हिन्दी",
     valid: "Valid", invalid: "Not valid", none: "none",
     available: "Available: it can be registered.", registered: "Already registered.",
+    exempted: "Kept with {0}: registered before the rule that makes them conflict (exempted).",
     blocked: "Blocked by the registered name {0}.", invalidStatus: "It cannot be registered.",
     offline: "The server cannot be reached. Check your connection and try again; what you typed is kept.",
     failed: "The server could not answer: {0}", inLang: "in {0}", syllables: "Aksharas",
@@ -54,6 +55,7 @@ const T = {
     detect: "पहचानें (ज़ोन की हर भाषा)", switchTo: "English",
     valid: "मान्य", invalid: "अमान्य", none: "कोई नहीं",
     available: "उपलब्ध: इसे पंजीकृत किया जा सकता है।", registered: "पहले से पंजीकृत।",
+    exempted: "{0} के साथ रखा गया: उस नियम से पहले पंजीकृत जिससे ये टकराते हैं (छूट प्राप्त)।",
     blocked: "पंजीकृत नाम {0} के कारण अवरुद्ध।", invalidStatus: "इसे पंजीकृत नहीं किया जा सकता।",
     offline: "सर्वर से संपर्क नहीं हो पा रहा। कनेक्शन जाँचकर फिर कोशिश करें; आपका लिखा सुरक्षित है।",
     failed: "सर्वर उत्तर नहीं दे सका: {0}", inLang: "{0} में", syllables: "अक्षर",
@@ -181,6 +183,9 @@ function render(a) {
   st.textContent = a.status === "blocked" ? t("blocked", a.blocked_by)
     : a.status === "registered" ? t("registered")
     : a.status === "available" ? t("available") : t("invalidStatus");
+  if (a.exempted && a.exempt_with && a.exempt_with.length) {
+    st.textContent += " " + t("exempted", a.exempt_with.join(", "));
+  }
 
   // the aksharas, with the failing akshara and character marked
   const bad = new Set((a.errors || []).map((e) => e.pos));
