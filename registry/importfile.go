@@ -43,7 +43,8 @@ const MaxImportLine = 4096
 
 // ImportReader reads an import file: one name per line, or CSV records
 // name,registrar[,lang[,created]] (docs/import.md). A first line whose
-// first field is "name" is a header naming the columns, in any order.
+// first field is "name", or whose fields all name columns, is a header
+// naming the columns, in any order.
 // Blank lines and lines starting with # are skipped; CRLF line ends are
 // accepted; a line that is not a record is returned with Err set, never
 // an error, so that one bad line never stops an import.
@@ -120,7 +121,7 @@ func (ir *ImportReader) Next() (*ImportRecord, error) {
 		fields := splitFields(text)
 		if !ir.started {
 			ir.started = true
-			if strings.EqualFold(fields[0], "name") {
+			if isHeader(fields) {
 				if err := ir.header(fields); err != nil {
 					return nil, err
 				}
@@ -130,6 +131,24 @@ func (ir *ImportReader) Next() (*ImportRecord, error) {
 		ir.fill(rec, fields)
 		return rec, nil
 	}
+}
+
+// isHeader: a first line is a header if its first field is "name" or
+// every field names a column.
+func isHeader(fields []string) bool {
+	if strings.EqualFold(fields[0], "name") {
+		return true
+	}
+	for _, f := range fields {
+		known := false
+		for _, c := range columnNames {
+			known = known || strings.EqualFold(f, c)
+		}
+		if !known {
+			return false
+		}
+	}
+	return true
 }
 
 // header sets the columns from a header line.
