@@ -133,3 +133,32 @@ func TestLDHEverywhere(t *testing.T) {
 		t.Errorf("analyze किताब in in: lang %q langs %q, want hi first", a.Lang, a.Langs)
 	}
 }
+
+// TestExemptedOverHTTP: an exempted domain says so, and names the other,
+// in its record and in a check; a create conflicting with it is refused.
+func TestExemptedOverHTTP(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	ctx := t.Context()
+	r, _, err := e.svc.AddRegistrar(ctx, "importer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("POST", "/v1/domains", e.tokenA, `{"name":"चाँद.भारत","lang":"hi"}`, nil); r.StatusCode != 201 {
+		t.Fatalf("create चाँद: %d", r.StatusCode)
+	}
+	if _, err := e.svc.CreateExempt(ctx, r, "चॉंद.भारत", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if r := e.do("GET", "/v1/domains/"+url.PathEscape("चॉंद.भारत"), "", "", &d); r.StatusCode != 200 || d["exempted"] != true || len(d["exempt_with"].([]any)) != 1 || d["exempt_with"].([]any)[0] != "चाँद.भारत" {
+		t.Errorf("info चॉंद: %d %v", r.StatusCode, d)
+	}
+	var c map[string]any
+	if e.do("GET", q("चाँद.भारत", ""), "", "", &c); c["status"] != "registered" || c["exempted"] != true || c["exempt_with"].([]any)[0] != "चॉंद.भारत" {
+		t.Errorf("check चाँद: %v", c)
+	}
+	var eb httpapi.ErrorBody
+	if r := e.do("POST", "/v1/domains", e.tokenB, `{"name":"चॉंद.भारत","lang":"mr"}`, &eb); r.StatusCode != 409 {
+		t.Errorf("create चॉंद again: %d %+v", r.StatusCode, eb)
+	}
+}

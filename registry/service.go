@@ -551,3 +551,23 @@ func (s *Service) Conflict(zone, a, la, b, lb string) (bool, error) {
 	}
 	return false, nil
 }
+
+// CreateExempt registers name in lang for the registrar even when it
+// conflicts with registered domains: it is judged as Create judges it
+// (ErrInvalid and the others), then stored with Store.CreateExemptDomain,
+// kept and exempted with every domain it conflicts with. It is for
+// bringing in names registered elsewhere before (a bulk import), not for
+// registrars' creates. ErrConflict only if the name itself is registered.
+func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
+	n, c, err := s.judgeName(input, lang)
+	if err == nil && len(c.errs) > 0 {
+		err = &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
+	}
+	if err != nil {
+		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "create-exempt", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	full, afull := s.fullName(c, n.zone)
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	return s.store.CreateExemptDomain(ctx, d, r.ID)
+}

@@ -85,6 +85,20 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	e.create(alpha, kittab, "hi", registry.Domain{Name: kittab, ALabel: kittabALbl, Label: "कित्ताब", Zone: "भारत", Lang: "hi", Blocks: da.Blocks})
 
+	// Service.CreateExempt judges the name, computes its zone set and
+	// brings it in: चॉंद conflicts with a registered चाँद (identical
+	// renderings) and both are kept.
+	if _, err := e.svc.Create(e.ctx, alpha, "चाँद.भारत", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := e.svc.CreateExempt(e.ctx, beta, "चॉंद.भारत", "mr")
+	if err != nil || !ex.Exempted || !slices.Equal(ex.ExemptWith, []string{"चाँद.भारत"}) || !slices.Equal(ex.Blocks, []string{"चाँद", "चॉंद"}) {
+		t.Errorf("CreateExempt(चॉंद) = %+v, %v; want exempted with चाँद.भारत", ex, err)
+	}
+	if _, err := e.svc.CreateExempt(e.ctx, beta, "क्अब.भारत", "hi"); !errors.Is(err, registry.ErrInvalid) {
+		t.Errorf("CreateExempt(invalid): %v, want INVALID_LABEL", err)
+	}
+
 	// Three-way: C and D come in exempted with E, and with each other,
 	// though the label their sets share is held by E; deleting E gives it
 	// to the first of them, and they stay exempted with each other.
@@ -126,8 +140,13 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 func testRecompute(t *testing.T, open func(*testing.T) registry.Store) {
 	store := open(t)
 	ctx := t.Context()
-	// the old relation's database: its zones, and version "old"
-	if err := store.EnsureZones(ctx, registry.DefaultZones()); err != nil {
+	// the old relation's database: its zones (languages in the old,
+	// alphabetical order), and version "old"
+	zones := registry.DefaultZones()
+	for i := range zones {
+		zones[i].Languages = slices.Sorted(slices.Values(zones[i].Languages))
+	}
+	if err := store.EnsureZones(ctx, zones); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.Recompute(ctx, "old", func(d *registry.Domain) ([]string, error) { return []string{d.Label}, nil }); err != nil {
@@ -155,6 +174,12 @@ func testRecompute(t *testing.T, open func(*testing.T) registry.Store) {
 	svc, err := registry.NewService(ctx, store)
 	if err != nil {
 		t.Fatalf("NewService: %v", err)
+	}
+	// the zones file's order applies to the stored zones
+	for _, z := range svc.Zones() {
+		if (z.Name == "in" || z.Name == "भारत") && z.Languages[0] != "hi" {
+			t.Errorf("zone %s stored in the old order: languages %q, want hi first", z.Name, z.Languages)
+		}
 	}
 	rep := svc.Recomputed()
 	version, _ := svc.RelationVersion()
