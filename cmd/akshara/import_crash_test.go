@@ -151,4 +151,3 @@ func TestImportCrashPostgres(t *testing.T) {
 		return s, []string{"-dsn", dsn}
 	})
 }
-

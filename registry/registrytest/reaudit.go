@@ -9,25 +9,34 @@ import (
 	"github.com/akshara-idn/akshara/registry"
 )
 
-// ModifiedHindi returns the compiled-in Hindi language file changed in two
-// ways that change verdicts on registered names: clusters of at most two
-// consonants (k 1: स्त्री becomes CLUSTER_TOO_LONG) and a variant row
-// ब = व (बकक and वकक become homographs). It returns the options of a
-// service judging with it.
+// ModifiedHindiFile returns the compiled-in Hindi language file changed
+// in two ways that change verdicts on registered names: clusters of at most
+// two consonants (k 1: स्त्री becomes CLUSTER_TOO_LONG) and a variant row
+// ब = व (बकक and वकक become homographs).
+func ModifiedHindiFile(t testing.TB) []byte {
+	t.Helper()
+	text := string(akshara.DataFiles()["languages/hi.lang"])
+	mod := strings.Replace(text, "\nk         3 ", "\nk         1 ", 1)
+	head := strings.Index(mod, "\nvariants ")
+	if head < 0 || mod == text {
+		t.Fatal("ModifiedHindiFile: the Hindi file no longer has the lines the test changes")
+	}
+	end := head + 1 + strings.Index(mod[head+1:], "\n")
+	mod = mod[:end+1] + "  ब = व   | 092C = 0935\n" + mod[end+1:]
+	return []byte(mod)
+}
+
+// ModifiedHindi returns the options of a service judging with
+// ModifiedHindiFile.
 func ModifiedHindi(t testing.TB) registry.ServiceOptions {
 	t.Helper()
 	files := akshara.DataFiles()
-	text := string(files["languages/hi.lang"])
-	mod := strings.Replace(text, "\nk         3 ", "\nk         1 ", 1)
-	mod = strings.Replace(mod, "  ँ = ॅं           | 0901 = 0945 0902\n", "  ँ = ॅं           | 0901 = 0945 0902\n  ब = व   | 092C = 0935\n", 1)
-	if mod == text || strings.Count(mod, "\n") != strings.Count(text, "\n")+1 {
-		t.Fatal("ModifiedHindi: the Hindi file no longer has the lines the test changes")
-	}
-	l, err := akshara.LoadLanguage("hi.lang", []byte(mod))
+	mod := ModifiedHindiFile(t)
+	l, err := akshara.LoadLanguage("hi.lang", mod)
 	if err != nil {
 		t.Fatalf("loading the modified Hindi file: %v", err)
 	}
-	files["languages/hi.lang"] = []byte(mod)
+	files["languages/hi.lang"] = mod
 	return registry.ServiceOptions{
 		NoRecompute: true,
 		DataVersion: akshara.VersionsOf(files).Policy,
