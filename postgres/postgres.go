@@ -40,6 +40,7 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		// table, the planner reads the whole zone from the index and
 		// filters it for each IN list.
 		ImportAnalyze: "ANALYZE domains, blocks, exempt_sets",
+		ImportBatch:   10000,
 		ArrayParams:   true,
 		// fewer, larger statements: a round trip each (the limit is 65535)
 		ImportParams: 4000,

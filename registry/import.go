@@ -69,6 +69,8 @@ type Importer interface {
 	// checkpoint and an audit entry. The unique indexes decide: a batch
 	// that loses a race with a concurrent create is retried.
 	ImportBatch(ctx context.Context, b *ImportBatch) error
+	// ImportBatchSize is the store's default number of names per batch.
+	ImportBatchSize() int
 }
 
 // ImportOptions are the options of Service.Import.
@@ -78,7 +80,7 @@ type ImportOptions struct {
 	AllowInvalid     bool   // keep names the policy refuses, as legacy
 	CreateRegistrars bool   // create the registrars the file names that do not exist
 	Restart          bool   // walk the whole file again, ignoring the checkpoint
-	BatchSize        int    // names per transaction (default 5000)
+	BatchSize        int    // names per transaction (0: the store's ImportBatchSize)
 	Workers          int    // goroutines judging names (0: one per core)
 	Progress         *ImportProgress
 	// Refused, if set, is called (from one goroutine, in file order) for
@@ -181,7 +183,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		return nil, Errorf(CodeUnknownZone, "there is no zone %q", opts.Zone)
 	}
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 5000
+		opts.BatchSize = imp.ImportBatchSize()
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)

@@ -58,6 +58,14 @@ func (s *Store) RegistrarIDs(ctx context.Context, names []string) (map[string]in
 	return out, nil
 }
 
+// ImportBatchSize implements registry.Importer.
+func (s *Store) ImportBatchSize() int {
+	if s.d.ImportBatch > 0 {
+		return s.d.ImportBatch
+	}
+	return 5000
+}
+
 // ImportCheckpoint implements registry.Importer.
 func (s *Store) ImportCheckpoint(ctx context.Context, source, zone string) (int64, bool, error) {
 	var line, done int64

@@ -30,6 +30,9 @@ type Dialect struct {
 	IsUnique func(err error) bool
 	// Migrations holds NNN_name.sql files, applied in order once each.
 	Migrations fs.FS
+	// ImportBatch is the default number of names per bulk import
+	// transaction (0: 5000).
+	ImportBatch int
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
