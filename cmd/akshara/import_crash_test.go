@@ -58,13 +58,13 @@ func crashImport(t *testing.T, open func(name string) (*sqlstore.Store, []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := registrytest.GenerateImport(f, 20_000, 3)
+	want, err := registrytest.GenerateImport(f, 8_000, 3)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := func(storeArgs []string) []string {
-		return append(append([]string{"import"}, storeArgs...), "-zone", "भारत", "-create-registrars", "-batch", "500", "-no-progress", file)
+		return append(append([]string{"import"}, storeArgs...), "-zone", "भारत", "-create-registrars", "-batch", "300", "-no-progress", file)
 	}
 
 	// the reference: uninterrupted
