@@ -156,6 +156,35 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 		t.Errorf("Check(%s) = %+v, %v; want registered, exempted with %s", p[0], res, err, p[1])
 	}
 
+	// deleting one member of an exempted pair leaves the other an
+	// ordinary domain holding its whole set (on a copy of the pair: the
+	// file's own names stay for the idempotence checks below)
+	{
+		first, second := "त"+Label(1_500_000)+".भारत", "त्त"+Label(1_500_000)+".भारत"
+		pairFile := "name,registrar\n" + first + ",r0\n" + second + ",r1\n"
+		sum, err := e.svc.Import(e.ctx, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(pairFile)), nil }, registry.ImportOptions{Zone: "भारत"})
+		if err != nil || sum.Registered != 1 || sum.Exempted != 1 {
+			t.Fatalf("Import of a pair: %+v, %v", sum, err)
+		}
+		ids, err := e.store.(registry.Importer).RegistrarIDs(e.ctx, []string{"r0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.svc.Delete(e.ctx, &registry.Registrar{ID: ids["r0"], Name: "r0"}, first); err != nil {
+			t.Fatalf("Delete(%s): %v", first, err)
+		}
+		d, err := e.svc.Info(e.ctx, second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Exempted || len(d.ExemptWith) != 0 || !slices.Contains(d.Blocks, strings.TrimSuffix(first, ".भारत")) {
+			t.Errorf("after deleting %s: %s exempted %v with %v, blocks %v; want an ordinary domain holding its whole set", first, second, d.Exempted, d.ExemptWith, d.Blocks)
+		}
+		if _, err := e.svc.Create(e.ctx, r, first, ""); !errors.Is(err, registry.ErrConflict) {
+			t.Errorf("Create(%s) after the delete: %v, want CONFLICT (held by %s)", first, err, second)
+		}
+	}
+
 	before := snapshot(t, e, want.Registrars)
 	// run again: resumes after the end, changes nothing
 	again, err := e.svc.Import(e.ctx, opener, opts)
