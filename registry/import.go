@@ -205,13 +205,13 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		return nil, err
 	}
 
-	from := int64(0)
+	from, finished := int64(0), false
 	if !opts.Restart {
-		line, _, err := imp.ImportCheckpoint(ctx, source, zone.Name)
+		line, done, err := imp.ImportCheckpoint(ctx, source, zone.Name)
 		if err != nil {
 			return nil, err
 		}
-		from = line
+		from, finished = line, done
 	}
 
 	// Pass 2: read in chunks, judge chunks in parallel, write them in order.
@@ -228,7 +228,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	go func() {
 		defer close(order)
 		defer close(work)
-		readErr = s.readChunks(ctx, rc, from, opts.BatchSize, sum, work, order)
+		readErr = s.readChunks(ctx, rc, from, finished, opts.BatchSize, sum, work, order)
 	}()
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
@@ -384,7 +384,9 @@ func (s *Service) importRegistrars(ctx context.Context, imp Importer, regs map[s
 }
 
 // readChunks reads the records after line from, in chunks of size.
-func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, size int, sum *ImportSummary, work, order chan<- *importChunk) error {
+// An import that finished before writes nothing when run again (no empty
+// batch, no audit entry).
+func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finished bool, size int, sum *ImportSummary, work, order chan<- *importChunk) error {
 	ir := NewImportReader(r)
 	c := &importChunk{out: make(chan *judgedChunk, 1)}
 	send := func() bool {
@@ -424,6 +426,9 @@ func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, size 
 	c.done = true
 	if c.last < from {
 		c.last = from
+	}
+	if len(c.recs) == 0 && finished {
+		return nil
 	}
 	send()
 	return nil
