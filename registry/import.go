@@ -424,9 +424,8 @@ func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finis
 		}
 	}
 	c.done = true
-	if c.last < from {
-		c.last = from
-	}
+	// the last line read: the file may end right after a full chunk
+	c.last = max(ir.line, from)
 	if len(c.recs) == 0 && finished {
 		return nil
 	}

@@ -466,7 +466,8 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	}
 	now := time.Now().UnixNano()
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO import_checkpoints (source, zone, line, done, updated) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (source, zone) DO UPDATE SET line = excluded.line, done = excluded.done, updated = excluded.updated`),
+		ON CONFLICT (source, zone) DO UPDATE SET line = CASE WHEN excluded.line > import_checkpoints.line THEN excluded.line ELSE import_checkpoints.line END,
+			done = CASE WHEN excluded.done > import_checkpoints.done THEN excluded.done ELSE import_checkpoints.done END, updated = excluded.updated`),
 		b.Source, zone, b.LastLine, boolInt(b.Done), now); err != nil {
 		return err
 	}

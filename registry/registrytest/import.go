@@ -253,13 +253,18 @@ func testImportLegacy(t *testing.T, open func(*testing.T) registry.Store) {
 	e.registrar("old")
 	file := "क्अब\nकिताब\nकर\nकित्ताब\n"
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
-	opts := registry.ImportOptions{Zone: "भारत", Registrar: "old"}
+	// batches of 2: the file ends right after a full batch
+	opts := registry.ImportOptions{Zone: "भारत", Registrar: "old", BatchSize: 2}
 	sum, err := e.svc.Import(e.ctx, opener, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Registered != 1 || sum.Exempted != 1 || sum.Legacy != 0 || sum.Refused != 2 {
 		t.Errorf("without -allow-invalid: %+v, want 1 registered, 1 exempted, 2 refused", sum)
+	}
+	again, err := e.svc.Import(e.ctx, opener, opts)
+	if err != nil || again.Skipped != 4 || again.Batches != 0 {
+		t.Errorf("run again: %+v, %v; want the 4 records skipped, no batch", again, err)
 	}
 	opts.AllowInvalid, opts.Restart = true, true
 	sum, err = e.svc.Import(e.ctx, opener, opts)
