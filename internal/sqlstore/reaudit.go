@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -102,7 +103,12 @@ func (s *Store) ZoneDomains(ctx context.Context, zone string) ([]*registry.Domai
 func (s *Store) ApplyReaudit(ctx context.Context, zone, relation string, domains []*registry.Domain) error {
 	ds := append([]*registry.Domain(nil), domains...)
 	sort.Slice(ds, func(i, j int) bool { return ds[i].ID < ds[j].ID })
-	return internal("applying the re-audit of "+zone, s.tx(ctx, func(tx *sql.Tx) error {
+	return internal("applying the re-audit of "+zone, s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
+		for _, q := range s.d.ImportSetup {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
 		for _, q := range []string{
 			`DELETE FROM exemptions WHERE domain_id IN (SELECT id FROM domains WHERE zone = ?)`,
 			`DELETE FROM exempt_sets WHERE zone = ?`,
@@ -112,14 +118,79 @@ func (s *Store) ApplyReaudit(ctx context.Context, zone, relation string, domains
 				return err
 			}
 		}
-		exempted := 0
+		// insertExempt's model, computed in memory over the whole zone, in
+		// ID order, and written in bulk
+		var blocks rowSink = s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
+		if s.d.CopyFrom != nil {
+			blocks = &copier{s: s, ctx: ctx, conn: conn, table: "blocks", cols: []string{"zone", "label", "domain_id"}}
+		}
+		defer blocks.close()
+		sets := s.inserter(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) VALUES `, `ON CONFLICT DO NOTHING`, 3, nil)
+		defer sets.close()
+		pairs := s.inserter(ctx, tx, `INSERT INTO exemptions (domain_id, other_id) VALUES `, `ON CONFLICT DO NOTHING`, 2, nil)
+		defer pairs.close()
+		held := map[string]bool{}
+		members := map[string][]int64{}
+		setOf := map[int64][]string{}
+		isExempt := map[int64]bool{}
 		for _, d := range ds {
-			others, err := s.insertExempt(ctx, tx, zone, d.ID, d.Blocks)
-			if err != nil {
-				return fmt.Errorf("%s: %w", d.Name, err)
+			var others []int64
+			for _, l := range d.Blocks {
+				for _, o := range members[l] {
+					if !slices.Contains(others, o) {
+						others = append(others, o)
+					}
+				}
 			}
-			if len(others) > 0 {
-				exempted++
+			for _, l := range d.Blocks {
+				if !held[l] {
+					held[l] = true
+					if err := blocks.add(zone, l, d.ID); err != nil {
+						return err
+					}
+				}
+				members[l] = append(members[l], d.ID)
+			}
+			setOf[d.ID] = d.Blocks
+			if len(others) == 0 {
+				continue
+			}
+			for _, id := range append([]int64{d.ID}, others...) {
+				if isExempt[id] {
+					continue
+				}
+				isExempt[id] = true
+				for _, l := range setOf[id] {
+					if err := sets.add(zone, l, id); err != nil {
+						return err
+					}
+				}
+			}
+			for _, o := range others {
+				if err := pairs.add(d.ID, o); err != nil {
+					return err
+				}
+				if err := pairs.add(o, d.ID); err != nil {
+					return err
+				}
+			}
+		}
+		for _, w := range []rowSink{blocks, sets, pairs} {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+		exempted := len(isExempt)
+		// versions and legacy codes: one statement for the zone, then the
+		// domains that differ from it
+		if len(ds) > 0 {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ?, legacy = '' WHERE zone = ?`), ds[0].DataVersion, zone); err != nil {
+				return err
+			}
+		}
+		for _, d := range ds {
+			if len(d.Legacy) == 0 && d.DataVersion == ds[0].DataVersion {
+				continue
 			}
 			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ?, legacy = ? WHERE id = ?`), d.DataVersion, strings.Join(d.Legacy, " "), d.ID); err != nil {
 				return err
