@@ -72,6 +72,9 @@ type ErrorBody struct {
 	Message   string           `json:"message"`
 	Errors    []*akshara.Error `json:"errors,omitempty"`     // INVALID_LABEL: the policy's errors
 	BlockedBy string           `json:"blocked_by,omitempty"` // CONFLICT: the registered domain that blocks the name
+	// DataVersion is the policy data version of a verdict (INVALID_LABEL,
+	// CONFLICT).
+	DataVersion string `json:"data_version,omitempty"`
 }
 
 // Options configure a Server.
@@ -244,6 +247,9 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		body.Code, body.Message, body.Errors, body.BlockedBy = re.Code, re.Message, re.Errors, re.BlockedBy
 		if re.Code == registry.CodeInternal {
 			body.Message = "internal error" // the cause is logged, not shown
+		}
+		if re.Code == registry.CodeInvalid || re.Code == registry.CodeConflict {
+			body.DataVersion = s.svc.DataVersion()
 		}
 	}
 	if body.Code == CodeRateLimited {

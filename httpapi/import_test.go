@@ -52,8 +52,12 @@ func TestExemptedInAPI(t *testing.T) {
 		t.Errorf("GET /v1/domains/क्अब.भारत: legacy %v, want [HALANT_FOLLOWER]", d.Legacy)
 	}
 	// a create conflicting with the exempted pair is refused
-	var er struct{ Code string }
-	if resp := e.do("POST", "/v1/domains", e.tokenB, `{"name":"किताब.भारत"}`, &er); resp.StatusCode != http.StatusConflict {
-		t.Errorf("POST किताब.भारत: %d %+v, want 409", resp.StatusCode, er)
+	var er httpapi.ErrorBody
+	if resp := e.do("POST", "/v1/domains", e.tokenB, `{"name":"किताब.भारत"}`, &er); resp.StatusCode != http.StatusConflict || er.DataVersion != version {
+		t.Errorf("POST किताब.भारत: %d %+v, want 409 with data version %s", resp.StatusCode, er, version)
+	}
+	// a refused create is a verdict too
+	if resp := e.do("POST", "/v1/domains", e.tokenB, `{"name":"क्अबक.भारत"}`, &er); resp.StatusCode != http.StatusUnprocessableEntity && resp.StatusCode != http.StatusBadRequest || er.Code != registry.CodeInvalid || er.DataVersion != version {
+		t.Errorf("POST क्अबक.भारत: %d %+v, want INVALID_LABEL with data version %s", resp.StatusCode, er, version)
 	}
 }
