@@ -244,9 +244,16 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	codes, legacyCodes := map[string]int64{}, map[string]int64{}
 	var werr error
 	for c := range order {
-		j := <-c.out
 		if werr != nil {
 			continue // drain
+		}
+		var j *judgedChunk
+		select {
+		case j = <-c.out:
+		case <-ctx.Done():
+			// interrupted: the chunk may never reach a worker
+			werr = ctx.Err()
+			continue
 		}
 		b := &ImportBatch{Source: source, Zone: zone.Name, LastLine: c.last, Done: c.done, Items: j.items,
 			Note: fmt.Sprintf("lines to %d: %d refused", c.last, len(j.refusals))}

@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -65,5 +67,43 @@ func TestImportOutcomes(t *testing.T) {
 	if _, err := svc.Import(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("x\n")), nil },
 		registry.ImportOptions{Zone: "nozone", Registrar: "reg"}); registry.CodeOf(err) != registry.CodeUnknownZone {
 		t.Errorf("Import into nozone: %v, want UNKNOWN_ZONE", err)
+	}
+}
+
+// TestImportInterrupted: an import whose context ends at any moment
+// returns (with the context's error, or done), never hangs, and a second
+// run completes it.
+func TestImportInterrupted(t *testing.T) {
+	var file strings.Builder
+	want, err := registrytest.GenerateImport(&file, 2000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file.String())), nil }
+	for i := 0; i < 8; i++ {
+		svc := registrytest.SQLiteService(t)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Duration(i)*3*time.Millisecond)
+		opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 50}
+		done := make(chan error, 1)
+		go func() {
+			_, err := svc.Import(ctx, open, opts)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && registry.CodeOf(err) != registry.CodeInternal {
+				t.Errorf("interrupted after %d ms: %v", i*3, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("interrupted after %d ms: the import did not return in 30 s", i*3)
+		}
+		cancel()
+		sum, err := svc.Import(t.Context(), open, opts)
+		if err != nil {
+			t.Fatalf("run after the interruption: %v", err)
+		}
+		if sum.Skipped+sum.Registered+sum.Exempted+sum.Duplicates+sum.Refused != want.Records {
+			t.Errorf("run after an interruption at %d ms: %+v does not account for %d records", i*3, sum, want.Records)
+		}
 	}
 }
