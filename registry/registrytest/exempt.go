@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -364,5 +365,42 @@ func testExemptionModel(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	if exempt == 0 {
 		t.Errorf("no domain was ever exempted: the test proves nothing")
+	}
+}
+
+// testExemptRace: concurrent exempted creates whose sets all share a label
+// end up exempted with each other, every pair (each sees the others' whole
+// sets, committed).
+func testExemptRace(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open) // a service: the relation version is recorded
+	r, _ := e.registrar("importer")
+	const n = 12
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := fmt.Sprintf("y%02d", i)
+			_, err := e.store.CreateExemptDomain(e.ctx, &registry.Domain{Name: l + ".in", ALabel: l, Label: l, Zone: "in", Lang: "ldh", Registrar: r.Name,
+				Blocks: []string{"shared", l}}, r.ID)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("CreateExemptDomain: %v", err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		d, err := e.store.Domain(e.ctx, "in", fmt.Sprintf("y%02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.ExemptWith) != n-1 {
+			t.Errorf("%s exempted with %d others %q, want all %d", d.Name, len(d.ExemptWith), d.ExemptWith, n-1)
+		}
 	}
 }
