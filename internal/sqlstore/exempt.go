@@ -321,7 +321,15 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 				return err
 			}
 			for _, o := range sortIDs(others) {
-				rep.Exempted = append(rep.Exempted, [2]string{byID[o].Name, d.Name})
+				other, ok := byID[o]
+				if !ok { // created meanwhile by another process
+					names, err := s.names(ctx, tx, []int64{o})
+					if err != nil {
+						return err
+					}
+					other = &registry.Domain{Name: names[0]}
+				}
+				rep.Exempted = append(rep.Exempted, [2]string{other.Name, d.Name})
 			}
 			rep.Domains++
 		}
