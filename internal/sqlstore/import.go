@@ -290,6 +290,11 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			return err
 		}
 	}
+	// a batch takes its turn with exempted creates (CreateExemptDomain):
+	// it must see their whole sets, which an uncommitted one hides
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
+		return err
+	}
 	var labels, setLabels []string
 	inSets := map[string]bool{}
 	for _, it := range b.Items {

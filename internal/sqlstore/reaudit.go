@@ -109,6 +109,9 @@ func (s *Store) ApplyReaudit(ctx context.Context, zone, relation string, domains
 				return err
 			}
 		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
+			return err // takes its turn with exempted creates and imports
+		}
 		for _, q := range []string{
 			`DELETE FROM exemptions WHERE domain_id IN (SELECT id FROM domains WHERE zone = ?)`,
 			`DELETE FROM exempt_sets WHERE zone = ?`,

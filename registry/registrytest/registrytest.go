@@ -43,6 +43,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"ASCIIZone", testASCIIZone},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
+		{"ExemptionModel", testExemptionModel},
+		{"ExemptRace", testExemptRace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
