@@ -44,6 +44,7 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Generated", func(t *testing.T) { testImportGenerated(t, open, want, opener, batch) })
 	t.Run("Resume", func(t *testing.T) { testImportResume(t, open, want, opener, batch) })
 	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
+	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open) })
 }
 
 func checkSummary(t *testing.T, what string, got *registry.ImportSummary, want *ImportWant) {
