@@ -41,7 +41,9 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		// filters it for each IN list.
 		ImportAnalyze: "ANALYZE domains, blocks, exempt_sets",
 		ImportBatch:   10000,
-		ArrayParams:   true,
+		// creates insert into domains, then blocks: the same order
+		ImportLock:  "LOCK TABLE domains, blocks IN SHARE ROW EXCLUSIVE MODE",
+		ArrayParams: true,
 		// fewer, larger statements: a round trip each (the limit is 65535)
 		ImportParams: 4000,
 		CopyFrom:     copyFrom,

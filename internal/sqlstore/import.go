@@ -295,6 +295,14 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
 		return err
 	}
+	// A batch that lost a race with creates is decided again holding
+	// creates off until it commits, so that it cannot lose again (a busy
+	// registry creating the very names imported would otherwise starve it).
+	if all && s.d.ImportLock != "" {
+		if _, err := tx.ExecContext(ctx, s.d.ImportLock); err != nil {
+			return err
+		}
+	}
 	var labels, setLabels []string
 	inSets := map[string]bool{}
 	for _, it := range b.Items {

@@ -30,6 +30,10 @@ type Dialect struct {
 	IsUnique func(err error) bool
 	// Migrations holds NNN_name.sql files, applied in order once each.
 	Migrations fs.FS
+	// ImportLock, if set, is run (after the settings row lock) when a bulk
+	// import batch is tried again after losing a race with a concurrent
+	// create: it holds creates off until the batch commits.
+	ImportLock string
 	// ImportBatch is the default number of names per bulk import
 	// transaction (0: 5000).
 	ImportBatch int
