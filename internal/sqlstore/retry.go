@@ -1,0 +1,77 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+)
+
+// Retry is how the store retries transient database faults: a
+// serialization failure, a deadlock, a lost or refused connection (the
+// dialect's IsTransient says which errors are). A read is retried as it
+// is; a transaction is retried whole, unless the fault came with its
+// COMMIT and may have left it committed (that one is reported, not
+// guessed at). Waits grow from Base, doubling up to Max, each drawn
+// uniformly from [0, wait] (full jitter), for at most Attempts tries in
+// all and never past the context's deadline.
+type Retry struct {
+	Attempts  int
+	Base, Max time.Duration
+}
+
+// DefaultRetry rides out a killed backend at once and a PostgreSQL
+// restart of a couple of seconds.
+var DefaultRetry = Retry{Attempts: 8, Base: 10 * time.Millisecond, Max: time.Second}
+
+// commitError marks an error that came with COMMIT.
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return "commit: " + e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
+
+// Retries counts the retries the store made since it opened (for metrics).
+func (s *Store) Retries() uint64 { return s.retries.Load() }
+
+// SetRetry changes the retry policy (before the store is used).
+func (s *Store) SetRetry(r Retry) { s.retry = r }
+
+type retryCounter = atomic.Uint64
+
+// do runs f, retrying it on a transient fault.
+func (s *Store) do(ctx context.Context, f func() error) error {
+	r := s.retry
+	wait := r.Base
+	for attempt := 1; ; attempt++ {
+		err := f()
+		if err == nil || attempt >= r.Attempts || !s.transient(err) {
+			return err
+		}
+		d := time.Duration(rand.Int64N(int64(wait) + 1))
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+			return err
+		}
+		s.retries.Add(1)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(d):
+		}
+		wait = min(2*wait, r.Max)
+	}
+}
+
+// transient reports whether err is a fault worth retrying.
+func (s *Store) transient(err error) bool {
+	if s.d.IsTransient == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ce *commitError
+	if errors.As(err, &ce) {
+		// the COMMIT may have reached the database: only an answer that
+		// it was refused (serialization failure, deadlock) is safe to retry
+		return s.d.IsRefused != nil && s.d.IsRefused(ce.err)
+	}
+	return s.d.IsTransient(err)
+}
