@@ -209,7 +209,7 @@ func (s *Store) FindReserved(ctx context.Context, zone string, labels []string) 
 // the same transaction), so the write needs fresh space: it fails on a
 // full disk (or a full SQLite database) as a create would.
 func (s *Store) Ready(ctx context.Context) error {
-	err := s.tx1(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO heartbeat (at, pad) VALUES (?, ?) RETURNING id`), time.Now().UnixNano(), heartbeatPad).Scan(&id); err != nil {
 			return err

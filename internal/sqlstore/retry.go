@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math/rand/v2"
 	"sync/atomic"
@@ -33,6 +34,9 @@ func (e *commitError) Unwrap() error { return e.err }
 
 // Retries counts the retries the store made since it opened (for metrics).
 func (s *Store) Retries() uint64 { return s.retries.Load() }
+
+// Resolved counts the faults at COMMIT whose outcome the store read back.
+func (s *Store) Resolved() uint64 { return s.resolved.Load() }
 
 // SetRetry changes the retry policy (before the store is used).
 func (s *Store) SetRetry(r Retry) { s.retry = r }
@@ -74,4 +78,27 @@ func (s *Store) transient(err error) bool {
 		return s.d.IsRefused != nil && s.d.IsRefused(ce.err)
 	}
 	return s.d.IsTransient(err)
+}
+
+// txResolved is tx for a transaction whose outcome can be read back:
+// after a fault at COMMIT, committed tells whether it took effect. If it
+// did, the transaction succeeded; if it did not, it runs again; if that
+// cannot be told, the fault is reported.
+func (s *Store) txResolved(ctx context.Context, committed func() (bool, error), f func(*sql.Tx) error) error {
+	return s.do(ctx, func() error {
+		err := s.tx1(ctx, f)
+		var ce *commitError
+		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
+			return err
+		}
+		s.resolved.Add(1)
+		ok, cerr := committed()
+		switch {
+		case cerr != nil:
+			return err
+		case ok:
+			return nil
+		}
+		return ce.err // not committed: transient, so run again
+	})
 }

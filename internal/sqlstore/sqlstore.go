@@ -47,8 +47,9 @@ type Store struct {
 	d     Dialect
 	stmts sync.Map // query text -> *sql.Stmt: parsed once, not per call
 
-	retry   Retry
-	retries retryCounter
+	retry    Retry
+	retries  retryCounter
+	resolved retryCounter
 }
 
 // stmt returns the prepared statement of a query (with ? placeholders).
@@ -333,7 +334,20 @@ func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*regist
 func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
 	out.Created = time.Now().UTC()
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	// a fault at COMMIT leaves the outcome unknown: the domain is looked up
+	// (its creation time is this attempt's own) to tell
+	committed := func() (bool, error) {
+		got, err := s.Domain(ctx, d.Zone, d.Label)
+		if errors.Is(err, registry.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		out.ID = got.ID
+		return got.Created.Equal(out.Created), nil
+	}
+	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
 		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
