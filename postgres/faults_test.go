@@ -205,4 +205,3 @@ func TestKilledBackendsUnderLoad(t *testing.T) {
 		t.Errorf("%d domains without their conflict set (%v)", bare, err)
 	}
 }
-
