@@ -1,0 +1,64 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+
+	"golang.org/x/net/netutil"
+)
+
+// serveOptions are serve's flags for serving safely (docs/operations.md).
+type serveOptions struct {
+	tlsCert, tlsKey string
+	maxConns        int
+	publicRate      float64
+	authFailBurst   int
+	errorLogRate    float64
+	errorLogBurst   int
+}
+
+func serveFlags(fs *flag.FlagSet) *serveOptions {
+	o := &serveOptions{}
+	fs.StringVar(&o.tlsCert, "tls-cert", os.Getenv("AKSHARA_TLS_CERT"), "serve HTTPS with this certificate chain `FILE` (PEM)")
+	fs.StringVar(&o.tlsKey, "tls-key", os.Getenv("AKSHARA_TLS_KEY"), "and this private key `FILE` (PEM)")
+	fs.IntVar(&o.maxConns, "max-conns", 1024, "at most `N` connections at once (more wait to be accepted)")
+	fs.Float64Var(&o.publicRate, "public-rate", 100, "requests per second per client address to the public endpoints (burst twice that)")
+	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
+	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
+	o.errorLogBurst = 100
+	return o
+}
+
+// listen opens the listening socket: capped at maxConns connections, and
+// TLS (1.2 or later) when a certificate is given. It returns the scheme.
+func (o *serveOptions) listen(addr string, srv *http.Server) (net.Listener, string, error) {
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return nil, "", errors.New("-tls-cert and -tls-key go together")
+	}
+	if o.maxConns < 1 {
+		return nil, "", fmt.Errorf("-max-conns %d: at least 1", o.maxConns)
+	}
+	var cfg *tls.Config
+	if o.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return nil, "", fmt.Errorf("loading the TLS certificate: %w", err)
+		}
+		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+		srv.TLSConfig = cfg
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	ln = netutil.LimitListener(ln, o.maxConns)
+	if cfg != nil {
+		return tls.NewListener(ln, cfg), "https", nil
+	}
+	return ln, "http", nil
+}
