@@ -21,13 +21,21 @@ import (
 
 func init() {
 	register(&command{name: "audit-log", order: 52, summary: "print the registry's audit log as JSON lines, filtered",
-		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int { return cmdAuditLog(args, stdout, stderr) }})
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdAuditLog(args, stdout, stderr)
+		}})
 	register(&command{name: "reserve", order: 53, summary: "add|remove|list: names held back per zone",
-		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int { return cmdReserve(args, stdout, stderr) }})
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdReserve(args, stdout, stderr)
+		}})
 	register(&command{name: "zone", order: 54, summary: "list|add: the zones of the registry",
-		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int { return cmdZone(args, stdout, stderr) }})
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdZone(args, stdout, stderr)
+		}})
 	register(&command{name: "backup", order: 55, summary: "an online, consistent copy of a SQLite registry",
-		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int { return cmdBackup(args, stdout, stderr) }})
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdBackup(args, stdout, stderr)
+		}})
 }
 
 // withService opens the store, runs f on a service and closes the store;
