@@ -163,7 +163,10 @@ func (s *Service) Registrars(ctx context.Context) ([]RegistrarInfo, error) {
 
 // RevokeRegistrar stops a registrar's token at once, and records it.
 func (s *Service) RevokeRegistrar(ctx context.Context, name string) error {
-	err := s.store.RevokeRegistrar(ctx, name)
+	err := checkInput(name)
+	if err == nil {
+		err = s.store.RevokeRegistrar(ctx, name)
+	}
 	s.audit(ctx, AuditEntry{Registrar: name, Action: "registrar-revoke", Name: name, Result: resultOf(err)}) // a failure is logged and counted
 	return err
 }
@@ -171,7 +174,11 @@ func (s *Service) RevokeRegistrar(ctx context.Context, name string) error {
 // RotateToken gives a registrar a new token (the old one stops working at
 // once) and returns it, shown once; it records it.
 func (s *Service) RotateToken(ctx context.Context, name string) (string, error) {
-	token, err := newToken()
+	err := checkInput(name)
+	var token string
+	if err == nil {
+		token, err = newToken()
+	}
 	if err == nil {
 		err = s.store.RotateToken(ctx, name, HashToken(token))
 	}
@@ -197,8 +204,18 @@ func resultOf(err error) string {
 	return CodeOf(err)
 }
 
-// Audit returns the audit records f selects, oldest first.
+// Audit returns the audit records f selects, oldest first. Its strings
+// are checked as names are (no record holds a control character or broken
+// UTF-8, and PostgreSQL cannot compare text with a NUL).
 func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	for what, v := range map[string]string{"registrar": f.Registrar, "name": f.Name, "action": f.Action} {
+		if v == "" {
+			continue
+		}
+		if err := checkInput(v); err != nil {
+			return nil, Errorf(CodeBadName, "the %s to look for: %s", what, err.(*Error).Message)
+		}
+	}
 	return s.store.AuditQuery(ctx, f)
 }
 

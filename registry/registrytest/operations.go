@@ -71,9 +71,23 @@ func testHostileNames(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("NUL: recorded as %q, want ab\uFFFDc.in", a.Name)
 	}
 
-	// a registrar name with a NUL is refused, and recorded
+	// registrar names and audit filters with a NUL are refused too
 	if _, _, err := e.svc.AddRegistrar(e.ctx, "bad\x00name"); !errors.Is(err, registry.ErrBadName) {
 		t.Errorf("AddRegistrar(NUL) = %v, want BAD_NAME", err)
+	}
+	if err := e.svc.RevokeRegistrar(e.ctx, "al\x00pha"); !errors.Is(err, registry.ErrBadName) {
+		t.Errorf("RevokeRegistrar(NUL) = %v, want BAD_NAME", err)
+	}
+	if _, err := e.svc.RotateToken(e.ctx, "al\x00pha"); !errors.Is(err, registry.ErrBadName) {
+		t.Errorf("RotateToken(NUL) = %v, want BAD_NAME", err)
+	}
+	for _, f := range []registry.AuditFilter{{Name: "a\x00"}, {Registrar: "\xff"}, {Action: strings.Repeat("x", 2000)}} {
+		if _, err := e.svc.Audit(e.ctx, f); !errors.Is(err, registry.ErrBadName) {
+			t.Errorf("Audit(%+v) = %v, want BAD_NAME", f, err)
+		}
+	}
+	if err := e.svc.Unreserve(e.ctx, "a\x00.in"); !errors.Is(err, registry.ErrBadName) {
+		t.Errorf("Unreserve(NUL) = %v, want BAD_NAME", err)
 	}
 }
 
