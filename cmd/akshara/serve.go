@@ -144,12 +144,8 @@ Flags:
 `
 
 func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] != "add" {
-		return cmdRegistrarOps(args, stdout, stderr) // operate.go
-	}
 	if len(args) == 0 || args[0] != "add" {
-		fmt.Fprint(stderr, registrarUsage)
-		return exitUsage
+		return cmdRegistrarOps(args, stdout, stderr) // operate.go (and the usage of all four)
 	}
 	fs := newFlags("registrar add", registrarUsage, stderr)
 	openStore := storeFlags(fs)
