@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -256,7 +257,7 @@ func TestServeTLS(t *testing.T) {
 		t.Fatalf("serving %s, want https", base)
 	}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	for _, path := range []string{"/healthz", "/readyz", "/v1/zones"} {
+	for _, path := range []string{"/healthz", "/readyz", "/v1/zones", "/metrics"} {
 		resp, err := client.Get(base + path)
 		if err != nil {
 			t.Fatalf("GET %s: %v", path, err)
@@ -264,6 +265,17 @@ func TestServeTLS(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 || resp.TLS == nil {
 			t.Errorf("GET %s: %d (TLS %v)", path, resp.StatusCode, resp.TLS != nil)
+		}
+	}
+	resp, err := client.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"akshara_log_errors_suppressed_total 0", "go_sql_open_connections", "process_open_fds"} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("serve's /metrics has no %s", want)
 		}
 	}
 	for _, args := range [][]string{{"-tls-cert", certFile}, {"-max-conns", "0"}} {
@@ -298,4 +310,42 @@ func writeCert(t *testing.T, certFile, keyFile string) *x509.CertPool {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return pool
+}
+
+// TestMaxConns: with -max-conns 1 a second connection is not served while
+// the first is open, and is served once it closes.
+func TestMaxConns(t *testing.T) {
+	o := &serveOptions{maxConns: 1}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })}
+	ln, scheme, err := o.listen("127.0.0.1:0", srv)
+	if err != nil || scheme != "http" {
+		t.Fatalf("listen: %v %s", err, scheme)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	first, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(first, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // served, then held open (keep-alive)
+	buf := make([]byte, 512)
+	first.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := first.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200 OK") {
+		t.Fatalf("first connection: %q %v", buf[:n], err)
+	}
+	second, err := net.Dial("tcp", ln.Addr().String()) // the kernel accepts it; the server does not
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	fmt.Fprint(second, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	second.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if n, err := second.Read(buf); err == nil {
+		t.Fatalf("a second connection was served beside the first: %q", buf[:n])
+	}
+	first.Close()
+	second.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := second.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200 OK") {
+		t.Errorf("the second connection, after the first closed: %q %v", buf[:n], err)
+	}
 }
