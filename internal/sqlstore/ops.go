@@ -193,15 +193,22 @@ func (s *Store) FindReserved(ctx context.Context, zone string, labels []string) 
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	rs, err := s.reservedRows(ctx, `SELECT zone, label, reason, created FROM reserved WHERE zone = ? AND label IN (`+
-		strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")+`) ORDER BY label LIMIT 1`, args...)
-	if err != nil {
-		return nil, err
-	}
-	if len(rs) == 0 {
+	// every check runs this: one row, through a statement prepared once
+	query := `SELECT zone, label, reason, created FROM reserved WHERE zone = ? AND label IN (` +
+		strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ") + `) ORDER BY label LIMIT 1`
+	var r registry.ReservedName
+	var created int64
+	err := s.do(ctx, func() error {
+		return s.queryRow(ctx, nil, query, args...).Scan(&r.Zone, &r.Label, &r.Reason, &created)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "none of these labels is reserved in %s", zone)
 	}
-	return &rs[0], nil
+	if err != nil {
+		return nil, internal("finding reserved names", err)
+	}
+	r.Created = time.Unix(0, created).UTC()
+	return &r, nil
 }
 
 // Ready implements registry.OperatorStore: a durable write to the
