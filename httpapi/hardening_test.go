@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -421,3 +422,62 @@ func TestMetrics(t *testing.T) {
 }
 
 func sleep() { <-time.After(50 * time.Millisecond) }
+
+// TestTrustedProxies: behind a trusted proxy the client is the last
+// untrusted address of X-Forwarded-For (limits and logs); from anyone else
+// the header is ignored.
+func TestTrustedProxies(t *testing.T) {
+	for _, tc := range []struct {
+		trusted []string
+		xff     []string
+		want    string
+	}{
+		{nil, []string{"203.0.113.7"}, "127.0.0.1"},
+		{[]string{"127.0.0.1/32"}, []string{"203.0.113.7"}, "203.0.113.7"},
+		{[]string{"127.0.0.1/32"}, []string{"1.2.3.4, 203.0.113.7"}, "203.0.113.7"},
+		{[]string{"127.0.0.1/32", "10.0.0.0/8"}, []string{"198.51.100.1", "203.0.113.7, 10.1.2.3"}, "203.0.113.7"},
+		{[]string{"127.0.0.1/32"}, []string{"bogus, 203.0.113.7"}, "203.0.113.7"},
+		{[]string{"127.0.0.1/32"}, []string{"203.0.113.7, bogus"}, "127.0.0.1"},
+		{[]string{"127.0.0.1/32"}, nil, "127.0.0.1"},
+		{[]string{"127.0.0.1/32"}, []string{"::ffff:203.0.113.9"}, "203.0.113.9"},
+		{[]string{"192.0.2.0/24"}, []string{"203.0.113.7"}, "127.0.0.1"},
+	} {
+		var logs syncBuffer
+		var prefixes []netip.Prefix
+		for _, p := range tc.trusted {
+			prefixes = append(prefixes, netip.MustParsePrefix(p))
+		}
+		e := newEnv(t, httpapi.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), TrustedProxies: prefixes})
+		req, _ := http.NewRequest("GET", e.url+"/v1/zones", nil)
+		for _, v := range tc.xff {
+			req.Header.Add("X-Forwarded-For", v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		var line map[string]any
+		json.Unmarshal([]byte(logs.String()), &line)
+		if line["client"] != tc.want {
+			t.Errorf("trusted %v, X-Forwarded-For %q: client %v, want %s", tc.trusted, tc.xff, line["client"], tc.want)
+		}
+	}
+	// the per-address limit follows the forwarded address
+	e := newEnv(t, httpapi.Options{PublicRate: 1e-9, PublicBurst: 1, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	for i, tc := range []struct {
+		xff  string
+		want int
+	}{{"203.0.113.1", 200}, {"203.0.113.1", 429}, {"203.0.113.2", 200}} {
+		req, _ := http.NewRequest("GET", e.url+"/v1/zones", nil)
+		req.Header.Set("X-Forwarded-For", tc.xff)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("request %d from %s: %d, want %d", i, tc.xff, resp.StatusCode, tc.want)
+		}
+	}
+}

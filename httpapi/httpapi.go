@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,6 +99,12 @@ type Options struct {
 	// ten a minute; negative: no limit).
 	AuthFailRate  float64
 	AuthFailBurst int
+	// TrustedProxies are the addresses of reverse proxies in front of the
+	// server: for a request from one of them, the client is the last
+	// address of X-Forwarded-For that is not a trusted proxy (for the
+	// per-address limits and the request log). Empty: the client is the
+	// TCP peer, and X-Forwarded-For is ignored.
+	TrustedProxies []netip.Prefix
 	// Collectors are more metrics to serve at /metrics.
 	Collectors []prometheus.Collector
 	// Page, if set, is served at / (the web page).
@@ -256,7 +263,7 @@ const registrarKey ctxKey = 0
 func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{id: requestID(r), client: clientAddr(r)}
+		info := &requestInfo{id: requestID(r), client: s.clientAddr(r)}
 		w.Header().Set("X-Request-Id", info.id)
 		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), infoKey, info), s.opts.RequestTimeout)
 		defer cancel()
@@ -318,7 +325,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 // applies the registrar's rate limit.
 func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		addr := clientAddr(r)
+		addr := infoOf(r).client
 		if s.authFail.exhausted(addr) {
 			return registry.Errorf(CodeRateLimited, "too many failed authentications from %s; retry later", addr)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,14 +67,47 @@ func requestID(r *http.Request) string {
 	return hex.EncodeToString(b[:])
 }
 
-// clientAddr is the client's IP address: the TCP peer (a proxy in front
-// is the client, unless it limits and logs for itself).
-func clientAddr(r *http.Request) string {
+// clientAddr is the client's IP address: the TCP peer, or, when the peer
+// is a trusted proxy, the last address of X-Forwarded-For that is not one
+// (addresses before it were written by the client and prove nothing).
+func (s *Server) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if len(s.opts.TrustedProxies) == 0 || !s.trusted(host) {
+		return host
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		for _, h := range strings.Split(v, ",") {
+			hops = append(hops, strings.TrimSpace(h))
+		}
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			return host // a malformed chain: the proxy is what we know
+		}
+		if !s.trusted(a.String()) {
+			return a.Unmap().String()
+		}
 	}
 	return host
+}
+
+func (s *Server) trusted(host string) bool {
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range s.opts.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // addrLimiters are token buckets per client address, forgotten after ten
@@ -128,8 +162,8 @@ func (a *addrLimiters) exhausted(addr string) bool { return a != nil && a.get(ad
 // public applies the per-address rate limit of the public endpoints.
 func (s *Server) public(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if !s.perAddr.allow(clientAddr(r)) {
-			return registry.Errorf(CodeRateLimited, "too many requests from %s; retry later", clientAddr(r))
+		if addr := infoOf(r).client; !s.perAddr.allow(addr) {
+			return registry.Errorf(CodeRateLimited, "too many requests from %s; retry later", addr)
 		}
 		return h(w, r)
 	}

@@ -103,8 +103,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	svc.SetLogger(log)
+	proxies, err := o.proxies()
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
 	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(),
-		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst,
+		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies,
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
 			func() float64 { return float64(limited.Suppressed()) })}})

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
+	"strings"
 
 	"golang.org/x/net/netutil"
 )
@@ -20,6 +22,7 @@ type serveOptions struct {
 	authFailBurst   int
 	errorLogRate    float64
 	errorLogBurst   int
+	trustedProxies  string
 }
 
 func serveFlags(fs *flag.FlagSet) *serveOptions {
@@ -30,8 +33,33 @@ func serveFlags(fs *flag.FlagSet) *serveOptions {
 	fs.Float64Var(&o.publicRate, "public-rate", 100, "requests per second per client address to the public endpoints (burst twice that)")
 	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
 	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
+	fs.StringVar(&o.trustedProxies, "trusted-proxies", os.Getenv("AKSHARA_TRUSTED_PROXIES"), "reverse proxies (comma-separated `CIDRs` or addresses) whose X-Forwarded-For names the client")
 	o.errorLogBurst = 100
 	return o
+}
+
+// proxies parses -trusted-proxies.
+func (o *serveOptions) proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(o.trustedProxies, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("-trusted-proxies: %q is not an address or CIDR", f)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("-trusted-proxies: %q is not an address or CIDR", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // listen opens the listening socket: capped at maxConns connections, and
