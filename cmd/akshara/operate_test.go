@@ -267,6 +267,26 @@ func TestServeTLS(t *testing.T) {
 			t.Errorf("GET %s: %d (TLS %v)", path, resp.StatusCode, resp.TLS != nil)
 		}
 	}
+	// a renewed certificate, reloaded on SIGHUP without a restart
+	pool2 := writeCert(t, certFile, keyFile)
+	if err := server.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	client2 := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool2}}}
+	var herr error
+	for i := 0; i < 200; i++ { // until the signal is handled
+		var resp *http.Response
+		if resp, herr = client2.Get(base + "/healthz"); herr == nil {
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if herr != nil {
+		t.Errorf("after SIGHUP the renewed certificate is not served: %v", herr)
+	}
+	client = client2
+
 	resp, err := client.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml) and the
 web page at /. The store is the SQLite file -db (default akshara.db in the
 working directory, created on first start with the default zones) or, with
 -dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
-later). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
+later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
 flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
 
@@ -119,6 +119,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("listening", "addr", *addr, "error", err)
 		return exitUsage
 	}
+	o.reloadOnHangup(ctx, log)
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()), "tls", scheme == "https", "max_conns", o.maxConns)
 	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	errc := make(chan error, 1)

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
+	"os/signal"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/net/netutil"
 )
@@ -23,6 +28,8 @@ type serveOptions struct {
 	errorLogRate    float64
 	errorLogBurst   int
 	trustedProxies  string
+
+	cert atomic.Pointer[tls.Certificate] // the certificate served, reloaded on SIGHUP
 }
 
 func serveFlags(fs *flag.FlagSet) *serveOptions {
@@ -73,11 +80,14 @@ func (o *serveOptions) listen(addr string, srv *http.Server) (net.Listener, stri
 	}
 	var cfg *tls.Config
 	if o.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
-		if err != nil {
-			return nil, "", fmt.Errorf("loading the TLS certificate: %w", err)
+		if err := o.reloadCert(); err != nil {
+			return nil, "", err
 		}
-		cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+		cfg = &tls.Config{
+			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return o.cert.Load(), nil },
+			MinVersion:     tls.VersionTLS12,
+			NextProtos:     []string{"h2", "http/1.1"},
+		}
 		srv.TLSConfig = cfg
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -89,4 +99,40 @@ func (o *serveOptions) listen(addr string, srv *http.Server) (net.Listener, stri
 		return tls.NewListener(ln, cfg), "https", nil
 	}
 	return ln, "http", nil
+}
+
+// reloadCert reads the certificate and key files; the new pair is served
+// to the next handshakes. On an error the old pair stays.
+func (o *serveOptions) reloadCert() error {
+	cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return fmt.Errorf("loading the TLS certificate: %w", err)
+	}
+	o.cert.Store(&cert)
+	return nil
+}
+
+// reloadOnHangup reloads the certificate on each SIGHUP (a renewed
+// certificate without a restart) until ctx ends.
+func (o *serveOptions) reloadOnHangup(ctx context.Context, log *slog.Logger) {
+	if o.tlsCert == "" {
+		return
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := o.reloadCert(); err != nil {
+					log.Error("SIGHUP: the old certificate stays", "error", err)
+					continue
+				}
+				log.Info("SIGHUP: TLS certificate reloaded", "cert", o.tlsCert)
+			}
+		}
+	}()
 }
