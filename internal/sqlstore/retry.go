@@ -15,16 +15,17 @@ import (
 // is; a transaction is retried whole, unless the fault came with its
 // COMMIT and may have left it committed (that one is reported, not
 // guessed at). Waits grow from Base, doubling up to Max, each drawn
-// uniformly from [0, wait] (full jitter), for at most Attempts tries in
-// all and never past the context's deadline.
+// uniformly from [0, wait] (full jitter), for at most Attempts tries and
+// Budget of time in all, and never past the context's deadline.
 type Retry struct {
 	Attempts  int
 	Base, Max time.Duration
+	Budget    time.Duration // 0: no bound but Attempts and the context
 }
 
 // DefaultRetry rides out a killed backend at once and a PostgreSQL
-// restart of a couple of seconds.
-var DefaultRetry = Retry{Attempts: 8, Base: 10 * time.Millisecond, Max: time.Second}
+// restart of a few seconds (TestPostgresRestart).
+var DefaultRetry = Retry{Attempts: 30, Base: 10 * time.Millisecond, Max: time.Second, Budget: 8 * time.Second}
 
 // commitError marks an error that came with COMMIT.
 type commitError struct{ err error }
@@ -47,6 +48,7 @@ type retryCounter = atomic.Uint64
 func (s *Store) do(ctx context.Context, f func() error) error {
 	r := s.retry
 	wait := r.Base
+	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := f()
 		if err == nil || attempt >= r.Attempts || !s.transient(err) {
@@ -54,6 +56,9 @@ func (s *Store) do(ctx context.Context, f func() error) error {
 		}
 		d := time.Duration(rand.Int64N(int64(wait) + 1))
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+			return err
+		}
+		if r.Budget > 0 && time.Since(start)+d > r.Budget {
 			return err
 		}
 		s.retries.Add(1)
