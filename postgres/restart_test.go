@@ -76,7 +76,9 @@ func privateCluster(t *testing.T) (string, func()) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		cmd.Run()
 	})
-	restart := func() { pg("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-m", "fast", "-w", "restart") }
+	restart := func() {
+		pg("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-m", "fast", "-w", "restart")
+	}
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), restart
 }
 
