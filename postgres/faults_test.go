@@ -137,10 +137,10 @@ func TestKilledBackends(t *testing.T) {
 }
 
 // TestKilledBackendsUnderLoad: every backend killed five times a second
-// while creates and checks run. No check and no create fails: a kill at a
-// create's COMMIT is resolved by reading the outcome back (the domain with
-// this attempt's creation time is there, or the create runs again), and
-// every domain holds exactly its conflict set.
+// while checks, creates and deletes run. None fails: a kill at a COMMIT is
+// resolved by reading the outcome back (the domain with this attempt's
+// creation time is there, or gone after a delete; else it runs again),
+// and every domain holds exactly its conflict set.
 func TestKilledBackendsUnderLoad(t *testing.T) {
 	f := newFaultEnv(t)
 	ctx := t.Context()
@@ -161,7 +161,7 @@ func TestKilledBackendsUnderLoad(t *testing.T) {
 			}
 		}
 	}()
-	var checks, creates, checkErrs, createErrs atomic.Int64
+	var checks, creates, deletes, checkErrs, createErrs atomic.Int64
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(duration)
 	for g := 0; g < 4; g++ {
@@ -181,16 +181,23 @@ func TestKilledBackendsUnderLoad(t *testing.T) {
 					createErrs.Add(1)
 					t.Errorf("create %s: %v", name, err)
 				}
+				if i%2 == 1 { // every other one deleted again
+					if err := f.svc.Delete(ctx, r, name); err != nil {
+						createErrs.Add(1)
+						t.Errorf("delete %s: %v", name, err)
+					}
+					deletes.Add(1)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	close(stop)
-	t.Logf("%d backends killed; %d checks (%d failed), %d creates (%d failed), %d retries, %d faults at COMMIT read back",
-		kills.Load(), checks.Load(), checkErrs.Load(), creates.Load(), createErrs.Load(), f.store.Retries(), f.store.Resolved())
+	t.Logf("%d backends killed; %d checks (%d failed), %d creates and %d deletes (%d failed), %d retries, %d faults at COMMIT read back",
+		kills.Load(), checks.Load(), checkErrs.Load(), creates.Load(), deletes.Load(), createErrs.Load(), f.store.Retries(), f.store.Resolved())
 	ds, err := f.svc.List(ctx, r)
-	if err != nil || int64(len(ds)) != creates.Load() {
-		t.Errorf("%d domains listed (%v), want one per create: %d", len(ds), err, creates.Load())
+	if err != nil || int64(len(ds)) != creates.Load()-deletes.Load() {
+		t.Errorf("%d domains listed (%v), want one per create not deleted: %d", len(ds), err, creates.Load()-deletes.Load())
 	}
 	if kills.Load() == 0 {
 		t.Error("no backend was killed")

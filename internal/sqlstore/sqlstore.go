@@ -444,7 +444,16 @@ func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Dom
 
 // DeleteDomain implements registry.Store.
 func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarID int64) error {
-	return s.internal("deleting domain", s.tx(ctx, func(tx *sql.Tx) error {
+	// a fault at COMMIT: the domain gone means the delete took effect (only
+	// its owner deletes it, and that is this call)
+	committed := func() (bool, error) {
+		_, err := s.Domain(ctx, zone, label)
+		if errors.Is(err, registry.ErrNotFound) {
+			return true, nil
+		}
+		return false, err
+	}
+	return s.internal("deleting domain", s.txResolved(ctx, committed, func(tx *sql.Tx) error {
 		var id, owner int64
 		var name string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT d.id, d.registrar_id, r.name FROM domains d JOIN registrars r ON r.id = ? WHERE d.zone = ? AND d.label = ?`),
