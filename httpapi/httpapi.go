@@ -105,6 +105,9 @@ type Options struct {
 	// per-address limits and the request log). Empty: the client is the
 	// TCP peer, and X-Forwarded-For is ignored.
 	TrustedProxies []netip.Prefix
+	// PrivateMetrics leaves /metrics out of the handler: serve
+	// MetricsHandler on a private address instead.
+	PrivateMetrics bool
 	// Collectors are more metrics to serve at /metrics.
 	Collectors []prometheus.Collector
 	// Page, if set, is served at / (the web page).
@@ -127,6 +130,7 @@ type Server struct {
 	authFail *addrLimiters // failed authentications, per client address
 	mux      *http.ServeMux
 	ready    readiness
+	metrics  http.Handler
 
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -202,7 +206,10 @@ func New(svc *registry.Service, o Options) *Server {
 	if g, ok := o.Metrics.(prometheus.Gatherer); ok {
 		gatherer = g
 	}
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	s.metrics = promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})
+	if !o.PrivateMetrics {
+		mux.Handle("GET /metrics", s.metrics)
+	}
 	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(openAPI)
@@ -216,6 +223,10 @@ func New(svc *registry.Service, o Options) *Server {
 	s.handler = mux
 	return s
 }
+
+// MetricsHandler serves the metrics (Prometheus text format), for a
+// private address when Options.PrivateMetrics keeps them off the API's.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

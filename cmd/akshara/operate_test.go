@@ -369,3 +369,47 @@ func TestMaxConns(t *testing.T) {
 		t.Errorf("the second connection, after the first closed: %q %v", buf[:n], err)
 	}
 }
+
+// TestServeMetricsAddr: with -metrics-addr the metrics are served there
+// (with /healthz and /readyz), not on the public address.
+func TestServeMetricsAddr(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	maddr := ln.Addr().String()
+	ln.Close()
+	server, base := startServer(t, "-db", filepath.Join(t.TempDir(), "r.db"), "-metrics-addr", maddr)
+	defer func() { server.Process.Signal(syscall.SIGTERM); server.Wait() }()
+	get := func(url string) (int, string) {
+		t.Helper()
+		var resp *http.Response
+		var err error
+		for i := 0; i < 100; i++ { // the metrics listener is up before "listening on" is printed
+			if resp, err = http.Get(url); err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("http://" + maddr + "/metrics"); code != 200 || !strings.Contains(body, "akshara_http_requests_total") && !strings.Contains(body, "go_goroutines") {
+		t.Errorf("private /metrics: %d %.200s", code, body)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, _ := get("http://" + maddr + path); code != 200 {
+			t.Errorf("private %s: %d", path, code)
+		}
+	}
+	if code, _ := get(base + "/metrics"); code == 200 {
+		t.Error("the public address still serves /metrics")
+	}
+	if code, _ := get(base + "/readyz"); code != 200 {
+		t.Errorf("public /readyz: %d", code)
+	}
+}

@@ -109,7 +109,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(),
-		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies,
+		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
 			func() float64 { return float64(limited.Suppressed()) })}})
@@ -119,11 +119,22 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("listening", "addr", *addr, "error", err)
 		return exitUsage
 	}
+	errc := make(chan error, 2)
+	msrv, maddr, err := o.serveMetrics(api, errc)
+	if err != nil {
+		ln.Close()
+		log.Error("listening", "error", err)
+		return exitUsage
+	}
 	o.reloadOnHangup(ctx, log)
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()), "tls", scheme == "https", "max_conns", o.maxConns)
 	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
-	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if msrv != nil {
+		log.Info("serving metrics", "addr", maddr)
+		fmt.Fprintf(stdout, "metrics on http://%s\n", maddr)
+		defer msrv.Close()
+	}
 	select {
 	case err := <-errc:
 		log.Error("serving", "error", err)

@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"golang.org/x/net/netutil"
+
+	"github.com/akshara-idn/akshara/httpapi"
 )
 
 // serveOptions are serve's flags for serving safely (docs/operations.md).
@@ -28,6 +30,7 @@ type serveOptions struct {
 	errorLogRate    float64
 	errorLogBurst   int
 	trustedProxies  string
+	metricsAddr     string
 
 	cert atomic.Pointer[tls.Certificate] // the certificate served, reloaded on SIGHUP
 }
@@ -41,6 +44,7 @@ func serveFlags(fs *flag.FlagSet) *serveOptions {
 	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
 	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxies", os.Getenv("AKSHARA_TRUSTED_PROXIES"), "reverse proxies (comma-separated `CIDRs` or addresses) whose X-Forwarded-For names the client")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", os.Getenv("AKSHARA_METRICS_ADDR"), "serve /metrics (and /healthz, /readyz) on this private `ADDRESS` only, not on -addr")
 	o.errorLogBurst = 100
 	return o
 }
@@ -135,4 +139,24 @@ func (o *serveOptions) reloadOnHangup(ctx context.Context, log *slog.Logger) {
 			}
 		}
 	}()
+}
+
+// serveMetrics serves the metrics, /healthz and /readyz on -metrics-addr
+// (plain HTTP: a private address, for the monitoring system). It returns
+// the server (nil without -metrics-addr) and its address.
+func (o *serveOptions) serveMetrics(api *httpapi.Server, errc chan<- error) (*http.Server, string, error) {
+	if o.metricsAddr == "" {
+		return nil, "", nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", api.MetricsHandler())
+	mux.Handle("GET /healthz", api)
+	mux.Handle("GET /readyz", api)
+	srv := httpapi.NewHTTPServer(o.metricsAddr, mux)
+	ln, err := net.Listen("tcp", o.metricsAddr)
+	if err != nil {
+		return nil, "", fmt.Errorf("-metrics-addr: %w", err)
+	}
+	go func() { errc <- srv.Serve(ln) }()
+	return srv, ln.Addr().String(), nil
 }
