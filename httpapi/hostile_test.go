@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -90,3 +92,34 @@ func TestHostileInputs(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPaths: no name in a path, and no audit filter, gives a 5xx.
+func FuzzPaths(f *testing.F) {
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	svc := registrytest.SQLiteService(f)
+	_, token, _ := svc.AddRegistrar(t0, "fuzz")
+	h := httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1e9, PublicRate: -1, AuthFailRate: -1})
+	f.Fuzz(func(t *testing.T, name string) {
+		for _, tc := range []struct{ method, target string }{
+			{"GET", "/v1/domains/" + url.PathEscape(name)},
+			{"DELETE", "/v1/domains/" + url.PathEscape(name)},
+			{"GET", "/v1/audit?name=" + url.QueryEscape(name) + "&action=" + url.QueryEscape(name)},
+			{"GET", "/v1/audit?since=" + url.QueryEscape(name)},
+		} {
+			req, err := http.NewRequest(tc.method, "http://x"+tc.target, nil)
+			if err != nil {
+				continue
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code >= 500 {
+				t.Fatalf("%s %q: %d %s", tc.method, tc.target, rec.Code, rec.Body)
+			}
+		}
+	})
+}
+
+var t0 = context.Background()
