@@ -318,8 +318,11 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 			body.Message = "internal error" // the cause is logged, not shown
 		}
 	}
-	if body.Code == CodeRateLimited {
+	switch body.Code {
+	case CodeRateLimited:
 		w.Header().Set("Retry-After", "1")
+	case registry.CodeUnavailable:
+		w.Header().Set("Retry-After", "30") // space or the database must come back first
 	}
 	writeJSON(w, StatusOf(body.Code), body)
 }
