@@ -333,9 +333,14 @@ func (s *Service) AddZone(ctx context.Context, z Zone) error {
 	if s.zones[z.Name] != nil || s.zones[z.ALabel] != nil {
 		return Errorf(CodeExists, "zone %s exists", z.Name)
 	}
+	rel, err := akshara.NewZoneRelation(z.Languages)
+	if err != nil {
+		return &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
+	}
 	if err := s.store.EnsureZones(ctx, []Zone{z}); err != nil {
 		return err
 	}
+	s.relations[z.Name] = rel
 	s.list = append(s.list, z)
 	for i := range s.list {
 		zz := &s.list[i]

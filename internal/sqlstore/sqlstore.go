@@ -411,12 +411,18 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	var d *registry.Domain
-	err := s.do(ctx, func() (err error) {
-		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
+	d := &registry.Domain{}
+	err := s.do(ctx, func() error {
+		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+`, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
 		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
-		d, err = scanDomain(row)
-		return err
+		var created, exempt int64
+		if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &exempt); err != nil {
+			return err
+		}
+		d.Name = d.Label + "." + d.Zone
+		d.Created = time.Unix(0, created).UTC()
+		d.Exempted = exempt > 0
+		return nil
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
@@ -431,7 +437,10 @@ func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Dom
 		if d, err = scanDomain(row); err != nil {
 			return err
 		}
-		return s.blocksOf(ctx, d)
+		if err := s.blocksOf(ctx, d); err != nil {
+			return err
+		}
+		return s.exemptionsOf(ctx, d)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
@@ -468,6 +477,9 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
+			return err
+		}
+		if err := s.release(ctx, tx, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {
@@ -509,6 +521,9 @@ func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.D
 	for _, d := range ds {
 		if err := s.blocksOf(ctx, d); err != nil {
 			return nil, internal("loading conflict set", err)
+		}
+		if err := s.exemptionsOf(ctx, d); err != nil {
+			return nil, internal("loading exemptions", err)
 		}
 	}
 	return ds, nil
