@@ -44,6 +44,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
 	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "sqlite", IsUnique: isUnique, Migrations: sub,
+		IsTransient: isBusy, IsRefused: isBusy, IsFull: isFull,
 		// A bulk import writes B-trees far larger than the default 2 MiB
 		// cache: 256 MiB for the connection that imports; and its
 		// multi-row INSERTs keep a statement journal, in memory rather
@@ -69,6 +70,27 @@ func isUnique(err error) bool {
 		return true
 	}
 	return false
+}
+
+// isBusy reports a database still locked after the busy timeout: the
+// statement did not run, so it may run again.
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// isFull reports SQLITE_FULL: the disk (or the database's page limit) is
+// full.
+func isFull(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_FULL
 }
 
 var _ registry.Store = (*sqlstore.Store)(nil)
