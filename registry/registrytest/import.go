@@ -149,8 +149,8 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 	// a new create that conflicts with an exempted domain is refused
 	r, _ := e.registrar("newcomer")
 	p := want.Pairs[0]
-	if _, err := e.svc.Create(e.ctx, r, p[0], ""); !errors.Is(err, registry.ErrConflict) {
-		t.Errorf("Create(%s) again: %v, want CONFLICT", p[0], err)
+	if _, err := e.svc.Create(e.ctx, r, p[0], ""); !errors.Is(err, registry.ErrExists) {
+		t.Errorf("Create(%s) again: %v, want EXISTS", p[0], err)
 	}
 	res, err := e.svc.Check(e.ctx, p[0], "")
 	if err != nil || res.Status != registry.Registered || !res.Exempted || !slices.Contains(res.ExemptWith, p[1]) {
