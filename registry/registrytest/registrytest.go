@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"RegistrarIsolation", testIsolation},
 		{"Errors", testErrors},
 		{"ASCIIZone", testASCIIZone},
+		{"EPPCredentials", testEPPCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
