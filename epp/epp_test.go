@@ -96,6 +96,16 @@ func (e *env) dial() *client {
 	return c
 }
 
+// dialRaw connects without reading the greeting.
+func (e *env) dialRaw() (*client, error) {
+	conn, err := tls.Dial("tcp", e.addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		return nil, err
+	}
+	e.t.Cleanup(func() { conn.Close() })
+	return &client{e: e, conn: conn}, nil
+}
+
 func (c *client) writeRaw(b []byte) error {
 	c.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	_, err := c.conn.Write(b)
