@@ -22,8 +22,11 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add NAME: create a registrar and print its API token",
+	register(&command{name: "registrar", order: 50, summary: "add NAME: create a registrar and print its API token; epp-password NAME, epp-cert NAME SHA256",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			if len(args) > 0 && (args[0] == "epp-password" || args[0] == "epp-cert") {
+				return cmdRegistrarEPP(args[0], args[1:], stdin, stdout, stderr) // epp.go
+			}
 			return cmdRegistrar(args, stdout, stderr)
 		}})
 }
@@ -35,10 +38,11 @@ func init() {
 		}})
 }
 
-const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN]
+const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-epp ADDR [-epp-cert FILE -epp-key FILE]]
 
-Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml) and the
-web page at /. The store is the SQLite file -db (default akshara.db in the
+Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml), RDAP
+at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
+(docs/epp.md). The store is the SQLite file -db (default akshara.db in the
 working directory, created on first start with the default zones) or, with
 -dsn, PostgreSQL. Stops gracefully on SIGINT or SIGTERM, finishing the
 requests in flight.
@@ -73,6 +77,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	openStore := storeFlags(fs)
 	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
+	startEPP := eppFlags(fs) // epp.go
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -95,7 +100,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler()})
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: rdapMount(svc)})
 	srv := httpapi.NewHTTPServer(*addr, api)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -104,6 +109,12 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()))
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	stopEPP, err := startEPP(ctx, svc, log, stdout)
+	if err != nil {
+		log.Error("starting EPP", "error", err)
+		return exitUsage
+	}
+	defer stopEPP()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
