@@ -257,7 +257,7 @@ func checkReason(res *registry.CheckResult) string {
 	switch res.Status {
 	case registry.Invalid:
 		if len(res.Errors) > 0 {
-			return clip("invalid: "+string(res.Errors[0].Code), 32)
+			return clip("invalid: "+res.Errors[0].Code.String(), 32)
 		}
 		return "invalid"
 	case registry.Blocked:
