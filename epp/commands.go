@@ -151,8 +151,8 @@ func (ss *session) dispatch(c *command) (*response, *response) {
 }
 
 // checkExtensions refuses extensions the server does not implement, and
-// the IDN extension outside a create or when the client did not announce
-// it at login.
+// the IDN extension outside a create. (A login listing another extURI
+// than idn-1.0 was refused; one listing none may still use idn-1.0.)
 func (ss *session) checkExtensions(c *command) *response {
 	if c.Ext == nil {
 		return nil
@@ -164,9 +164,6 @@ func (ss *session) checkExtensions(c *command) *response {
 	if c.Ext.IDN != nil {
 		if c.Create == nil {
 			return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
-		}
-		if ss.exts != nil && !ss.exts[NSIDN] {
-			return fail(CodeUse, messages[CodeUse]+": the session did not announce "+NSIDN+" at login")
 		}
 	}
 	return nil
@@ -206,15 +203,9 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s)", messages[CodeUnimplObject], u, NSDomain))
 		}
 	}
-	var exts map[string]bool
-	if len(l.Svcs.ExtURI) > 0 {
-		exts = map[string]bool{}
-		for _, u := range l.Svcs.ExtURI {
-			u = strings.TrimSpace(u)
-			if u != NSIDN {
-				return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], u, NSIDN))
-			}
-			exts[u] = true
+	for _, u := range l.Svcs.ExtURI {
+		if u = strings.TrimSpace(u); u != NSIDN {
+			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], u, NSIDN))
 		}
 	}
 	lo := ss.s.lockout
@@ -245,7 +236,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		}
 	}
 	lo.reset(idKey)
-	ss.registrar, ss.exts = r, exts
+	ss.registrar = r
 	ss.log = ss.log.With("registrar", r.Name)
 	ss.log.Info("epp: logged in", "password_changed", l.NewPW != nil)
 	return &response{code: CodeOK}

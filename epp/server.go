@@ -226,7 +226,6 @@ type session struct {
 	remote    string // host of the peer
 	certSHA   string
 	registrar *registry.Registrar
-	exts      map[string]bool // extURIs announced at login (nil: none listed)
 	failures  int
 	log       *slog.Logger
 }

@@ -274,7 +274,7 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 var variantsNotice = Notice{
 	Title: "Variants",
 	Description: []string{
-		"The variants listed are the other members of this domain's conflict set under India's IDN policy: they are blocked, and no other registrant may register them while this domain exists.",
+		"The variants listed are the other members of this domain's conflict set under India's IDN policy: they are blocked: no one can register them while this domain exists.",
 	},
 }
 
