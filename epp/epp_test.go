@@ -2,6 +2,7 @@ package epp_test
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -395,5 +396,83 @@ func TestPinnedCertificate(t *testing.T) {
 	c.read()
 	if r := c.do(loginFrame("acme", "secret12", "")); code(r) != 1000 {
 		t.Errorf("with the certificate: %s", r)
+	}
+}
+
+// TestSchemaCatchesInvalidFrames: the validation the suite relies on
+// fails where it must (a reason of 46 characters, an unknown result code).
+func TestSchemaCatchesInvalidFrames(t *testing.T) {
+	if _, err := exec.LookPath("xmllint"); err != nil {
+		needXmllint(t)
+		return
+	}
+	bad := []string{
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><response><result code="1000"><msg>ok</msg></result><resData><domain:chkData xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:cd><domain:name avail="0">a.in</domain:name><domain:reason>Blocked: variant of xn--11b4aya5ed.xn--h2brj9c</domain:reason></domain:cd></domain:chkData></resData><trID><svTRID>abc</svTRID></trID></response></epp>`,
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><response><result code="2399"><msg>x</msg></result><trID><svTRID>abc</svTRID></trID></response></epp>`,
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><response><result code="1000"><msg>x</msg></result><extension><idn:data xmlns:idn="urn:ietf:params:xml:ns:idn-1.0"><idn:uname>x</idn:uname></idn:data></extension><trID><svTRID>abc</svTRID></trID></response></epp>`,
+	}
+	dir := t.TempDir()
+	for i, f := range bad {
+		p := filepath.Join(dir, fmt.Sprintf("bad%d.xml", i))
+		os.WriteFile(p, []byte(f), 0o644)
+		if out, err := exec.Command("xmllint", "--noout", "--schema", filepath.Join("testdata", "xsd", "wrapper.xsd"), p).CombinedOutput(); err == nil {
+			t.Errorf("frame %d validates:\n%s", i, out)
+		}
+	}
+}
+
+func needXmllint(t *testing.T) {
+	if os.Getenv("CI") == "true" {
+		t.Fatal("xmllint is required in CI (Debian libxml2-utils)")
+	}
+	t.Skip("xmllint is not installed (Debian libxml2-utils)")
+}
+
+// TestClientCA: with a client CA the server requires a certificate it
+// signed; without one the handshake fails.
+func TestClientCA(t *testing.T) {
+	svc := registrytest.SQLiteService(t)
+	clientCert, _, err := epp.SelfSigned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(clientCert.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	serverCert, _, err := epp.SelfSigned("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := epp.New(svc, epp.Options{TLS: &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	e := &env{t: t, svc: svc, srv: srv, addr: ln.Addr().String()}
+	for _, tt := range []struct {
+		certs []tls.Certificate
+		ok    bool
+	}{{nil, false}, {[]tls.Certificate{clientCert}, true}} {
+		conn, err := tls.Dial("tcp", e.addr, &tls.Config{InsecureSkipVerify: true, Certificates: tt.certs})
+		if err == nil {
+			c := &client{e: e, conn: conn}
+			var g string
+			g, err = c.read() // TLS 1.3 reports a refused client certificate on the first read
+			if err == nil && !strings.Contains(g, "<greeting>") {
+				err = fmt.Errorf("no greeting: %s", g)
+			}
+			conn.Close()
+		}
+		if (err == nil) != tt.ok {
+			t.Errorf("client certificates %d: err %v, want ok=%v", len(tt.certs), err, tt.ok)
+		}
 	}
 }
