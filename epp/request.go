@@ -44,7 +44,7 @@ type command struct {
 type login struct {
 	ClID    string  `xml:"urn:ietf:params:xml:ns:epp-1.0 clID"`
 	PW      string  `xml:"urn:ietf:params:xml:ns:epp-1.0 pw"`
-	NewPW   *string `xml:"-"`
+	NewPW   *string `xml:"urn:ietf:params:xml:ns:epp-1.0 newPW"`
 	Options struct {
 		Version string `xml:"urn:ietf:params:xml:ns:epp-1.0 version"`
 		Lang    string `xml:"urn:ietf:params:xml:ns:epp-1.0 lang"`
@@ -53,9 +53,6 @@ type login struct {
 		ObjURI []string `xml:"urn:ietf:params:xml:ns:epp-1.0 objURI"`
 		ExtURI []string `xml:"urn:ietf:params:xml:ns:epp-1.0 svcExtension>extURI"`
 	} `xml:"urn:ietf:params:xml:ns:epp-1.0 svcs"`
-	NewPWEl *struct {
-		V string `xml:",chardata"`
-	} `xml:"urn:ietf:params:xml:ns:epp-1.0 newPW"`
 }
 
 // object is the content of <check>, <info>, <create>, <delete>: one
@@ -76,8 +73,7 @@ type domainOp struct {
 }
 
 type domainName struct {
-	V     string `xml:",chardata"`
-	Hosts string `xml:"hosts,attr"`
+	V string `xml:",chardata"`
 }
 
 // cmdExt is a command's <extension>.
@@ -184,10 +180,6 @@ func parse(frame []byte) (*request, error) {
 	if req.Command != nil {
 		c := req.Command
 		c.children = cmds
-		if c.Login != nil && c.Login.NewPWEl != nil {
-			v := c.Login.NewPWEl.V
-			c.Login.NewPW = &v
-		}
 	}
 	return &req, nil
 }

@@ -29,27 +29,25 @@ func TestEveryCodeHasAnEntry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		{
-			for _, decl := range f.Decls {
-				g, ok := decl.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, n := range vs.Names {
-						if !strings.HasPrefix(n.Name, "Code") || i >= len(vs.Values) {
-							continue
-						}
-						lit, ok := vs.Values[i].(*ast.BasicLit)
-						if !ok || lit.Kind != token.STRING {
-							continue
-						}
-						code, _ := strconv.Unquote(lit.Value)
-						found++
-						if !registry.KnownCode(code) {
-							t.Errorf("%s (%q) has no entry in the code table (registry/codes.go)", n.Name, code)
-						}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if !strings.HasPrefix(n.Name, "Code") || i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					code, _ := strconv.Unquote(lit.Value)
+					found++
+					if !registry.KnownCode(code) {
+						t.Errorf("%s (%q) has no entry in the code table (registry/codes.go)", n.Name, code)
 					}
 				}
 			}
