@@ -80,20 +80,24 @@ func serve(t testing.TB, svc *registry.Service, o epp.Options) *env {
 // client is a raw EPP client: it frames what it is given, nothing more.
 type client struct {
 	e    *env
+	t    testing.TB // the test the client reports to
 	conn *tls.Conn
 }
 
-func (e *env) dial() *client {
-	e.t.Helper()
+func (e *env) dial() *client { return e.dialT(e.t) }
+
+// dialT connects, reads the greeting and reports to t (a subtest).
+func (e *env) dialT(t testing.TB) *client {
+	t.Helper()
 	conn, err := tls.Dial("tcp", e.addr, &tls.Config{InsecureSkipVerify: true})
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	e.t.Cleanup(func() { conn.Close() })
-	c := &client{e: e, conn: conn}
+	t.Cleanup(func() { conn.Close() })
+	c := &client{e: e, t: t, conn: conn}
 	g, err := c.read()
 	if err != nil || !strings.Contains(g, "<greeting>") {
-		e.t.Fatalf("greeting: %q, %v", g, err)
+		t.Fatalf("greeting: %q, %v", g, err)
 	}
 	return c
 }
@@ -105,7 +109,7 @@ func (e *env) dialRaw() (*client, error) {
 		return nil, err
 	}
 	e.t.Cleanup(func() { conn.Close() })
-	return &client{e: e, conn: conn}, nil
+	return &client{e: e, t: e.t, conn: conn}, nil
 }
 
 func (c *client) writeRaw(b []byte) error {
@@ -145,13 +149,13 @@ func (c *client) read() (string, error) {
 
 // do sends a frame and reads the answer.
 func (c *client) do(x string) string {
-	c.e.t.Helper()
+	c.t.Helper()
 	if err := c.send(x); err != nil {
-		c.e.t.Fatalf("send: %v", err)
+		c.t.Fatalf("send: %v", err)
 	}
 	r, err := c.read()
 	if err != nil {
-		c.e.t.Fatalf("read: %v", err)
+		c.t.Fatalf("read: %v", err)
 	}
 	return r
 }
@@ -207,9 +211,9 @@ func createFrame(name, table, uname string) string {
 }
 
 func (c *client) login(clID, pw string) {
-	c.e.t.Helper()
+	c.t.Helper()
 	if r := c.do(loginFrame(clID, pw, "")); code(r) != 1000 {
-		c.e.t.Fatalf("login %s: %s", clID, r)
+		c.t.Fatalf("login %s: %s", clID, r)
 	}
 }
 
@@ -283,6 +287,7 @@ const (
 // TestSession walks a registrar's session: each step's result code and
 // what the answer must say.
 func TestSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{})
 	a := e.dial()
 	b := e.dial()
@@ -358,6 +363,7 @@ func TestSession(t *testing.T) {
 
 // TestNewPassword: newPW at login changes the EPP password.
 func TestNewPassword(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{})
 	c := e.dial()
 	if r := c.do(loginFrame("acme", "secret12", "<newPW>n3w-Secret</newPW>")); code(r) != 1000 {
@@ -376,6 +382,7 @@ func TestNewPassword(t *testing.T) {
 // TestPinnedCertificate: a registrar with a pinned fingerprint logs in
 // only with that client certificate.
 func TestPinnedCertificate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{})
 	cert, fp, err := epp.SelfSigned()
 	if err != nil {
@@ -392,7 +399,7 @@ func TestPinnedCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	c := &client{e: e, conn: conn}
+	c := &client{e: e, t: t, conn: conn}
 	c.read()
 	if r := c.do(loginFrame("acme", "secret12", "")); code(r) != 1000 {
 		t.Errorf("with the certificate: %s", r)
@@ -402,6 +409,7 @@ func TestPinnedCertificate(t *testing.T) {
 // TestSchemaCatchesInvalidFrames: the validation the suite relies on
 // fails where it must (a reason of 46 characters, an unknown result code).
 func TestSchemaCatchesInvalidFrames(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("xmllint"); err != nil {
 		needXmllint(t)
 		return
@@ -431,6 +439,7 @@ func needXmllint(t *testing.T) {
 // TestClientCA: with a client CA the server requires a certificate it
 // signed; without one the handshake fails.
 func TestClientCA(t *testing.T) {
+	t.Parallel()
 	svc := registrytest.SQLiteService(t)
 	clientCert, _, err := epp.SelfSigned()
 	if err != nil {
@@ -463,7 +472,7 @@ func TestClientCA(t *testing.T) {
 	}{{nil, false}, {[]tls.Certificate{clientCert}, true}} {
 		conn, err := tls.Dial("tcp", e.addr, &tls.Config{InsecureSkipVerify: true, Certificates: tt.certs})
 		if err == nil {
-			c := &client{e: e, conn: conn}
+			c := &client{e: e, t: t, conn: conn}
 			var g string
 			g, err = c.read() // TLS 1.3 reports a refused client certificate on the first read
 			if err == nil && !strings.Contains(g, "<greeting>") {

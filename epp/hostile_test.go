@@ -20,6 +20,7 @@ func header(n uint32) []byte {
 // TestHostileFrames: each frame gets the RFC's answer or a closed
 // connection, and the server keeps answering other sessions.
 func TestHostileFrames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{MaxFrame: 4096, ReadTimeout: 300 * time.Millisecond, IdleTimeout: 500 * time.Millisecond})
 	deep := strings.Repeat("<a>", 40) + strings.Repeat("</a>", 40)
 	tests := []struct {
@@ -63,42 +64,45 @@ func TestHostileFrames(t *testing.T) {
 		{name: "create before login", frame: createFrame(kitabA, "hi", ""), code: 2002},
 		{name: "idle client", closed: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := e.dial()
-			if tt.login {
-				c.login("acme", "secret12")
-			}
-			var err error
-			switch {
-			case tt.raw != nil:
-				err = c.writeRaw(tt.raw)
-			case tt.frame != "":
-				err = c.send(tt.frame)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.code != 0 {
-				r, err := c.read()
+	t.Run("frames", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				c := e.dialT(t)
+				if tt.login {
+					c.login("acme", "secret12")
+				}
+				var err error
+				switch {
+				case tt.raw != nil:
+					err = c.writeRaw(tt.raw)
+				case tt.frame != "":
+					err = c.send(tt.frame)
+				}
 				if err != nil {
-					t.Fatalf("no answer: %v", err)
+					t.Fatal(err)
 				}
-				if code(r) != tt.code {
-					t.Errorf("code %d, want %d\n%s", code(r), tt.code, r)
+				if tt.code != 0 {
+					r, err := c.read()
+					if err != nil {
+						t.Fatalf("no answer: %v", err)
+					}
+					if code(r) != tt.code {
+						t.Errorf("code %d, want %d\n%s", code(r), tt.code, r)
+					}
 				}
-			}
-			if tt.closed && !c.closed() {
-				t.Error("the connection is open")
-			}
-			if !tt.closed {
-				// the session goes on
-				if r := c.do(head + `<hello/></epp>`); !strings.Contains(r, "<greeting>") {
-					t.Errorf("after: hello answered %s", r)
+				if tt.closed && !c.closed() {
+					t.Error("the connection is open")
 				}
-			}
-		})
-	}
+				if !tt.closed {
+					// the session goes on
+					if r := c.do(head + `<hello/></epp>`); !strings.Contains(r, "<greeting>") {
+						t.Errorf("after: hello answered %s", r)
+					}
+				}
+			})
+		}
+	})
 	// the server still answers
 	c := e.dial()
 	c.login("acme", "secret12")
@@ -110,6 +114,7 @@ func TestHostileFrames(t *testing.T) {
 // TestSlowClient: a client that trickles a frame is closed after the read
 // timeout, while another session is served in the meantime.
 func TestSlowClient(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{ReadTimeout: 300 * time.Millisecond})
 	slow := e.dial()
 	frame := []byte(head + `<hello/></epp>`)
@@ -141,6 +146,7 @@ func TestSlowClient(t *testing.T) {
 // lock the client identifier out after LockoutFailures, even with the
 // right password; other registrars are not affected.
 func TestLoginThrottle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{LockoutFailures: 4})
 	c := e.dial()
 	for i, want := range []int{2200, 2200, 2501} {
@@ -167,6 +173,7 @@ func TestLoginThrottle(t *testing.T) {
 // TestSessionLimit: the session over the cap is answered 2502 and closed;
 // a slot freed is usable again.
 func TestSessionLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{MaxSessions: 2})
 	a, b := e.dial(), e.dial()
 	_ = b
@@ -203,6 +210,7 @@ func TestSessionLimit(t *testing.T) {
 // TestRaceOverEPP: sessions race to create the members of one conflict
 // set: exactly one gets 1000, every other 2302 naming the winner.
 func TestRaceOverEPP(t *testing.T) {
+	t.Parallel()
 	n := 64
 	if testing.Short() {
 		n = 16

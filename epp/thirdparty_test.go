@@ -18,6 +18,7 @@ import (
 // TestDomainrClient drives the server with github.com/domainr/epp, a Go
 // client we did not write: greeting, login, check, info.
 func TestDomainrClient(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, epp.Options{})
 	c := e.dial()
 	c.login("acme", "secret12")
@@ -94,6 +95,7 @@ func needTool(t *testing.T, what string, check func() error) {
 // testdata/netepp.pl: login, check, create with <idn:data>, a second
 // create refused, info with the extension read back, delete, logout.
 func TestNetEPP(t *testing.T) {
+	t.Parallel()
 	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
 		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
 	})
