@@ -126,7 +126,8 @@ func (c *client) send(x string) error {
 }
 
 func (c *client) read() (string, error) {
-	c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// generous: under -race on a loaded machine argon2 logins queue up
+	c.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
 	var h [4]byte
 	if _, err := io.ReadFull(c.conn, h[:]); err != nil {
 		return "", err

@@ -216,26 +216,34 @@ func TestRaceOverEPP(t *testing.T) {
 		n = 16
 	}
 	e := newEnv(t, epp.Options{})
-	res, err := e.svc.Check(t.Context(), kitab, "hi")
-	if err != nil {
-		t.Fatal(err)
+	// पतताता: three त, each with its variant त्त: a conflict set of 8
+	res, err := e.svc.Check(t.Context(), "पतताता.भारत", "hi")
+	if err != nil || len(res.Variants) < 7 {
+		t.Fatalf("the set: %+v, %v", res, err)
 	}
 	set := append([]string{res.ULabel}, res.Variants...)
 	for i := range set[1:] {
 		set[i+1] += ".भारत"
 	}
 	clients := make([]*client, n)
+	logins := make([]string, n)
 	var wg sync.WaitGroup
 	for i := range clients {
 		clients[i] = e.dial()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			clients[i].send(loginFrame("acme", "secret12", ""))
-			clients[i].read()
+			if clients[i].send(loginFrame("acme", "secret12", "")) == nil {
+				logins[i], _ = clients[i].read()
+			}
 		}()
 	}
 	wg.Wait()
+	for i, l := range logins {
+		if code(l) != 1000 {
+			t.Fatalf("session %d: login answered %q", i, l)
+		}
+	}
 	answers := make([]string, n)
 	start := make(chan struct{})
 	for i, c := range clients {
@@ -269,6 +277,15 @@ func TestRaceOverEPP(t *testing.T) {
 		if code(a) != 2302 || !strings.Contains(a, "blocked by the registered domain "+winner+" (") {
 			t.Errorf("session %d (%s): want 2302 naming %s, got\n%s", i, set[i%len(set)], winner, a)
 		}
+	}
+	held := 0
+	for _, name := range set {
+		if _, err := e.svc.Info(t.Context(), name); err == nil {
+			held++
+		}
+	}
+	if held != 1 {
+		t.Errorf("%d names of the set are registered, want 1", held)
 	}
 	t.Logf("%d sessions, %d names in the set, winner %s", n, len(set), winner)
 }
