@@ -42,7 +42,9 @@ func freshName() string {
 // per-operation latency p50/p99 (µs). Refused creates are counted.
 func BenchmarkFrontEnds(b *testing.B) {
 	e := newEnv(b, epp.Options{MaxSessions: 64})
+	e.mu.Lock()
 	e.norecord = true
+	e.mu.Unlock()
 	_, token, err := e.svc.AddRegistrar(b.Context(), "bench")
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,7 @@
 package epp_test
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
@@ -60,6 +61,18 @@ func serve(t testing.TB, svc *registry.Service, o epp.Options) *env {
 		t.Fatal(err)
 	}
 	o.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	e := &env{t: t, svc: svc}
+	// every frame the server sends, to any client, is validated at the end
+	o.Trace = func(in bool, frame []byte) {
+		if in {
+			return
+		}
+		e.mu.Lock()
+		if !e.norecord {
+			e.frames = append(e.frames, bytes.Clone(frame))
+		}
+		e.mu.Unlock()
+	}
 	srv, err := epp.New(svc, o)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +82,7 @@ func serve(t testing.TB, svc *registry.Service, o epp.Options) *env {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
-	e := &env{t: t, svc: svc, srv: srv, addr: ln.Addr().String(), fp: fp}
+	e.srv, e.addr, e.fp = srv, ln.Addr().String(), fp
 	t.Cleanup(func() {
 		srv.Close()
 		e.validate()
@@ -139,11 +152,6 @@ func (c *client) read() (string, error) {
 	b := make([]byte, n-4)
 	if _, err := io.ReadFull(c.conn, b); err != nil {
 		return "", err
-	}
-	if !c.e.norecord {
-		c.e.mu.Lock()
-		c.e.frames = append(c.e.frames, b)
-		c.e.mu.Unlock()
 	}
 	return string(b), nil
 }

@@ -65,6 +65,9 @@ type Options struct {
 	// the window passes (defaults 10 and 15 minutes).
 	LockoutFailures int
 	LockoutWindow   time.Duration
+	// Trace, if set, sees every frame: received (in) and sent. It must be
+	// safe for concurrent use; frames must not be kept without copying.
+	Trace func(in bool, frame []byte)
 }
 
 // Server is an EPP server. It is safe for concurrent use.
@@ -301,11 +304,17 @@ func (ss *session) read() ([]byte, error) {
 	if _, err := io.ReadFull(ss.conn, body); err != nil {
 		return nil, fmt.Errorf("reading a frame of %d octets: %w", n, err)
 	}
+	if o.Trace != nil {
+		o.Trace(true, body)
+	}
 	return body, nil
 }
 
 // write sends one data unit.
 func (ss *session) write(b []byte) bool {
+	if t := ss.s.opts.Trace; t != nil {
+		t(false, b)
+	}
 	ss.conn.SetWriteDeadline(time.Now().Add(ss.s.opts.WriteTimeout))
 	buf := make([]byte, 4+len(b))
 	binary.BigEndian.PutUint32(buf, uint32(4+len(b)))
