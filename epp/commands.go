@@ -53,10 +53,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	if c.children != 1 {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
-	r, resp := ss.dispatch(c)
-	if r == nil {
-		r = resp
-	}
+	r := ss.dispatch(c)
 	if r.code >= 2000 {
 		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message(), "registrar", ss.name())
 	}
@@ -70,19 +67,19 @@ func (ss *session) name() string {
 	return ss.registrar.Name
 }
 
-// dispatch runs a command; it returns the response (as either value).
-func (ss *session) dispatch(c *command) (*response, *response) {
+// dispatch runs a command.
+func (ss *session) dispatch(c *command) *response {
 	switch {
 	case c.Login != nil:
-		return ss.login(c.Login, c.Ext), nil
+		return ss.login(c.Login, c.Ext)
 	case c.Logout != nil:
-		return &response{code: CodeLogout}, nil
+		return &response{code: CodeLogout}
 	}
 	if ss.registrar == nil {
-		return fail(CodeUse, messages[CodeUse]+": log in first"), nil
+		return fail(CodeUse, messages[CodeUse]+": log in first")
 	}
 	if r := ss.checkExtensions(c); r != nil {
-		return r, nil
+		return r
 	}
 	var obj *object
 	var verb string
@@ -98,55 +95,55 @@ func (ss *session) dispatch(c *command) (*response, *response) {
 	default:
 		name := c.Other[0].XMLName
 		if name.Space != NSEPP {
-			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space)), nil
+			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
 		}
 		switch name.Local {
 		case "update", "renew", "transfer", "poll":
-			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info and delete of domains)", messages[CodeUnimplemented], name.Local)), nil
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info and delete of domains)", messages[CodeUnimplemented], name.Local))
 		}
-		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local)), nil
+		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
 	op, got := obj.op()
 	if op == nil {
 		switch got.Space {
 		case NSHost, NSCont:
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain)), nil
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
 		case "":
-			return fail(CodeMissing, fmt.Sprintf("%s: <%s> holds a <domain:%s>", messages[CodeMissing], verb, verb)), nil
+			return fail(CodeMissing, fmt.Sprintf("%s: <%s> holds a <domain:%s>", messages[CodeMissing], verb, verb))
 		}
-		return fail(CodeUnimplObject, fmt.Sprintf("%s: object namespace %q", messages[CodeUnimplObject], got.Space)), nil
+		return fail(CodeUnimplObject, fmt.Sprintf("%s: object namespace %q", messages[CodeUnimplObject], got.Space))
 	}
 	names := make([]string, len(op.Names))
 	for i, n := range op.Names {
 		names[i] = strings.TrimSpace(n.V)
 		if names[i] == "" {
-			return fail(CodeMissing, messages[CodeMissing]+": an empty <domain:name>"), nil
+			return fail(CodeMissing, messages[CodeMissing]+": an empty <domain:name>")
 		}
 		if utf8.RuneCountInString(names[i]) > 255 {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <domain:name> has at most 255 characters"), nil
+			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <domain:name> has at most 255 characters")
 		}
 	}
 	switch {
 	case len(names) == 0:
-		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>"), nil
+		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>")
 	case verb == "check" && len(names) > maxCheck:
-		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck)), nil
+		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
 	case verb != "check" && len(names) > 1:
-		return fail(CodeSyntax, messages[CodeSyntax]+": one <domain:name> per "+verb), nil
+		return fail(CodeSyntax, messages[CodeSyntax]+": one <domain:name> per "+verb)
 	}
 	switch verb {
 	case "check":
-		return ss.check(names), nil
+		return ss.check(names)
 	case "info":
-		return ss.info(names[0]), nil
+		return ss.info(names[0])
 	case "create":
 		var idn *idnData
 		if c.Ext != nil {
 			idn = c.Ext.IDN
 		}
-		return ss.create(names[0], idn), nil
+		return ss.create(names[0], idn)
 	default:
-		return ss.delete(names[0]), nil
+		return ss.delete(names[0])
 	}
 }
 
