@@ -78,3 +78,30 @@ func FuzzEPP(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFrames reads a byte stream as RFC 5734 data units: no panic, no
+// frame over the cap, and a refused length is a 2500 answer.
+func FuzzFrames(f *testing.F) {
+	f.Add([]byte("\x00\x00\x00\x09hello"), 64)
+	f.Add([]byte("\x00\x00\x00\x04"), 64)
+	f.Add([]byte("\xff\xff\xff\xff"), 1024)
+	f.Add([]byte("\x00\x00\x00\x06ab\x00\x00\x00\x05c"), 16)
+	f.Fuzz(func(t *testing.T, stream []byte, max int) {
+		if max < 5 || max > 1<<20 {
+			return
+		}
+		r := bytes.NewReader(stream)
+		for {
+			body, err := readFrame(r, max, nil)
+			if err != nil {
+				if resp, ok := err.(*response); ok && resp.code != CodeFailedClosing {
+					t.Fatalf("a refused length answered %d", resp.code)
+				}
+				return
+			}
+			if len(body)+4 > max || len(body) == 0 {
+				t.Fatalf("a frame of %d octets with the cap at %d", len(body)+4, max)
+			}
+		}
+	})
+}

@@ -282,30 +282,42 @@ func (s *Server) session(raw net.Conn) {
 	}
 }
 
-// read reads one data unit (RFC 5734 §4): a 4-octet total length, then
-// the XML. The length is checked before the body is read; a bad one is
-// answered 2500 and the session closed.
+// read reads one data unit, closing the session on idle and slow clients:
+// the idle deadline runs until the header has come, the read deadline for
+// the body.
 func (ss *session) read() ([]byte, error) {
 	o := ss.s.opts
 	ss.conn.SetReadDeadline(time.Now().Add(o.IdleTimeout))
+	body, err := readFrame(ss.conn, o.MaxFrame, func() { ss.conn.SetReadDeadline(time.Now().Add(o.ReadTimeout)) })
+	if err == nil && o.Trace != nil {
+		o.Trace(true, body)
+	}
+	return body, err
+}
+
+// readFrame reads one data unit (RFC 5734 §4): a 4-octet total length,
+// then the XML. The length is checked before the body is read (and before
+// anything is allocated for it): a bad one is a *response (2500), to be
+// sent before the session is closed. afterHeader, if set, runs between
+// the header and the body.
+func readFrame(r io.Reader, max int, afterHeader func()) ([]byte, error) {
 	var hdr [4]byte
-	if _, err := io.ReadFull(ss.conn, hdr[:]); err != nil {
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
 	if n <= 4 {
 		return nil, fail(CodeFailedClosing, "a data unit's length counts its own 4 octets and the XML: "+strconv.FormatUint(uint64(n), 10)+" is too short")
 	}
-	if n > uint32(o.MaxFrame) {
-		return nil, fail(CodeFailedClosing, fmt.Sprintf("a data unit of %d octets is longer than this server's limit of %d", n, o.MaxFrame))
+	if uint64(n) > uint64(max) {
+		return nil, fail(CodeFailedClosing, fmt.Sprintf("a data unit of %d octets is longer than this server's limit of %d", n, max))
 	}
-	ss.conn.SetReadDeadline(time.Now().Add(o.ReadTimeout))
+	if afterHeader != nil {
+		afterHeader()
+	}
 	body := make([]byte, n-4)
-	if _, err := io.ReadFull(ss.conn, body); err != nil {
+	if _, err := io.ReadFull(r, body); err != nil {
 		return nil, fmt.Errorf("reading a frame of %d octets: %w", n, err)
-	}
-	if o.Trace != nil {
-		o.Trace(true, body)
 	}
 	return body, nil
 }
