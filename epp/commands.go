@@ -206,7 +206,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		}
 	}
 	lo := ss.s.lockout
-	idKey, ipKey := "id:"+clID, "ip:"+ss.remote
+	idKey, ipKey := "id:"+clID+"@"+ss.remote, "ip:"+ss.remote // (clID, address), so no one elsewhere can lock a registrar out
 	if lo.locked(idKey, ipKey) {
 		ss.log.Warn("epp: login refused: too many failures", "clID", clID)
 		return fail(CodeAuthClosing, messages[CodeAuthClosing]+": too many failed logins; try again later")

@@ -60,9 +60,11 @@ type Options struct {
 	// SessionLoginFailures closes a session after this many failed logins
 	// (default 3), with 2501.
 	SessionLoginFailures int
-	// LockoutFailures failed logins for one client identifier, or from one
-	// address, within LockoutWindow refuse further logins from it until
-	// the window passes (defaults 10 and 15 minutes).
+	// LockoutFailures failed logins for one client identifier from one
+	// address, or from one address for any, within LockoutWindow refuse
+	// further logins from there until the window passes (defaults 10 and
+	// 15 minutes). Failures from one address do not lock a registrar out
+	// of another.
 	LockoutFailures int
 	LockoutWindow   time.Duration
 	// Trace, if set, sees every frame: received (in) and sent. It must be
