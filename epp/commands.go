@@ -206,8 +206,10 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		}
 	}
 	lo := ss.s.lockout
-	idKey, ipKey := "id:"+clID+"@"+ss.remote, "ip:"+ss.remote // (clID, address), so no one elsewhere can lock a registrar out
-	if lo.locked(idKey, ipKey) {
+	// Failures count per address, so that no one elsewhere can lock a
+	// registrar out; a success does not reset the address's count.
+	key := ss.remote
+	if lo.locked(key) {
 		ss.log.Warn("epp: login refused: too many failures", "clID", clID)
 		return fail(CodeAuthClosing, messages[CodeAuthClosing]+": too many failed logins; try again later")
 	}
@@ -219,7 +221,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 			ss.log.Error("epp: login", "error", err)
 			return fromError(err)
 		}
-		lo.fail(idKey, ipKey)
+		lo.fail(key)
 		ss.failures++
 		ss.log.Warn("epp: login failed", "clID", clID, "failures", ss.failures)
 		if ss.failures >= ss.s.opts.SessionLoginFailures {
@@ -232,7 +234,6 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 			return fromError(err)
 		}
 	}
-	lo.reset(idKey)
 	ss.registrar = r
 	ss.log = ss.log.With("registrar", r.Name)
 	ss.log.Info("epp: logged in", "password_changed", l.NewPW != nil)

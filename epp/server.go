@@ -60,11 +60,10 @@ type Options struct {
 	// SessionLoginFailures closes a session after this many failed logins
 	// (default 3), with 2501.
 	SessionLoginFailures int
-	// LockoutFailures failed logins for one client identifier from one
-	// address, or from one address for any, within LockoutWindow refuse
-	// further logins from there until the window passes (defaults 10 and
-	// 15 minutes). Failures from one address do not lock a registrar out
-	// of another.
+	// LockoutFailures failed logins from one address within LockoutWindow
+	// refuse further logins from it until the window passes (defaults 10
+	// and 15 minutes). Failures from one address do not lock a registrar
+	// out of another.
 	LockoutFailures int
 	LockoutWindow   time.Duration
 	// Trace, if set, sees every frame: received (in) and sent. It must be
@@ -347,7 +346,7 @@ type failures struct {
 	first time.Time
 }
 
-// lockout counts failed logins per client identifier and per address.
+// lockout counts failed logins per address.
 type lockout struct {
 	mu     sync.Mutex
 	max    int
@@ -357,7 +356,7 @@ type lockout struct {
 
 const maxLockoutKeys = 100000
 
-func (l *lockout) locked(keys ...string) bool {
+func (l *lockout) locked(keys ...string) bool { // keys: addresses
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
@@ -397,12 +396,6 @@ func (l *lockout) fail(keys ...string) {
 		}
 		f.n++
 	}
-}
-
-func (l *lockout) reset(key string) {
-	l.mu.Lock()
-	delete(l.m, key)
-	l.mu.Unlock()
 }
 
 // contextFor is the context of one command.
