@@ -143,8 +143,8 @@ func TestSlowClient(t *testing.T) {
 }
 
 // TestLoginThrottle: failed logins close the session after three, and
-// lock the client identifier out after LockoutFailures, even with the
-// right password; other registrars are not affected.
+// lock the address out after LockoutFailures, even with the right
+// password, for every registrar.
 func TestLoginThrottle(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, epp.Options{LockoutFailures: 4})
@@ -164,7 +164,7 @@ func TestLoginThrottle(t *testing.T) {
 	if r := c.do(loginFrame("acme", "secret12", "")); code(r) != 2501 {
 		t.Errorf("the right password while locked out: %s", r)
 	}
-	// the lockout counts per address too: loopback is locked for everyone
+	// the lockout is per address: loopback is locked for everyone
 	if r := e.dial().do(loginFrame("other", "secret34", "")); code(r) != 2501 {
 		t.Errorf("another registrar from the locked address: %s", r)
 	}
