@@ -54,6 +54,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
 	r := ss.dispatch(c)
+	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
 		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message(), "registrar", ss.name())
 	}
@@ -65,6 +66,32 @@ func (ss *session) name() string {
 		return ""
 	}
 	return ss.registrar.Name
+}
+
+// name is the command's name for metrics: login, check, …, or the
+// element's local name for the others.
+func (c *command) name() string {
+	switch {
+	case c.Login != nil:
+		return "login"
+	case c.Logout != nil:
+		return "logout"
+	case c.Check != nil:
+		return "check"
+	case c.Info != nil:
+		return "info"
+	case c.Create != nil:
+		return "create"
+	case c.Delete != nil:
+		return "delete"
+	}
+	if len(c.Other) > 0 {
+		switch n := c.Other[0].XMLName.Local; n {
+		case "update", "renew", "transfer", "poll":
+			return n
+		}
+	}
+	return "other"
 }
 
 // dispatch runs a command.
@@ -92,6 +119,8 @@ func (ss *session) dispatch(c *command) *response {
 		obj, verb = c.Create, "create"
 	case c.Delete != nil:
 		obj, verb = c.Delete, "delete"
+	case len(c.Other) == 0:
+		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
 	default:
 		name := c.Other[0].XMLName
 		if name.Space != NSEPP {
@@ -222,6 +251,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 			return fromError(err)
 		}
 		lo.fail(key)
+		ss.s.loginFailure.Inc()
 		ss.failures++
 		ss.log.Warn("epp: login failed", "clID", clID, "failures", ss.failures)
 		if ss.failures >= ss.s.opts.SessionLoginFailures {

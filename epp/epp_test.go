@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/akshara-idn/akshara/epp"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
@@ -491,6 +493,48 @@ func TestClientCA(t *testing.T) {
 		}
 		if (err == nil) != tt.ok {
 			t.Errorf("client certificates %d: err %v, want ok=%v", len(tt.certs), err, tt.ok)
+		}
+	}
+}
+
+// TestMetrics: commands are counted by command and result code.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	e := newEnv(t, epp.Options{Metrics: reg})
+	c := e.dial()
+	c.do(loginFrame("acme", "wrongpw1", ""))
+	c.login("acme", "secret12")
+	c.do(domainCmd("check", kitab))
+	c.do(cmd(`<renew/>`))
+	want := map[string]float64{
+		`login/2200`: 1, `login/1000`: 1, `check/1000`: 1, `renew/2101`: 1,
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			switch mf.GetName() {
+			case "akshara_epp_commands_total":
+				l := map[string]string{}
+				for _, p := range m.GetLabel() {
+					l[p.GetName()] = p.GetValue()
+				}
+				got[l["command"]+"/"+l["code"]] = m.GetCounter().GetValue()
+			case "akshara_epp_login_failures_total":
+				got["failures"] = m.GetCounter().GetValue()
+			case "akshara_epp_sessions":
+				got["sessions"] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	want["failures"], want["sessions"] = 1, 1
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
 		}
 	}
 }

@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -66,6 +68,9 @@ type Options struct {
 	// out of another.
 	LockoutFailures int
 	LockoutWindow   time.Duration
+	// Metrics, if set, gets the server's counters: commands by command and
+	// result code, open sessions, failed logins.
+	Metrics prometheus.Registerer
 	// Trace, if set, sees every frame: received (in) and sent. It must be
 	// safe for concurrent use; frames must not be kept without copying.
 	Trace func(in bool, frame []byte)
@@ -88,6 +93,10 @@ type Server struct {
 	trPrefix string
 	trSeq    atomic.Uint64
 	lockout  *lockout
+
+	commands     *prometheus.CounterVec
+	sessions     prometheus.Gauge
+	loginFailure prometheus.Counter
 }
 
 // New makes a server for a service.
@@ -132,14 +141,26 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	}
 	var p [4]byte
 	rand.Read(p[:])
-	return &Server{
+	s := &Server{
 		svc: svc, opts: o, log: o.Logger, tls: cfg,
 		slots:    make(chan struct{}, o.MaxSessions),
 		lns:      map[net.Listener]struct{}{},
 		conns:    map[net.Conn]struct{}{},
 		trPrefix: "AK-" + hex.EncodeToString(p[:]) + "-",
 		lockout:  &lockout{max: o.LockoutFailures, window: o.LockoutWindow, m: map[string]*failures{}},
-	}, nil
+
+		commands:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_epp_commands_total", Help: "EPP commands by command and result code."}, []string{"command", "code"}),
+		sessions:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "akshara_epp_sessions", Help: "Open EPP sessions."}),
+		loginFailure: prometheus.NewCounter(prometheus.CounterOpts{Name: "akshara_epp_login_failures_total", Help: "Failed EPP logins."}),
+	}
+	if o.Metrics != nil {
+		for _, c := range []prometheus.Collector{s.commands, s.sessions, s.loginFailure} {
+			if err := o.Metrics.Register(c); err != nil {
+				return nil, fmt.Errorf("epp: metrics: %w", err)
+			}
+		}
+	}
+	return s, nil
 }
 
 // ErrServerClosed is returned by Serve after Close.
@@ -256,7 +277,8 @@ func (s *Server) session(raw net.Conn) {
 	}
 	select {
 	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
+		s.sessions.Inc()
+		defer func() { <-s.slots; s.sessions.Dec() }()
 	default:
 		log.Warn("epp: session limit reached", "max", s.opts.MaxSessions)
 		ss.write(fail(CodeSessionLimit, "").bytes("", s.svTRID()))

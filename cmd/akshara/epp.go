@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
 
 	"github.com/akshara-idn/akshara/epp"
@@ -25,13 +26,13 @@ import (
 // eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca and
 // -epp-max-sessions to serve; the function it returns starts the EPP
 // server (if -epp is set) and returns a function that stops it.
-func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer) (func(), error) {
+func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
 	addr := fs.String("epp", os.Getenv("AKSHARA_EPP"), "serve EPP (RFC 5730-5734, TLS) on `ADDRESS`, such as :700")
 	certFile := fs.String("epp-cert", "", "EPP server certificate `FILE` (PEM); without it a self-signed one is made at start")
 	keyFile := fs.String("epp-key", "", "EPP server key `FILE` (PEM)")
 	clientCA := fs.String("epp-client-ca", "", "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
 	maxSessions := fs.Int("epp-max-sessions", 128, "most concurrent EPP sessions")
-	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer) (func(), error) {
+	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
 		if *addr == "" {
 			return func() {}, nil
 		}
@@ -63,7 +64,7 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 			}
 			cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 		}
-		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions})
+		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics})
 		if err != nil {
 			return nil, err
 		}

@@ -124,7 +124,16 @@ func TestServeEPP(t *testing.T) {
 	if r := send(e + `<check><domain:check xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>किताब.भारत</domain:name></domain:check></check></command></epp>`); !strings.Contains(r, `avail="1"`) {
 		t.Errorf("check: %s", r)
 	}
-	resp, err := http.Get(httpURL + "/rdap/help")
+	resp, err := http.Get(httpURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(metrics), `akshara_epp_commands_total{code="1000",command="login"} 1`) {
+		t.Errorf("/metrics has no EPP login:\n%s", metrics)
+	}
+	resp, err = http.Get(httpURL + "/rdap/help")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
@@ -100,7 +102,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: rdapMount(svc)})
+	metrics := prometheus.NewRegistry() // /metrics: the HTTP API's and EPP's
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: rdapMount(svc), Metrics: metrics})
 	srv := httpapi.NewHTTPServer(*addr, api)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -109,7 +112,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()))
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	stopEPP, err := startEPP(ctx, svc, log, stdout)
+	stopEPP, err := startEPP(ctx, svc, log, stdout, metrics)
 	if err != nil {
 		log.Error("starting EPP", "error", err)
 		return exitUsage
