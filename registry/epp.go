@@ -167,7 +167,12 @@ func (s *Service) EPPLogin(ctx context.Context, clID, pw, certSHA256 string) (*R
 	if err != nil {
 		return nil, err
 	}
-	if c.PasswordHash == "" || !VerifyEPPPassword(c.PasswordHash, pw) {
+	hash := c.PasswordHash
+	if hash == "" { // a certificate pinned before any password was set
+		VerifyEPPPassword(dummyHash(), pw)
+		return nil, fail
+	}
+	if !VerifyEPPPassword(hash, pw) {
 		return nil, fail
 	}
 	if c.CertSHA256 != "" && subtle.ConstantTimeCompare([]byte(c.CertSHA256), []byte(strings.ToLower(certSHA256))) != 1 {

@@ -57,6 +57,13 @@ func testEPPCredentials(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Errorf("EPPLogin(%s, %s) = %v, %v; want UNAUTHORIZED", tt.clID, tt.pw, r, err)
 		}
 	}
+	// a certificate pinned before any password: still no login
+	if err := e.svc.SetEPPCertificate(ctx, "other", strings.Repeat("ab", 32)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.EPPLogin(ctx, "other", "", strings.Repeat("ab", 32)); registry.CodeOf(err) != registry.CodeUnauthorized {
+		t.Errorf("login with a pinned certificate and no password set: %v", err)
+	}
 	// a second set replaces the first
 	if err := e.svc.SetEPPPassword(ctx, "acme", "n3w-Secret"); err != nil {
 		t.Fatal(err)
