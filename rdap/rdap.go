@@ -58,7 +58,7 @@ type handler struct {
 	opts Options
 }
 
-// The JSON of RFC 9083.
+// The JSON of RFC 9083 (what akshara uses of it).
 type (
 	// Notice is a notice or remark (RFC 9083 §4.3).
 	Notice struct {
@@ -231,22 +231,41 @@ func DomainOf(d *registry.Domain) *Domain {
 		out.UnicodeName = d.Name
 	}
 	zone, zoneA := d.Zone, zoneALabel(d)
-	var names []VariantName
-	for _, b := range d.Blocks {
-		if b == d.Label {
+	table := d.Lang
+	if table == registry.LDH {
+		table = ""
+	}
+	// Exempted domains (registered before the relation that makes them
+	// conflict, kept together) are registered variants: their own group.
+	exempt := map[string]bool{}
+	var registered []VariantName
+	for _, o := range d.ExemptWith {
+		label, z, _ := strings.Cut(o, ".")
+		if z != zone {
 			continue
 		}
-		names = append(names, VariantName{LDHName: toASCII(b) + "." + zoneA, UnicodeName: b + "." + zone})
+		exempt[label] = true
+		registered = append(registered, VariantName{LDHName: toASCII(label) + "." + zoneA, UnicodeName: o})
 	}
-	if len(names) > 0 {
-		table := d.Lang
-		if table == registry.LDH {
-			table = ""
+	var blocked []VariantName
+	for _, b := range d.Blocks {
+		if b == d.Label || exempt[b] {
+			continue
 		}
-		out.Variants = []Variants{{Relation: blockedRelation, IDNTable: table, VariantNames: names}}
+		blocked = append(blocked, VariantName{LDHName: toASCII(b) + "." + zoneA, UnicodeName: b + "." + zone})
+	}
+	if len(blocked) > 0 {
+		out.Variants = append(out.Variants, Variants{Relation: blockedRelation, IDNTable: table, VariantNames: blocked})
+	}
+	if len(registered) > 0 {
+		out.Variants = append(out.Variants, Variants{Relation: exemptRelation, IDNTable: table, VariantNames: registered})
 	}
 	return out
 }
+
+// exemptRelation is the relation of the domains an exempted domain is
+// kept with: registered variants.
+var exemptRelation = []string{"registered"}
 
 func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")

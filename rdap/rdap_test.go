@@ -200,3 +200,59 @@ func descriptions(doc map[string]any) []string {
 	}
 	return out
 }
+
+// TestExemptedVariants: an exempted domain lists the domains it is kept
+// with as registered variants, apart from its blocked ones.
+func TestExemptedVariants(t *testing.T) {
+	svc := registrytest.SQLiteService(t)
+	ctx := t.Context()
+	a, _, err := svc.AddRegistrar(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := svc.AddRegistrar(ctx, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := svc.Create(ctx, a, "पतताता.भारत", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := svc.CreateExempt(ctx, b, "पत्तताता.भारत", "hi")
+	if err != nil || !second.Exempted {
+		t.Fatalf("CreateExempt: %+v, %v", second, err)
+	}
+	srv := httptest.NewServer(rdap.Handler(svc, rdap.Options{}))
+	defer srv.Close()
+	for _, tt := range []struct{ name, other string }{{first.ALabel, second.Name}, {second.ALabel, first.Name}} {
+		resp, err := http.Get(srv.URL + "/rdap/domain/" + tt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d rdap.Domain
+		json.NewDecoder(resp.Body).Decode(&d)
+		resp.Body.Close()
+		var registered, blocked []string
+		for _, g := range d.Variants {
+			for _, n := range g.VariantNames {
+				switch {
+				case slices.Equal(g.Relation, []string{"registered"}):
+					registered = append(registered, n.UnicodeName)
+				case slices.Equal(g.Relation, []string{"unregistered", "registration restricted"}):
+					blocked = append(blocked, n.UnicodeName)
+				default:
+					t.Errorf("%s: relation %v", tt.name, g.Relation)
+				}
+			}
+		}
+		if !slices.Equal(registered, []string{tt.other}) || len(blocked) != len(first.Blocks)-2 || slices.Contains(blocked, tt.other) {
+			t.Errorf("%s: registered %v, blocked %v (set of %d)", tt.name, registered, blocked, len(first.Blocks))
+		}
+		var doc map[string]any
+		b, _ := json.Marshal(d)
+		json.Unmarshal(b, &doc)
+		if fails := check(doc, false); len(fails) > 0 {
+			t.Errorf("%s: conformance %v", tt.name, fails)
+		}
+	}
+}

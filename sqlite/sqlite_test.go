@@ -58,8 +58,8 @@ func TestReopen(t *testing.T) {
 			t.Fatalf("counting migrations: %v", err)
 		}
 		files, _ := filepath.Glob("migrations/*.sql")
-		if migrations != len(files) {
-			t.Errorf("reopen %d: %d migrations recorded, want %d (once each)", i, migrations, len(files))
+		if migrations != len(files) || len(files) < 2 {
+			t.Errorf("reopen %d: %d migrations recorded, want %d (the files of migrations/)", i, migrations, len(files))
 		}
 		svc, err := registry.NewService(ctx, s)
 		if err != nil {
