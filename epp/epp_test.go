@@ -43,7 +43,12 @@ type env struct {
 
 func newEnv(t testing.TB, o epp.Options) *env {
 	t.Helper()
-	svc := registrytest.SQLiteService(t)
+	return newEnvOn(t, registrytest.SQLiteService(t), o)
+}
+
+// newEnvOn is newEnv on a service of the caller's (another store).
+func newEnvOn(t testing.TB, svc *registry.Service, o epp.Options) *env {
+	t.Helper()
 	ctx := t.Context()
 	for name, pw := range map[string]string{"acme": "secret12", "other": "secret34"} {
 		if _, _, err := svc.AddRegistrar(ctx, name); err != nil {

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/internal/pgtest"
+	"github.com/akshara-idn/akshara/postgres"
+	"github.com/akshara-idn/akshara/registry"
 )
 
 func header(n uint32) []byte {
@@ -211,11 +214,31 @@ func TestSessionLimit(t *testing.T) {
 // set: exactly one gets 1000, every other 2302 naming the winner.
 func TestRaceOverEPP(t *testing.T) {
 	t.Parallel()
+	raceOverEPP(t, newEnv(t, epp.Options{}))
+}
+
+// TestRaceOverEPPPostgres: the same on PostgreSQL (skipped, saying so,
+// without AKSHARA_TEST_POSTGRES_DSN).
+func TestRaceOverEPPPostgres(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	store, err := postgres.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() }) // before the schema is dropped
+	svc, err := registry.NewService(t.Context(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raceOverEPP(t, newEnvOn(t, svc, epp.Options{}))
+}
+
+func raceOverEPP(t *testing.T, e *env) {
 	n := 64
 	if testing.Short() {
 		n = 16
 	}
-	e := newEnv(t, epp.Options{})
 	// पतताता: three त, each with its variant त्त: a conflict set of 8
 	res, err := e.svc.Check(t.Context(), "पतताता.भारत", "hi")
 	if err != nil || len(res.Variants) < 7 {
