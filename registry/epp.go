@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -117,6 +118,9 @@ func (s *Service) eppStore() (EPPStore, error) {
 
 // SetEPPPassword sets a registrar's EPP password (only its hash is kept).
 func (s *Service) SetEPPPassword(ctx context.Context, registrar, pw string) error {
+	if n := utf8.RuneCountInString(registrar); n < 3 || n > 16 || strings.Join(strings.Fields(registrar), " ") != registrar {
+		return Errorf(CodeBadName, "registrar %q cannot log in over EPP: its <clID> would be its name, 3 to 16 characters without leading, trailing or double spaces", registrar)
+	}
 	if err := CheckEPPPassword(pw); err != nil {
 		return err
 	}

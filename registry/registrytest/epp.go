@@ -25,6 +25,13 @@ func testEPPCredentials(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Errorf("SetEPPPassword(%q) = %v, want BAD_NAME", bad, err)
 		}
 	}
+	e.registrar("ab")
+	e.registrar("a registrar with a long name")
+	for _, name := range []string{"ab", "a registrar with a long name"} {
+		if err := e.svc.SetEPPPassword(ctx, name, "secret12"); registry.CodeOf(err) != registry.CodeBadName {
+			t.Errorf("SetEPPPassword for %q (not a clID) = %v, want BAD_NAME", name, err)
+		}
+	}
 	if err := e.svc.SetEPPPassword(ctx, "nobody", "secret12"); registry.CodeOf(err) != registry.CodeNotFound {
 		t.Errorf("SetEPPPassword for no registrar = %v, want NOT_FOUND", err)
 	}
