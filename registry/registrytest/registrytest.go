@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"RegistrarIsolation", testIsolation},
 		{"Errors", testErrors},
 		{"ASCIIZone", testASCIIZone},
+		{"EPPCredentials", testEPPCredentials},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
 		{"HostileNames", testHostileNames},
