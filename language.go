@@ -142,8 +142,12 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	}
 	nukta := map[rune]bool{}
 	for _, m := range sp.nuktaAfter {
-		if c := l.class[m.lo]; c != C && c != V {
-			return nil, errf(m.line, "nukta-after U+%04X: not a consonant or vowel of the language", m.lo)
+		switch l.class[m.lo] {
+		case C, V:
+		case M:
+			l.grammar.matraNukta = true
+		default:
+			return nil, errf(m.line, "nukta-after U+%04X: not a consonant, vowel or vowel sign of the language", m.lo)
 		}
 		nukta[m.lo] = true
 	}
@@ -164,7 +168,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	for r, c := range l.class {
 		k := kind(c)
 		if nukta[r] {
-			k = map[Class]kind{C: kindCn, V: kindVn}[c]
+			k = map[Class]kind{C: kindCn, V: kindVn, M: kindMn}[c]
 		}
 		if off := r - l.block; off >= 0 && off < 128 {
 			l.kinds[off] = k
