@@ -261,7 +261,7 @@ func (l *Language) message(e rawError, runes []rune) string {
 	}
 	after := "the start of the label"
 	if p := at(e.pos - 1); p >= 0 && e.pos > 0 {
-		after = classWords[e.prev] + " " + show(p)
+		after = l.classWord(e.prev) + " " + show(p)
 		if e.prev == NoClass {
 			after = show(p)
 		}
@@ -279,6 +279,9 @@ func (l *Language) message(e rawError, runes []rune) string {
 		switch cl {
 		case M:
 			why = "a vowel sign (matra) must follow a consonant, and a syllable takes only one"
+			if l.Alphabet {
+				why = "a mark must follow a letter, and a letter takes only one"
+			}
 		case H:
 			why = "a halant must follow a consonant"
 		case D, B, X, S:
@@ -305,6 +308,11 @@ func (l *Language) message(e rawError, runes []rune) string {
 		return e.code.Summary()
 	case Addak:
 		return what + " cannot follow " + after + ": " + Addak.Summary()
+	case Bidi:
+		if len(runes) > 0 && runes[0] >= '0' && runes[0] <= '9' {
+			return "the label begins with a digit: a right-to-left (" + l.Name + ") label must begin with a letter (the Bidi rule, RFC 5893)"
+		}
+		return "the label breaks the Bidi rule for right-to-left labels (RFC 5893)"
 	}
 	// Refusals of single characters (POLICY.md §4).
 	more := ""
@@ -386,6 +394,8 @@ func (l *Language) contextMessage(e rawError, what, after string) string {
 		return what + " is allowed here only as part of " + list + rule
 	case ruleNotAfter:
 		return what + " cannot follow " + after + ": " + e.code.Summary() + rule
+	case ruleNoMix:
+		return describeItems(cr.trigger) + " cannot be in the same label as " + list + rule
 	}
 	return what + " may follow only " + list + ", not " + after + rule
 }

@@ -20,6 +20,12 @@ type Language struct {
 	K      int    // at most K+1 consonants joined by halants
 	CcTLD  string // the language's IDN ccTLD (U-label)
 
+	// Alphabet is the grammar family of the language file ("grammar
+	// alphabet"): letters (class C) each with at most one mark (class M),
+	// no halant, as in the Arabic script and Ol Chiki. RTL says that the
+	// Bidi rule of RFC 5893 applies ("direction rtl").
+	Alphabet, RTL bool
+
 	spec     *langSpec
 	script   scriptInfo
 	class    map[rune]Class // the repertoire
@@ -32,7 +38,11 @@ type Language struct {
 	// Fast tables over the script's 128-code-point block.
 	block rune
 	kinds [128]kind
-	extra map[rune]kind // repertoire outside the block (class S)
+	extra map[rune]kind // repertoire outside the block (class S, Arabic U+0680..U+06FF)
+	// extraStarters are the members of extra that NFC never changes and
+	// that compose with nothing before them: the verdict-only path reads
+	// them without asking norm.
+	extraStarters map[rune]kind
 	ccc   [128]uint8    // canonical combining class
 	maybe [128]bool     // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
@@ -114,6 +124,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	l := &Language{
 		Tag: sp.tag, Name: sp.name, Native: sp.native, Script: sp.script, Source: sp.source,
 		K: sp.k, CcTLD: sp.cctld, spec: sp, script: si, block: si.block,
+		Alphabet: sp.grammar == "alphabet", RTL: sp.rtl,
 		class: map[rune]Class{}, extra: map[rune]kind{},
 	}
 	errf := func(line int, format string, args ...any) error {
@@ -139,6 +150,16 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	}
 	if len(l.class) == 0 {
 		return nil, errf(0, "the language has no repertoire")
+	}
+	if l.Alphabet {
+		for _, cs := range sp.classes {
+			if cs.class != C && cs.class != M && len(cs.members) > 0 {
+				return nil, errf(cs.members[0].line, "grammar alphabet has only classes C (letters) and M (marks), not %v", cs.class)
+			}
+		}
+		if sp.k != 0 {
+			return nil, errf(0, "grammar alphabet joins no consonants: k must be 0")
+		}
 	}
 	nukta := map[rune]bool{}
 	for _, m := range sp.nuktaAfter {
@@ -222,6 +243,13 @@ func (l *Language) buildNFCTables() {
 			if off := d - l.block; off >= 0 && off < 128 {
 				l.decomposed[off] = true
 			}
+		}
+	}
+	l.extraStarters = map[rune]kind{}
+	for r, k := range l.extra {
+		p := norm.NFC.PropertiesString(string(r))
+		if p.CCC() == 0 && p.BoundaryBefore() && p.Decomposition() == nil && unicode.IsLetter(r) {
+			l.extraStarters[r] = k
 		}
 	}
 	for r := range l.class {
