@@ -43,8 +43,8 @@ type Language struct {
 	// that compose with nothing before them: the verdict-only path reads
 	// them without asking norm.
 	extraStarters map[rune]kind
-	ccc   [128]uint8    // canonical combining class
-	maybe [128]bool     // may compose with the character before it (NFC_QC=Maybe)
+	ccc           [128]uint8 // canonical combining class
+	maybe         [128]bool  // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
