@@ -37,6 +37,10 @@ func DefaultZones() []Zone {
 		{Name: "భారత్", Languages: []string{"te"}},
 		{Name: "ಭಾರತ", Languages: []string{"kn"}},
 		{Name: "ഭാരതം", Languages: []string{"ml"}},
+		{Name: "भारोत", Languages: []string{"sat-Deva"}},
+		{Name: "بھارت", Languages: []string{"ur"}},
+		{Name: "ڀارت", Languages: []string{"sd"}},
+		{Name: "بارت", Languages: []string{"ks"}},
 		{Name: "in", Languages: akshara.Tags(), LDH: true},
 	}
 	for i := range zones {

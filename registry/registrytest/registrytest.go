@@ -188,9 +188,13 @@ func testZones(t *testing.T, open func(*testing.T) registry.Store) {
 		{Name: "ಭಾರತ", ALabel: "xn--2scrj9c", Languages: []string{"kn"}},
 		{Name: "ഭാരതം", ALabel: "xn--rvc1e0am3e", Languages: []string{"ml"}},
 		{Name: "भारतम्", ALabel: "xn--h2breg3eve", Languages: []string{"sa"}},
+		{Name: "भारोत", ALabel: "xn--h2brj9c8c", Languages: []string{"sat-Deva"}},
+		{Name: "بھارت", ALabel: "xn--mgbbh1a71e", Languages: []string{"ur"}},
+		{Name: "ڀارت", ALabel: "xn--mgbgu82a", Languages: []string{"sd"}},
+		{Name: "بارت", ALabel: "xn--mgbbh1a", Languages: []string{"ks"}},
 	}
-	if len(want[1].Languages) != 18 {
-		t.Fatalf("akshara.Tags() = %q, want the 18 languages", want[1].Languages)
+	if len(want[1].Languages) != 26 {
+		t.Fatalf("akshara.Tags() = %q, want the 26 languages", want[1].Languages)
 	}
 	compare := func(what string, got []registry.Zone) {
 		t.Helper()
