@@ -44,3 +44,10 @@ func (l *Language) classWord(c Class) string {
 	}
 	return classWords[c]
 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

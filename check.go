@@ -445,7 +445,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooShort, 0, "the label has "+itoa(n)+" characters; at least "+itoa(minLen)+" are required")
+		d.addMessage(TooShort, 0, "the label has "+itoa(n)+plural(n, " character", " characters")+"; at least "+itoa(minLen)+" are required")
 	}
 	if allDigits && n <= 2 {
 		if d == nil {
