@@ -1,6 +1,11 @@
 package akshara
 
-import "golang.org/x/text/secure/bidirule"
+import (
+	"fmt"
+
+	"golang.org/x/text/secure/bidirule"
+	"golang.org/x/text/unicode/bidi"
+)
 
 // The alphabet grammar family and right-to-left labels.
 //
@@ -29,6 +34,25 @@ func (l *Language) bidiFault(u string) (bad, digitFirst bool) {
 		return true, true
 	}
 	return !bidirule.ValidString(u), false
+}
+
+// checkRTL holds an RTL language's repertoire to bidi classes R, AL and NSM.
+// With ASCII digits (EN) and the hyphen (ES) that makes the Bidi rule of a
+// label that the grammar accepts (no hyphen at either end, no
+// Arabic-Indic digit, which is AN) hold exactly when it does not begin with
+// a digit, so the verdict-only path checks only that; Check runs bidirule
+// itself, and TestFastPath holds the two to each other.
+func (l *Language) checkRTL() error {
+	if !l.RTL {
+		return nil
+	}
+	for r := range l.class {
+		p, _ := bidi.LookupRune(r)
+		if c := p.Class(); c != bidi.R && c != bidi.AL && c != bidi.NSM {
+			return fmt.Errorf("U+%04X has bidi class %v: a right-to-left language takes only R, AL and NSM", r, c)
+		}
+	}
+	return nil
 }
 
 // classWord names a class in messages, in the words of the language's

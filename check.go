@@ -318,10 +318,8 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			return false, true
 		}
 	}
-	if l.RTL {
-		if bad, _ := l.bidiFault(s); bad {
-			return false, true
-		}
+	if l.RTL && s[0] <= '9' && s[0] >= '0' {
+		return false, true // BIDI: checkRTL makes the leading digit the only way to break the Bidi rule here
 	}
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true

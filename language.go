@@ -151,6 +151,9 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	if len(l.class) == 0 {
 		return nil, errf(0, "the language has no repertoire")
 	}
+	if err := l.checkRTL(); err != nil {
+		return nil, errf(0, "%v", err)
+	}
 	if l.Alphabet {
 		for _, cs := range sp.classes {
 			if cs.class != C && cs.class != M && len(cs.members) > 0 {
