@@ -267,15 +267,20 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			}
 			off := r - l.block
 			if off < 0 || off >= 128 || l.kinds[off] == kindNone {
-				ek, starter := l.extraStarters[r]
+				es, starter := l.extraStarters[r]
 				if !starter {
 					return false, l.hopelessAt(s, i, size)
 				}
 				// A repertoire letter outside the block that NFC never
-				// changes (the Arabic letters of U+0680..U+06FF): no
-				// mark after it may compose with it on this path.
-				k, outside = ek, true
-				lastCC, prevOff = 0, -1
+				// changes (the Arabic letters of U+0680..U+06FF). A mark
+				// after it may compose with it only if it is a composer
+				// (prevOff -1 sends such a mark to norm); -2 says that
+				// nothing composes with it.
+				k, outside = es.kind, true
+				lastCC, prevOff = 0, -2
+				if es.composer {
+					prevOff = -1
+				}
 				triggered = triggered || l.extraTrigger
 				if _, ok := l.varIndex.byFirst[r]; ok {
 					varStarts++
@@ -288,7 +293,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			if cc != 0 && cc < lastCC {
 				return false, false
 			}
-			if l.maybe[off] && (prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
+			if l.maybe[off] && (prevOff == -1 || lastCC != 0 || prevOff >= 0 && l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
 				return false, false
 			}
 			lastCC, prevOff = cc, off

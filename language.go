@@ -42,7 +42,7 @@ type Language struct {
 	// extraStarters are the members of extra that NFC never changes and
 	// that compose with nothing before them: the verdict-only path reads
 	// them without asking norm.
-	extraStarters map[rune]kind
+	extraStarters map[rune]extraStarter
 	ccc           [128]uint8 // canonical combining class
 	maybe         [128]bool  // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
@@ -64,6 +64,13 @@ type Language struct {
 	states  []gstate
 	table   [][numKinds]transition
 	ends    []Code
+}
+
+// extraStarter is a repertoire letter outside the block that NFC never
+// changes; composer says that a character after it may compose with it.
+type extraStarter struct {
+	kind     kind
+	composer bool
 }
 
 // transition packs a move for the tables: next state, code, flags.
@@ -248,11 +255,17 @@ func (l *Language) buildNFCTables() {
 			}
 		}
 	}
-	l.extraStarters = map[rune]kind{}
+	l.extraStarters = map[rune]extraStarter{}
 	for r, k := range l.extra {
 		p := norm.NFC.PropertiesString(string(r))
 		if p.CCC() == 0 && p.BoundaryBefore() && p.Decomposition() == nil && unicode.IsLetter(r) {
-			l.extraStarters[r] = k
+			composer := false // a repertoire character composes with it (ے + ٔ = ۓ)
+			for m := range l.class {
+				if s := string(r) + string(m); norm.NFC.String(s) != s {
+					composer = true
+				}
+			}
+			l.extraStarters[r] = extraStarter{k, composer}
 		}
 	}
 	for r := range l.class {
