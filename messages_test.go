@@ -201,12 +201,12 @@ func messageLabels(l *Language) []string {
 	}
 	rng := rand.New(rand.NewSource(13))
 	p := pool(l)
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 1500; i++ {
 		labels = append(labels, randomLabel(rng, p))
 	}
 	if len(hs) > 0 {
 		ch := append(append([]rune(nil), cs...), hs...)
-		for i := 0; i < 1000; i++ {
+		for i := 0; i < 500; i++ {
 			labels = append(labels, randomLabel(rng, ch))
 		}
 		for _, c := range cs {
