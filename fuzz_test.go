@@ -107,6 +107,15 @@ func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"किताब", "xn--11b4aya5ed", "क्अ", "कंं", "\xff", "", "-", "क\u0958", "ॐ", "a.b", "XN--", "xn--a-"} {
 		f.Add(s, uint8(0))
 	}
+	// The alphabet family and right-to-left labels (issue 13): the seeds
+	// pick ks, sat, sd, ur and mni-Mtei among the sorted tags.
+	for _, s := range []string{"بھارت", "123اردو", "کُِر", "ہمه", "ۓ", "ᱥᱟᱱᱛᱟᱲᱤ", "ᱹᱚ", "ꯃꯤꯇꯩꯂꯣꯟ", "ꯀꯟ꯭ꯔ", "xn--mgbbh1a71e"} {
+		for which := uint8(0); which < 30; which++ {
+			if tag := Tags()[int(which)%len(Tags())]; tag == "ks" || tag == "ur" || tag == "sd" || tag == "sat" || tag == "mni-Mtei" {
+				f.Add(s, which)
+			}
+		}
+	}
 	tags := Tags()
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		l := mustLang(t, tags[int(which)%len(tags)])
@@ -181,6 +190,7 @@ example invalid  ्क  SYLLABLE@0 TOO_SHORT  add. 1
 example akshara  क्त
 `))
 	f.Add([]byte("language x\nname X\nscript Beng\nk 1\nclass Z\n  U+09CE\nclass L\n  U+0995\n"))
+	f.Add([]byte("language x\nname X\nscript Arab\nk 0\ngrammar alphabet § a\ndirection rtl § b\nclass C\n  U+0628\n  U+0647\n  U+06C1\nclass M\n  U+064E\nno-mix LETTER_MIX § c\n  ه : ہ\nrefuse VOWEL_MARK x\n  U+064B..U+064D\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := LoadLanguage("fuzz.lang", data)
 		if err == nil {
