@@ -55,9 +55,12 @@ func (l *Language) checkRTL() error {
 	return nil
 }
 
-// classWord names a class in messages, in the words of the language's
-// grammar family.
+// classWord names a class in messages: as the language file's class-word
+// says, else in the words of the language's grammar family.
 func (l *Language) classWord(c Class) string {
+	if w, ok := l.spec.classWords[c]; ok {
+		return w
+	}
 	if l.Alphabet {
 		switch c {
 		case C:

@@ -74,6 +74,7 @@ type langSpec struct {
 	grammarRef                        Ref
 	rtl                               bool // direction rtl: the Bidi rule of RFC 5893 applies
 	directionRef                      Ref
+	classWords                        map[Class]string // class-word: how messages name a class
 }
 
 type fileError struct {
@@ -264,6 +265,17 @@ func parseLangFile(name string, data []byte) (*langSpec, error) {
 				return nil, errf(lineNo, "grammar: want syllable or alphabet, have %q", v)
 			}
 			sp.grammar, sp.grammarRef = v, ref
+		case "class-word":
+			v, _ := splitRef(rest)
+			name, word, _ := strings.Cut(v, " ")
+			cl, ok := parseClass(name)
+			if !ok || strings.TrimSpace(word) == "" {
+				return nil, errf(lineNo, "class-word: want a class and its name in messages, such as \"L a lonsum letter\"")
+			}
+			if sp.classWords == nil {
+				sp.classWords = map[Class]string{}
+			}
+			sp.classWords[cl] = strings.TrimSpace(word)
 		case "direction":
 			v, ref := splitRef(rest)
 			if v != "rtl" && v != "ltr" {

@@ -29,6 +29,7 @@ type Policy struct {
 	GrammarRef                        Ref
 	RTL                               bool // "direction rtl": the Bidi rule of RFC 5893 applies
 	DirectionRef                      Ref
+	ClassWords                        map[Class]string // "class-word": how messages name a class
 }
 
 // PolicyClass is one class of the repertoire.
@@ -88,6 +89,12 @@ func (l *Language) Policy() *Policy {
 	}
 	if l.Alphabet {
 		p.Grammar = "alphabet"
+	}
+	if len(sp.classWords) > 0 {
+		p.ClassWords = map[Class]string{}
+		for c, w := range sp.classWords {
+			p.ClassWords[c] = w
+		}
 	}
 	for _, c := range sp.classes {
 		p.Classes = append(p.Classes, PolicyClass{Class: c.class, Ref: c.ref, Chars: policyChars(c.members)})
