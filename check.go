@@ -329,7 +329,11 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
 	}
-	if (outside || n > int(l.safeLen[min(nBasic, MaxALabelLength)])) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	safe := &l.safeLen
+	if outside {
+		safe = &l.safeLenWide
+	}
+	if n > int(safe[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {

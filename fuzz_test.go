@@ -269,6 +269,42 @@ func TestALabelBound(t *testing.T) {
 			}
 		}
 	}
+	// The languages whose repertoire leaves the block: their whole span.
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		if len(l.extra) == 0 {
+			continue
+		}
+		lo, hi := l.block, l.block+127
+		for r := range l.extra {
+			lo, hi = min(lo, r), max(hi, r)
+		}
+		for i := 0; i < 20000; i++ {
+			n := 1 + rng.Intn(40)
+			if i%4 == 3 {
+				n = int(l.safeLenWide[rng.Intn(8)]) + rng.Intn(2)
+			}
+			rs := make([]rune, n)
+			nBasic := 0
+			for j := range rs {
+				switch {
+				case rng.Intn(8) == 0:
+					rs[j] = rune('0' + rng.Intn(10))
+					nBasic++
+				case i%2 == 0:
+					rs[j] = lo + rune(rng.Intn(int(hi-lo)+1))
+				default:
+					rs[j] = []rune{lo, hi}[j%2]
+				}
+			}
+			if nBasic == n {
+				continue
+			}
+			if exact := aLabelLength(rs, nBasic, n); n <= int(l.safeLenWide[nBasic]) && exact > MaxALabelLength {
+				t.Fatalf("%s %U: %d code points (%d ASCII) are declared safe, but the A-label has %d octets", tag, rs, n, nBasic, exact)
+			}
+		}
+	}
 }
 
 // TestFastPath holds the one-pass verdict to the careful pipeline: whenever

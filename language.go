@@ -59,6 +59,9 @@ type Language struct {
 	// safeLen[nBasic] is the longest label (in code points, nBasic of them
 	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
 	safeLen [MaxALabelLength + 1]uint8
+	// safeLenWide is safeLen for labels with repertoire code points outside
+	// the block (extra): the span of the whole repertoire.
+	safeLenWide [MaxALabelLength + 1]uint8
 
 	grammar grammarParams
 	states  []gstate
@@ -228,6 +231,11 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	}
 	l.buildNFCTables()
 	l.safeLen = safeLengths(l.block)
+	lo, hi := l.block, l.block+127
+	for r := range l.extra {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	l.safeLenWide = safeLengthsSpan(hi, hi-lo)
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
