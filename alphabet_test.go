@@ -91,3 +91,44 @@ func BenchmarkValidCorpus(b *testing.B) {
 		})
 	}
 }
+
+// TestArabicConflicts: the two encodings of yeh and heh make conflicting
+// labels across the Arabic-script languages (conflict sets intersect
+// whatever language each label is registered in), and the LGR's wider sets
+// are not variants.
+func TestArabicConflicts(t *testing.T) {
+	ur, sd, ks := mustLang(t, "ur"), mustLang(t, "sd"), mustLang(t, "ks")
+	intersect := func(a, b []string) bool {
+		for _, x := range a {
+			if contains(b, x) {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		a      *Language
+		la     string
+		b      *Language
+		lb     string
+		expect bool
+	}{
+		{ur, "بیت", sd, "بيت", true},      // Farsi yeh / Arabic yeh
+		{ur, "بیت", ks, "بیت", true},      // the same string in two languages
+		{ur, "شہر", sd, "شهر", true},      // heh goal / heh
+		{ks, "شہر", sd, "شهر", true},      // heh goal / heh
+		{sd, "تارو", sd, "ٺارو", true},    // the LGR's dotted pair ت / ٺ
+		{ur, "کتاب", sd, "ڪتاب", false},   // keheh / swash kaf: Sindhi letters of their own
+		{ur, "بھارت", ur, "بہارت", false}, // ھ is no variant of ہ (ur.lang)
+	}
+	for _, tt := range tests {
+		ca, cb := tt.a.ConflictSet(tt.la), tt.b.ConflictSet(tt.lb)
+		if len(ca) == 0 || len(cb) == 0 {
+			t.Errorf("%s %s / %s %s: a label is invalid", tt.a.Tag, tt.la, tt.b.Tag, tt.lb)
+			continue
+		}
+		if got := intersect(ca, cb); got != tt.expect {
+			t.Errorf("%s %s %v / %s %s %v: conflict %v, want %v", tt.a.Tag, tt.la, ca, tt.b.Tag, tt.lb, cb, got, tt.expect)
+		}
+	}
+}
