@@ -16,6 +16,12 @@ package akshara
 // explores the reachable states into a transition table, so the verdict-only
 // path and the diagnostics follow the same definition. Every refusal carries
 // the rule code that names it.
+//
+// Two extensions are parameters too. A language whose nukta-after lists
+// vowel signs (Santali: ा ो, ICANN's Devanagari LGR classes M1) reads
+// C[N] M [N] where the consonant syllable has M. The alphabet family
+// (grammar alphabet, alphabet.go) is this grammar with only C and M and
+// k = 0: a letter and at most one mark.
 
 // kind is a class refined by the language's restrictions: a consonant or
 // vowel that accepts a nukta is a kind of its own.
