@@ -15,7 +15,9 @@ import (
 func TestInfoExempted(t *testing.T) {
 	svc := registrytest.SQLiteService(t)
 	e := newEnvOn(t, svc, epp.Options{})
-	sum, err := svc.Import(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("किताब\nकित्ताब\nकमल\n")), nil },
+	sum, err := svc.Import(t.Context(), func() (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader("किताब\nकित्ताब\nकमल\n")), nil
+	},
 		registry.ImportOptions{Zone: "भारत", Registrar: "acme"})
 	if err != nil || sum.Exempted != 1 {
 		t.Fatalf("Import: %+v, %v", sum, err)
