@@ -264,3 +264,11 @@ func parseCreated(s string) (time.Time, error) {
 	}
 	return time.Time{}, errors.New("not a date")
 }
+
+// The import's codes in the one code table (they appear in import
+// reports, not in API answers; the entries say what they would be).
+func init() {
+	DefineCode(CodeBadLine, CodeInfo{400, 2005, "bad line"})
+	DefineCode(CodeOtherZone, CodeInfo{400, 2306, "name of another zone"})
+	DefineCode(CodeDuplicate, CodeInfo{409, 2302, "duplicate"})
+}
