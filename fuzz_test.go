@@ -101,7 +101,8 @@ func FuzzALabelLength(f *testing.F) {
 	})
 }
 
-// FuzzCheck: no panic on any input; Valid and Check agree; a valid label's
+// FuzzCheck: no panic on any input; Check is the reference Check byte for
+// byte (ref_check_test.go); Valid and Check agree; a valid label's
 // A-label decodes back to its U-label and is itself valid.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"किताब", "xn--11b4aya5ed", "क्अ", "कंं", "\xff", "", "-", "क\u0958", "ॐ", "a.b", "XN--", "xn--a-"} {
@@ -111,6 +112,9 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		l := mustLang(t, tags[int(which)%len(tags)])
 		res := l.Check(s)
+		for _, o := range checkOptionSets {
+			sameAsReference(t, l, s, o)
+		}
 		if res.Valid != l.Valid(s) {
 			t.Fatalf("%s %q: Check.Valid=%v Valid=%v %v", l.Tag, s, res.Valid, !res.Valid, codesOf(res))
 		}
