@@ -119,6 +119,18 @@ func BenchmarkHindi(b *testing.B) {
 	b.Run("Check/mix", func(b *testing.B) {
 		benchEach(b, mix, func(s string) bool { return hi.Check(s).Valid })
 	})
+	b.Run("Check/valid-only", func(b *testing.B) {
+		benchEach(b, valid, func(s string) bool { return hi.Check(s).Valid })
+	})
+	var invalid []string
+	for _, l := range mix {
+		if !hi.Valid(l) {
+			invalid = append(invalid, l)
+		}
+	}
+	b.Run("Check/invalid-only", func(b *testing.B) {
+		benchEach(b, invalid, func(s string) bool { return hi.Check(s).Valid })
+	})
 	b.Run("xnet-idna-Registration.ToASCII/mix", func(b *testing.B) {
 		benchEach(b, mix, func(s string) bool { _, err := idna.Registration.ToASCII(s); return err == nil })
 	})

@@ -53,7 +53,7 @@ type Options struct {
 // verdict-only path of Check: the same rules, without diagnostics, and
 // without allocating for a valid NFC U-label.
 func (l *Language) Valid(label string) bool {
-	if valid, sure := l.fast(label); sure {
+	if valid, sure := l.fast(label, MinLength, nil); sure {
 		return valid
 	}
 	return l.run(label, nil, MinLength)
@@ -70,11 +70,85 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if minLen <= 0 {
 		minLen = MinLength
 	}
-	d := &diag{lang: l, brief: o.Brief, res: Result{Input: label, Lang: l.Tag, Errors: []*Error{}}}
-	d.segments = d.segBuf[:0]
-	d.res.Valid = l.run(label, d, minLen)
+	var rec fastRec
+	if valid, sure := l.fast(label, minLen, &rec); sure && valid && !rec.over {
+		return l.validResult(label, &rec, o.Brief)
+	}
+	res := &Result{Input: label, Lang: l.Tag, Errors: noErrors}
+	d := newDiag(l, o.Brief, res)
+	res.Valid = l.run(label, d, minLen)
 	d.finish()
-	return &d.res
+	d.release()
+	return res
+}
+
+// noErrors is the Errors of a valid Result: empty, not nil, so that it is
+// [] in JSON. Its capacity is 0, so appending to it never writes here.
+var noErrors = []*Error{}
+
+// fastRec is what fast records for Check when it is sure a label is valid:
+// the syllable boundaries and the count of ASCII code points. The label is
+// then its own NFC U-label, so Check builds the Result from it without
+// running the pipeline.
+type fastRec struct {
+	segs      [MaxALabelLength + 1]segment
+	nSegs     int
+	n, nBasic int  // code points, ASCII code points
+	over      bool // more boundaries than segs holds (the label is too long to be valid)
+}
+
+// resultBox holds a Result and room for its syllables, so that a valid
+// label's Result is one allocation (and its A-label a second).
+type resultBox struct {
+	res Result
+	syl [8]string
+}
+
+// validResult builds the Result of a label fast is sure is valid, as
+// run and diag.finish would: the label is NFC, so it is its own U-label.
+func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
+	box := &resultBox{res: Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Errors: noErrors}}
+	r := &box.res
+	syl := box.syl[:0]
+	if rec.nSegs+1 > len(box.syl) {
+		syl = make([]string, 0, rec.nSegs+1)
+	}
+	if !brief {
+		segs := rec.segs[:rec.nSegs]
+		if len(segs) == 0 || segs[0].off != 0 {
+			segs = rec.segs[:rec.nSegs+1] // fast leaves room for one more
+			copy(segs[1:], segs)
+			segs[0] = segment{}
+		}
+		last := 0 // where the last syllable starts
+		for i, sg := range segs {
+			end := len(s)
+			if i+1 < len(segs) {
+				end = segs[i+1].off
+			}
+			if sg.hyphen || end <= sg.off {
+				continue
+			}
+			if sg.digit && i > 0 && segs[i-1].digit && len(syl) > 0 {
+				syl[len(syl)-1] = s[last:end] // a digit run is one unit
+				continue
+			}
+			last = sg.off
+			syl = append(syl, s[sg.off:end])
+		}
+		if rec.nBasic < rec.n {
+			var rs [MaxALabelLength]rune
+			n := 0
+			for _, c := range s {
+				rs[n] = c // a valid label has at most 59 code points
+				n++
+			}
+			var buf [MaxALabelLength]byte
+			r.ALabel = string(appendALabel(buf[:0], rs[:n], rec.nBasic))
+		}
+	}
+	r.Syllables = syl
+	return r
 }
 
 // hasACEPrefix reports whether s begins with "xn--", in any ASCII case.
@@ -224,7 +298,7 @@ func (l *Language) classOf(r rune) Class {
 // (an A-label, a string that may not be NFC, a character outside the block
 // that NFC might turn into a repertoire character) it leaves the label to
 // run. TestFastPath holds its sure answers to run's.
-func (l *Language) fast(s string) (valid, sure bool) {
+func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 	if len(s) == 0 || hasACEPrefix(s) {
 		return false, false
 	}
@@ -236,6 +310,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
 		var k kind
+		at := i
 		if c := s[i]; c < utf8.RuneSelf {
 			switch {
 			case c >= '0' && c <= '9':
@@ -283,18 +358,29 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			t := &l.table[st][k]
 			broken = t.code != OK
 			st = t.next
+			if rec != nil && t.start {
+				if rec.nSegs == len(rec.segs)-1 {
+					rec.over = true
+				} else {
+					rec.segs[rec.nSegs] = segment{at, k == kindHyph, k == kindDigit}
+					rec.nSegs++
+				}
+			}
 		}
 		if k == kind(H) {
 			halants++
 		}
 	}
 	switch {
-	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
+	case broken, l.ends[st] != OK, n < minLen, digitsOnly && n <= 2:
 		return false, true
 	case halants >= 2:
 		if _, found := l.identicalConsonants(s); found {
 			return false, true
 		}
+	}
+	if rec != nil {
+		rec.n, rec.nBasic = n, nBasic
 	}
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
