@@ -74,8 +74,10 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if valid, sure := l.fast(label, minLen, &rec); sure && valid && !rec.over {
 		return l.validResult(label, &rec, o.Brief)
 	}
-	res := &Result{Input: label, Lang: l.Tag, Errors: noErrors}
+	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
+	res := &box.res
 	d := newDiag(l, o.Brief, res)
+	d.sylBuf = box.syl[:0]
 	res.Valid = l.run(label, d, minLen)
 	d.finish()
 	d.release()
@@ -253,9 +255,8 @@ func (l *Language) quickNFC(u string) bool {
 	for i := 0; i < len(u); {
 		c := u[i]
 		if c < utf8.RuneSelf {
-			if c != '-' && (c < '0' || c > '9') {
-				return false
-			}
+			// ASCII is NFC and starts no composition: only a mark after
+			// it could change (prevOff -1 sends that to norm).
 			lastCC, prevOff = 0, -1
 			i++
 			continue

@@ -3,7 +3,6 @@ package akshara
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 
 	"golang.org/x/text/unicode/runenames"
@@ -21,8 +20,9 @@ type diag struct {
 	res      *Result
 	raw      []rawError
 	segments []segment
-	runes    []rune // the U-label's code points, once decoded (runesOf)
-	runesOf_ string // the string runes holds
+	sylBuf   []string // room for the Result's syllables, in its allocation
+	runes    []rune   // the U-label's code points, once decoded (runesOf)
+	runesOf_ string   // the string runes holds
 	decoded  bool
 }
 
@@ -45,7 +45,7 @@ func (d *diag) release() {
 		return
 	}
 	clear(d.raw[:cap(d.raw)]) // drop the messages and rules they point to
-	d.lang, d.res, d.runesOf_ = nil, nil, ""
+	d.lang, d.res, d.runesOf_, d.sylBuf = nil, nil, "", nil
 	diagPool.Put(d)
 }
 
@@ -116,6 +116,19 @@ func (d *diag) variantLimit(u string) {
 		return
 	}
 	rs := d.runesOf(u)
+	starts := 0 // code points that start a variant sequence: spans are fewer
+	for _, r := range rs {
+		if off := r - d.lang.block; off >= 0 && off < 128 {
+			if d.lang.varStart[off] {
+				starts++
+			}
+		} else if _, ok := d.lang.varIndex.byFirst[r]; ok {
+			starts++
+		}
+	}
+	if starts <= MaxVariantAksharas {
+		return
+	}
 	if count, pos := d.lang.variantAksharas(rs); count > MaxVariantAksharas {
 		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
 	}
@@ -157,7 +170,11 @@ func (d *diag) finish() {
 			d.segments[0] = segment{off: 0}
 		}
 	}
-	d.res.Syllables = make([]string, 0, len(d.segments)+1)
+	if len(d.segments)+1 <= cap(d.sylBuf) {
+		d.res.Syllables = d.sylBuf
+	} else {
+		d.res.Syllables = make([]string, 0, len(d.segments)+1)
+	}
 	if u != "" && !d.brief {
 		last := 0 // where the last syllable starts
 		for i, s := range d.segments {
@@ -208,8 +225,14 @@ func (d *diag) finish() {
 		kept++
 	}
 	if kept > 0 {
-		errs := make([]Error, 0, kept)
-		ptrs := make([]*Error, 0, kept)
+		var errs []Error
+		var ptrs []*Error
+		if kept == 1 {
+			b := &oneError{}
+			errs, ptrs = b.e[:0], b.p[:0]
+		} else {
+			errs, ptrs = make([]Error, 0, kept), make([]*Error, 0, kept)
+		}
 		for _, e := range raw {
 			if e.code == OK {
 				continue
@@ -241,6 +264,12 @@ func (d *diag) finish() {
 	}
 }
 
+// oneError is the Errors of a label with one error, in one allocation.
+type oneError struct {
+	p [1]*Error
+	e [1]Error
+}
+
 // ruledAt reports whether a context rule of the language reported an error
 // at pos.
 func ruledAt(raw []rawError, pos int) bool {
@@ -270,11 +299,9 @@ const maxCachedMessages = 4096
 // building one (character names, concatenation) costs more than the rest
 // of Check.
 type messageCache struct {
-	m sync.Map // msgKey → string
-	n atomic.Int32
+	mu sync.RWMutex
+	m  map[msgKey]string
 }
-
-var messageCaches sync.Map // *Language → *messageCache
 
 // cachedMessage is message, memoized.
 func (l *Language) cachedMessage(e rawError, runes []rune) string {
@@ -288,20 +315,22 @@ func (l *Language) cachedMessage(e rawError, runes []rune) string {
 	if e.code == InvalidUTF8 || e.pos <= 0 {
 		k.pos = e.pos
 	}
-	c, ok := messageCaches.Load(l)
-	if !ok {
-		c, _ = messageCaches.LoadOrStore(l, &messageCache{})
+	mc := &l.msgs
+	mc.mu.RLock()
+	m, ok := mc.m[k]
+	mc.mu.RUnlock()
+	if ok {
+		return m
 	}
-	mc := c.(*messageCache)
-	if m, ok := mc.m.Load(k); ok {
-		return m.(string)
+	m = l.message(e, runes)
+	mc.mu.Lock()
+	if mc.m == nil {
+		mc.m = make(map[msgKey]string)
 	}
-	m := l.message(e, runes)
-	if mc.n.Load() < maxCachedMessages {
-		if _, loaded := mc.m.LoadOrStore(k, m); !loaded {
-			mc.n.Add(1)
-		}
+	if len(mc.m) < maxCachedMessages {
+		mc.m[k] = m
 	}
+	mc.mu.Unlock()
 	return m
 }
 

@@ -50,6 +50,8 @@ type Language struct {
 	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
 	safeLen [MaxALabelLength + 1]uint8
 
+	msgs messageCache // memoized error messages (diag.go)
+
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
