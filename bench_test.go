@@ -2,10 +2,13 @@ package akshara
 
 import (
 	"bufio"
+	"math/rand"
 	"os"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
 )
 
 // benchLabels is the benchmark mix: the Hindi words of
@@ -77,8 +80,68 @@ func TestBenchSample(t *testing.T) {
 	}
 }
 
+// wordLike returns up to n valid NFC labels of the language built like
+// words: syllables of a consonant (with its nukta where the language gives
+// it one), a vowel sign and sometimes a sign or a conjunct, or an
+// independent vowel; plus the language's valid examples. Deterministic, and
+// made from the language file only.
+func wordLike(l *Language, n int) []string {
+	var byClass [numClasses][]rune
+	var nuktaBases []rune
+	for _, m := range l.Repertoire() {
+		byClass[m.Class] = append(byClass[m.Class], m.Rune)
+		if off := m.Rune - l.block; off >= 0 && off < 128 && l.kinds[off].nuktaBase() {
+			nuktaBases = append(nuktaBases, m.Rune)
+		}
+	}
+	rng := rand.New(rand.NewSource(7))
+	pick := func(c Class) string {
+		if len(byClass[c]) == 0 {
+			return ""
+		}
+		return string(byClass[c][rng.Intn(len(byClass[c]))])
+	}
+	consonant := func() string {
+		if len(nuktaBases) > 0 && len(byClass[N]) > 0 && rng.Intn(4) == 0 {
+			return string(nuktaBases[rng.Intn(len(nuktaBases))]) + pick(N)
+		}
+		return pick(C)
+	}
+	var out []string
+	for _, ex := range l.Examples() {
+		if ex.Kind == "valid" && l.Valid(ex.Text) && norm.NFC.IsNormalString(ex.Text) {
+			out = append(out, ex.Text)
+		}
+	}
+	for tries := 0; len(out) < n && tries < 50*n; tries++ {
+		var b strings.Builder
+		for s, syl := 0, 2+rng.Intn(4); s < syl; s++ {
+			if s == 0 && rng.Intn(5) == 0 {
+				b.WriteString(pick(V))
+				continue
+			}
+			b.WriteString(consonant())
+			if rng.Intn(4) == 0 && len(byClass[H]) > 0 {
+				b.WriteString(pick(H) + pick(C))
+			}
+			if rng.Intn(3) > 0 {
+				b.WriteString(pick(M))
+			}
+			if rng.Intn(6) == 0 {
+				b.WriteString(pick(D))
+			}
+		}
+		if w := b.String(); l.Valid(w) && norm.NFC.IsNormalString(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // TestValidDoesNotAllocate: the verdict-only path allocates nothing for a
-// valid NFC label (the zero-allocation target of the engine).
+// valid NFC label (the zero-allocation target of the engine), in every
+// language: the Hindi sample, and word-like labels of each language
+// (wordLike), which must also all be on the fast path.
 func TestValidDoesNotAllocate(t *testing.T) {
 	hi := mustLang(t, "hi")
 	_, valid := benchLabels(t)
@@ -89,6 +152,26 @@ func TestValidDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Valid allocates %.1f times over %d valid labels", allocs, len(valid))
+	}
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		words := wordLike(l, 300)
+		if len(words) < 100 {
+			t.Errorf("%s: only %d word-like labels", tag, len(words))
+		}
+		for _, w := range words {
+			if v, sure := l.fast(w, MinLength, nil); !v || !sure {
+				t.Errorf("%s: %s (%s) is valid NFC but not on the fast path", tag, w, hexOf(w))
+			}
+		}
+		allocs := testing.AllocsPerRun(5, func() {
+			for _, w := range words {
+				l.Valid(w)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: Valid allocates %.1f times over %d valid labels", tag, allocs, len(words))
+		}
 	}
 }
 

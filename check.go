@@ -93,10 +93,33 @@ var noErrors = []*Error{}
 // then its own NFC U-label, so Check builds the Result from it without
 // running the pipeline.
 type fastRec struct {
-	segs      [MaxALabelLength + 1]segment
+	segs      [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
 	nSegs     int
 	n, nBasic int  // code points, ASCII code points
-	over      bool // more boundaries than segs holds (the label is too long to be valid)
+	over      bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
+}
+
+// add records a syllable boundary at byte offset off, before a character
+// of kind k.
+func (rec *fastRec) add(off int, k kind) {
+	if rec.nSegs == len(rec.segs)-1 || off >= 1<<14 {
+		rec.over = true
+		return
+	}
+	v := uint16(off) << 2
+	if k == kindHyph {
+		v |= 2
+	}
+	if k == kindDigit {
+		v |= 1
+	}
+	rec.segs[rec.nSegs] = v
+	rec.nSegs++
+}
+
+func (rec *fastRec) seg(i int) segment {
+	v := rec.segs[i]
+	return segment{off: int(v >> 2), hyphen: v&2 != 0, digit: v&1 != 0}
 }
 
 // resultBox holds a Result and room for its syllables, so that a valid
@@ -116,11 +139,13 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 		syl = make([]string, 0, rec.nSegs+1)
 	}
 	if !brief {
-		segs := rec.segs[:rec.nSegs]
-		if len(segs) == 0 || segs[0].off != 0 {
-			segs = rec.segs[:rec.nSegs+1] // fast leaves room for one more
-			copy(segs[1:], segs)
-			segs[0] = segment{}
+		var buf [MaxALabelLength + 1]segment
+		segs := buf[:0]
+		if rec.nSegs == 0 || rec.seg(0).off != 0 {
+			segs = append(segs, segment{})
+		}
+		for i := 0; i < rec.nSegs; i++ {
+			segs = append(segs, rec.seg(i))
 		}
 		last := 0 // where the last syllable starts
 		for i, sg := range segs {
@@ -271,14 +296,29 @@ func (l *Language) quickNFC(u string) bool {
 		if cc != 0 && cc < lastCC {
 			return false
 		}
-		if l.maybe[off] {
-			if prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0 {
-				return false
-			}
+		if l.maybe[off] && l.mayCompose(off, cc, prevOff, lastCC) {
+			return false
 		}
 		lastCC, prevOff = cc, off
 	}
 	return true
+}
+
+// mayCompose reports whether the block character at off, of combining
+// class cc, which NFC may compose with a character before it (maybe), might
+// do so here. prevOff is the block offset of the character before it (-1
+// for the start of the label or an ASCII character) and lastCC that
+// character's combining class. A starter (cc 0) composes only with the
+// character just before it, and only if that is a starter of the block
+// that the tables say it composes with (a mark in between blocks it:
+// Bengali য় + া, Oriya ଡ଼ + ା). A mark may compose with an earlier starter
+// across other marks, so after the start, ASCII or a mark the answer is
+// "perhaps" and norm decides.
+func (l *Language) mayCompose(off rune, cc uint8, prevOff rune, lastCC uint8) bool {
+	if prevOff < 0 || lastCC != 0 {
+		return cc != 0
+	}
+	return l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0
 }
 
 // classOf is Class without a map lookup for the script's block.
@@ -306,7 +346,8 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	digitsOnly, broken, triggered := true, false, false
-	varStarts := 0 // code points that start a variant sequence
+	varStarts := 0   // code points that start a variant sequence
+	outside := false // a repertoire character outside the block was read
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -336,14 +377,27 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 			}
 			off := r - l.block
 			if off < 0 || off >= 128 || l.kinds[off] == kindNone {
-				return false, l.hopelessAt(s, i, size)
+				ek, ok := l.extraNFC[r]
+				if !ok {
+					return false, l.hopelessAt(s, i, size)
+				}
+				// a repertoire character outside the block that NFC
+				// leaves alone on both sides (Bodo's U+02BC)
+				k, outside = ek, true
+				lastCC, prevOff = 0, -1
+				triggered = triggered || l.extraTrigger
+				if _, ok := l.varIndex.byFirst[r]; ok {
+					varStarts++
+				}
+				i += size
+				goto parse
 			}
 			k = l.kinds[off]
 			cc := l.ccc[off]
 			if cc != 0 && cc < lastCC {
 				return false, false
 			}
-			if l.maybe[off] && (prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
+			if l.maybe[off] && l.mayCompose(off, cc, prevOff, lastCC) {
 				return false, false
 			}
 			lastCC, prevOff = cc, off
@@ -353,6 +407,7 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 			}
 			i += size
 		}
+	parse:
 		if !broken {
 			// A broken rule decides the verdict once the rest is known to
 			// be NFC, so the loop goes on only to make sure of that.
@@ -360,12 +415,7 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 			broken = t.code != OK
 			st = t.next
 			if rec != nil && t.start {
-				if rec.nSegs == len(rec.segs)-1 {
-					rec.over = true
-				} else {
-					rec.segs[rec.nSegs] = segment{at, k == kindHyph, k == kindDigit}
-					rec.nSegs++
-				}
+				rec.add(at, k)
 			}
 		}
 		if k == kind(H) {
@@ -386,7 +436,7 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
 	}
-	if n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	if (outside || n > int(l.safeLen[min(nBasic, MaxALabelLength)])) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {

@@ -321,3 +321,39 @@ func TestDiv(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickNFCMaybe holds quickNFC to x/text/norm on every sequence of two
+// characters of the pool followed by a character that may compose with
+// what precedes it (the cases mayCompose decides), in every language.
+func TestQuickNFCMaybe(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		p := pool(l)
+		var maybe []rune
+		for _, r := range p {
+			if off := r - l.block; off >= 0 && off < 128 && l.maybe[off] {
+				maybe = append(maybe, r)
+			}
+		}
+		quick := 0
+		for _, z := range maybe {
+			for _, x := range p {
+				for _, y := range append([]rune{-1}, p...) {
+					s := string(x) + string(z)
+					if y >= 0 {
+						s = string(x) + string(y) + string(z)
+					}
+					if l.quickNFC(s) {
+						quick++
+						if !norm.NFC.IsNormalString(s) {
+							t.Fatalf("%s: quickNFC(%s) is true but the string is not NFC", tag, hexOf(s))
+						}
+					}
+				}
+			}
+		}
+		if len(maybe) > 0 && quick == 0 {
+			t.Errorf("%s: quickNFC never answered true", tag)
+		}
+	}
+}

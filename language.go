@@ -33,8 +33,11 @@ type Language struct {
 	block rune
 	kinds [128]kind
 	extra map[rune]kind // repertoire outside the block (class S)
-	ccc   [128]uint8    // canonical combining class
-	maybe [128]bool     // may compose with the character before it (NFC_QC=Maybe)
+	// extraNFC is the part of extra that NFC leaves alone whatever is
+	// next to it, so the verdict-only path keeps them (buildNFCTables).
+	extraNFC map[rune]kind
+	ccc      [128]uint8 // canonical combining class
+	maybe    [128]bool  // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
@@ -222,10 +225,19 @@ func (l *Language) buildNFCTables() {
 			}
 		}
 	}
+	for r, k := range l.extra {
+		p := norm.NFC.PropertiesString(string(r))
+		if p.CCC() == 0 && p.BoundaryBefore() && p.BoundaryAfter() && p.Decomposition() == nil {
+			if l.extraNFC == nil {
+				l.extraNFC = map[rune]kind{}
+			}
+			l.extraNFC[r] = k
+		}
+	}
 	for r := range l.class {
 		off := r - l.block
 		if off < 0 || off >= 128 {
-			continue // outside the block: handled by the slow path
+			continue // outside the block: extraNFC, or the slow path
 		}
 		p := norm.NFC.PropertiesString(string(r))
 		l.ccc[off] = p.CCC()
