@@ -237,3 +237,46 @@ func BenchmarkVariants(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
 	b.ReportMetric(float64(total)/float64(n), "variants/label")
 }
+
+// languageLabels returns the labels BenchmarkLanguages runs for a
+// language: the words of $AKSHARA_CORPORA/TAG.txt when that directory is
+// set (a measuring run over real word lists), else wordLike's labels.
+func languageLabels(tb testing.TB, l *Language) []string {
+	if dir := os.Getenv("AKSHARA_CORPORA"); dir != "" {
+		if f, err := os.Open(dir + "/" + l.Tag + ".txt"); err == nil {
+			defer f.Close()
+			var words []string
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				words = append(words, sc.Text())
+			}
+			return words
+		}
+	}
+	return wordLike(l, 2000)
+}
+
+var sinkN int
+
+// decodeLoop is the floor Valid is measured against: it only decodes the
+// label's UTF-8.
+func decodeLoop(s string) bool {
+	for _, r := range s {
+		sinkN += int(r)
+	}
+	return true
+}
+
+// BenchmarkLanguages measures, per language over the same labels: a loop
+// that only decodes UTF-8, Valid and Check.
+func BenchmarkLanguages(b *testing.B) {
+	for _, tag := range Tags() {
+		l := mustLang(b, tag)
+		labels := languageLabels(b, l)
+		b.Run(tag+"/decode", func(b *testing.B) { benchEach(b, labels, decodeLoop) })
+		b.Run(tag+"/Valid", func(b *testing.B) { benchEach(b, labels, l.Valid) })
+		b.Run(tag+"/Check", func(b *testing.B) {
+			benchEach(b, labels, func(s string) bool { return l.Check(s).Valid })
+		})
+	}
+}
