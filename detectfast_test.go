@@ -1,0 +1,48 @@
+package akshara
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// TestValidMask holds Detector.Valid to Valid in every language: random
+// labels from each language's repertoire (with the characters that
+// interact with normalization), its examples and word-like labels.
+func TestValidMask(t *testing.T) {
+	d, err := NewDetector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs := d.Languages()
+	rng := rand.New(rand.NewSource(9))
+	walked := 0
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		labels := wordLike(l, 300)
+		for _, ex := range l.Examples() {
+			labels = append(labels, ex.Text)
+		}
+		p := pool(l)
+		for i := 0; i < 5000; i++ {
+			labels = append(labels, randomLabel(rng, p))
+		}
+		for _, s := range labels {
+			m, perm := d.Valid(s)
+			sl, _ := candidates(s)
+			if _, ok := sl.validMask(s); ok {
+				walked++
+			}
+			if perm != sl.permissive {
+				t.Fatalf("%q: permissive %v, want %v", s, perm, sl.permissive)
+			}
+			for i, x := range langs {
+				if got, want := m&(1<<i) != 0, x.Valid(s); got != want {
+					t.Fatalf("%q (%s) in %s: Detector says %v, Valid %v", s, hexOf(s), x.Tag, got, want)
+				}
+			}
+		}
+	}
+	if walked < 25000 {
+		t.Errorf("only %d labels took the shared walk", walked)
+	}
+}
