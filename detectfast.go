@@ -68,6 +68,8 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 		offHyphen = 129
 	)
 	n, nBasic := 0, 0
+	var seen1, seen2 [2]uint64
+	triple := false
 	for i := 0; i < len(s); n++ {
 		if n == len(offs) {
 			return 0, false
@@ -86,93 +88,121 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		off := r - block
-		if off < 0 || off >= 128 || (r == utf8.RuneError && size == 1) {
+		var r rune
+		size := 3
+		if c == 0xE0 && i+2 < len(s) && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
+			r = rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+		} else if r, size = utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
 			return 0, false
 		}
-		offs[n] = uint8(off)
+		off := r - block
+		if off < 0 || off >= 128 {
+			return 0, false
+		}
+		o := uint8(off)
+		offs[n] = o
+		// three of a kind: only then can a language find three identical
+		// consonants joined by halants
+		bit, w := uint64(1)<<(o&63), o>>6
+		switch {
+		case seen2[w]&bit != 0:
+			triple = true
+		case seen1[w]&bit != 0:
+			seen2[w] |= bit
+		default:
+			seen1[w] |= bit
+		}
 		i += size
 	}
-	// Normalization: a language whose repertoire holds every character
-	// answers with its tables; else norm does, once.
-	nfc, asked := false, false
+	// Each language walks the offsets; those whose repertoire lacks one
+	// refuse an NFC label. Normalization is settled once: by the tables of
+	// a language whose repertoire holds every character, else by norm.
+	var covered *Language
 	for li, l := range sl.langs {
-		covers := true
-		for _, o := range offs[:n] {
-			if o < 128 && l.kinds[o] == kindNone {
-				covers = false
-				break
-			}
+		valid, covers := l.walk(s, offs[:n], nBasic, triple)
+		if covers && covered == nil {
+			covered = l
 		}
-		if !covers {
-			continue
-		}
-		if !asked {
-			asked = true
-			nfc = l.quickNFC(s) || norm.NFC.IsNormalString(s)
-			if !nfc {
-				return 0, false
-			}
-		}
-		if l.walk(s, offs[:n], nBasic) {
+		if valid {
 			mask |= 1 << sl.index[li]
 		}
 	}
-	if !asked && !norm.NFC.IsNormalString(s) {
-		return 0, false // NFC might bring it into some repertoire
+	if covered != nil && covered.quickNFC(s) || norm.NFC.IsNormalString(s) {
+		return mask, true
 	}
-	return mask, true
+	return 0, false // NFC might change the verdicts
 }
 
 // walk is fast's grammar and whole-label rules over the block offsets of
-// an NFC label every code point of which is in the language's repertoire.
-func (l *Language) walk(s string, offs []uint8, nBasic int) bool {
+// an NFC label (triple: some code point occurs three times); covers is false when a code point is not in the language's
+// repertoire (and the label, if NFC, is invalid).
+func (l *Language) walk(s string, offs []uint8, nBasic int, triple bool) (valid, covers bool) {
 	st := uint16(0)
 	halants, varStarts := 0, 0
-	digitsOnly, triggered := true, false
+	digitsOnly, triggered, broken := true, false, false
 	for _, o := range offs {
-		var k kind
-		switch o {
-		case 128:
-			k = kindDigit
-			triggered = triggered || l.asciiTrigger
-		case 129:
-			k, digitsOnly = kindHyph, false
-			triggered = triggered || l.asciiTrigger
-		default:
-			k, digitsOnly = l.kinds[o], false
-			triggered = triggered || l.trigger[o]
-			if l.varStart[o] {
-				varStarts++
-			}
+		w := l.walkInfo[o]
+		k := kind(w & walkKind)
+		if k == kindNone {
+			return false, false
 		}
-		t := &l.table[st][k]
-		if t.code != OK {
-			return false
+		if !broken {
+			t := &l.table[st][k]
+			broken = t.code != OK
+			st = t.next
 		}
-		st = t.next
+		digitsOnly = digitsOnly && k == kindDigit
+		triggered = triggered || w&walkTrigger != 0
+		if w&walkVarStart != 0 {
+			varStarts++
+		}
 		if k == kind(H) {
 			halants++
 		}
 	}
 	n := len(offs)
 	switch {
-	case l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
-		return false
-	case halants >= 2:
+	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
+		return false, true
+	case halants >= 2 && triple:
 		if _, found := l.identicalConsonants(s); found {
-			return false
+			return false, true
 		}
 	}
 	if nBasic == n {
-		return len(s) <= MaxALabelLength
+		return len(s) <= MaxALabelLength, true
 	}
 	if n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
-		return false
+		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
-		return false
+		return false, true
 	}
-	return !triggered || l.contextsOK(s)
+	return !triggered || l.contextsOK(s), true
+}
+
+// walkInfo packs, for walk, a block offset's kind and flags (and those of
+// a digit at 128, a hyphen at 129).
+const (
+	walkKind     = 0x1F
+	walkTrigger  = 0x20
+	walkVarStart = 0x40
+)
+
+func (l *Language) buildWalkInfo() {
+	for o := 0; o < 128; o++ {
+		w := uint8(l.kinds[o])
+		if l.trigger[o] {
+			w |= walkTrigger
+		}
+		if l.varStart[o] {
+			w |= walkVarStart
+		}
+		l.walkInfo[o] = w
+	}
+	l.walkInfo[128], l.walkInfo[129] = uint8(kindDigit), uint8(kindHyph)
+	if l.asciiTrigger {
+		l.walkInfo[128] |= walkTrigger
+		l.walkInfo[129] |= walkTrigger
+	}
 }

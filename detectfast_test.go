@@ -22,6 +22,29 @@ func TestValidMask(t *testing.T) {
 		for _, ex := range l.Examples() {
 			labels = append(labels, ex.Text)
 		}
+		// three identical consonants joined by halants, with and without
+		// a nukta, and two
+		var cs, hs, ns []rune
+		for _, m := range l.Repertoire() {
+			switch m.Class {
+			case C:
+				cs = append(cs, m.Rune)
+			case H:
+				hs = append(hs, m.Rune)
+			case N:
+				ns = append(ns, m.Rune)
+			}
+		}
+		for _, h := range hs {
+			for i, c := range cs {
+				x := string(c) + string(h)
+				labels = append(labels, x+x+string(c), x+x+string(c)+string(cs[(i+1)%len(cs)]), string(cs[(i+1)%len(cs)])+x+string(c))
+				for _, nk := range ns {
+					y := string(c) + string(nk) + string(h)
+					labels = append(labels, y+y+string(c)+string(nk), y+x+string(c))
+				}
+			}
+		}
 		p := pool(l)
 		for i := 0; i < 5000; i++ {
 			labels = append(labels, randomLabel(rng, p))

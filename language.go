@@ -53,7 +53,8 @@ type Language struct {
 	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
 	safeLen [MaxALabelLength + 1]uint8
 
-	msgs messageCache // memoized error messages (diag.go)
+	msgs     messageCache // memoized error messages (diag.go)
+	walkInfo [130]uint8   // kinds and flags for Detector's walk (detectfast.go)
 
 	grammar grammarParams
 	states  []gstate
@@ -197,6 +198,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		}
 	}
 	l.buildNFCTables()
+	l.buildWalkInfo()
 	l.safeLen = safeLengths(l.block)
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
