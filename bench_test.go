@@ -9,40 +9,16 @@ import (
 
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/akshara-idn/akshara/internal/benchdata"
 )
 
-// benchLabels is the benchmark mix: the Hindi words of
-// testdata/bench/hi-words.txt (written for this project, not a corpus) and,
-// for every third word, an invalid label derived from it by one of the
-// mistakes the policy refuses.
+// benchLabels is the benchmark mix (internal/benchdata): the Hindi words
+// of testdata/bench/hi-words.txt and, for every third word, an invalid
+// label derived from it by one of the mistakes the policy refuses.
 func benchLabels(tb testing.TB) (mix, valid []string) {
-	f, err := os.Open("testdata/bench/hi-words.txt")
+	mix, valid, err := benchdata.Hindi("testdata/bench/hi-words.txt")
 	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	corrupt := []func(string) string{
-		func(w string) string { return "\u093F" + w },                   // leading matra
-		func(w string) string { return w + "\u0964" },                   // danda
-		func(w string) string { return w[:3] + "\u200D" + w[3:] },       // ZWJ
-		func(w string) string { return w + "a" },                        // Latin letter
-		func(w string) string { return w + "\u0902\u0902" },             // two anusvaras
-		func(w string) string { return w + "त्त्त" },                    // three identical consonants
-		func(w string) string { return "-" + w },                        // leading hyphen
-		func(w string) string { return w + "\u094D\u0905" },             // vowel after halant
-		func(w string) string { return w + "\u0933" },                   // letter outside the table
-		func(w string) string { return w[:3] + "\u0967\u0968" + w[3:] }, // native digits
-	}
-	for i := 0; sc.Scan(); i++ {
-		w := sc.Text()
-		valid = append(valid, w)
-		mix = append(mix, w)
-		if i%3 == 0 {
-			mix = append(mix, corrupt[(i/3)%len(corrupt)](w))
-		}
-	}
-	if err := sc.Err(); err != nil {
 		tb.Fatal(err)
 	}
 	return mix, valid
