@@ -35,7 +35,8 @@ type Dialect struct {
 type Store struct {
 	db    *sql.DB
 	d     Dialect
-	stmts sync.Map // query text -> *sql.Stmt: parsed once, not per call
+	stmts sync.Map     // query text -> *sql.Stmt: parsed once, not per call
+	group *groupWriter // GroupWrites: the writer that groups transactions (group.go)
 }
 
 // stmt returns the prepared statement of a query (with ? placeholders).
@@ -185,8 +186,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// tx runs f in a transaction, committing if it returns nil.
+// tx runs f in a transaction, committing if it returns nil; with
+// GroupWrites, in a group commit (group.go).
 func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	if s.group != nil {
+		return s.groupTx(ctx, f)
+	}
+	return s.plainTx(ctx, f)
+}
+
+// plainTx runs f in a transaction of its own.
+func (s *Store) plainTx(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -461,6 +471,7 @@ func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, err
 
 // Close implements registry.Store.
 func (s *Store) Close() error {
+	s.closeGroup()
 	s.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
 	return s.db.Close()
 }

@@ -136,29 +136,41 @@ func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
 		})
 		report(b, "checks/s")
 	})
-	b.Run("check/http", func(b *testing.B) {
+	// check/http and healthz/http run the same client loop against the same
+	// server: the check path's cost over the bare HTTP round trip.
+	httpLoop := func(b *testing.B, path func(i int) string) {
 		svc := checkSetup(b)
 		ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
 		defer ts.Close()
 		tr := &http.Transport{MaxIdleConnsPerHost: 64}
+		defer tr.CloseIdleConnections()
 		client := &http.Client{Transport: tr}
 		var n atomic.Int64
 		b.SetParallelism(8)
+		b.ReportAllocs()
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				i := int(n.Add(1))
-				resp, err := client.Get(ts.URL + "/v1/check?lang=hi&name=" + url.QueryEscape(Label(i%2000)+".भारत"))
+				resp, err := client.Get(ts.URL + path(i))
 				if err != nil {
 					b.Fatal(err)
 				}
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
-					b.Fatalf("check: %d", resp.StatusCode)
+					b.Fatalf("%s: %d", path(i), resp.StatusCode)
 				}
 			}
 		})
-		report(b, "checks/s")
+		report(b, "requests/s")
+	}
+	b.Run("check/http", func(b *testing.B) {
+		httpLoop(b, func(i int) string {
+			return "/v1/check?lang=hi&name=" + url.QueryEscape(Label(i%2000)+".भारत")
+		})
+	})
+	b.Run("healthz/http", func(b *testing.B) {
+		httpLoop(b, func(int) string { return "/healthz" })
 	})
 }
