@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
