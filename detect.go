@@ -25,6 +25,9 @@ type scriptLangs struct {
 	permissive *Language
 	index      []int // each language's index in byScript.all.langs (a Mask bit)
 	walkable   bool  // the languages share one block: validMask may decode once
+
+	productOnce sync.Once
+	product     *product // the languages' product automaton (productdfa.go)
 }
 
 var byScript struct {

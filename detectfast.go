@@ -114,23 +114,94 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 		}
 		i += size
 	}
-	// Each language walks the offsets; those whose repertoire lacks one
-	// refuse an NFC label. Normalization is settled once: by the tables of
-	// a language whose repertoire holds every character, else by norm.
-	var covered *Language
-	for li, l := range sl.langs {
-		valid, covers := l.walk(s, offs[:n], nBasic, triple)
-		if covers && covered == nil {
-			covered = l
-		}
-		if valid {
-			mask |= 1 << sl.index[li]
+	// The script's product automaton settles the grammar of every language
+	// at once (a code point outside a language's repertoire kills it:
+	// that language refuses an NFC label); the whole-label rules follow
+	// for the languages it accepts. Normalization is settled once.
+	if mask, ok = sl.productMask(s, offs[:n], nBasic, triple); !ok {
+		// the automaton is full: each language walks the offsets
+		for li, l := range sl.langs {
+			if valid, _ := l.walk(s, offs[:n], nBasic, triple); valid {
+				mask |= 1 << sl.index[li]
+			}
 		}
 	}
-	if covered != nil && covered.quickNFC(s) || norm.NFC.IsNormalString(s) {
+	if sl.permissive.quickNFC(s) || norm.NFC.IsNormalString(s) {
 		return mask, true
 	}
 	return 0, false // NFC might change the verdicts
+}
+
+// productMask is validMask's verdict through the product automaton.
+func (sl *scriptLangs) productMask(s string, offs []uint8, nBasic int, triple bool) (Mask, bool) {
+	sl.productOnce.Do(func() { sl.product = newProduct(sl.langs) })
+	p := sl.product
+	accept, trigger, ok := p.run(offs)
+	if !ok {
+		return 0, false
+	}
+	n := len(offs)
+	if accept == 0 || n < MinLength {
+		return 0, true
+	}
+	digitsOnly := true
+	halantAt, varStartAt := 0, 0 // positions that are a halant, start a variant, in some language
+	for _, o := range offs {
+		digitsOnly = digitsOnly && o == 128
+		if p.halant[o] != 0 {
+			halantAt++
+		}
+		if p.varStart[o] != 0 {
+			varStartAt++
+		}
+	}
+	if digitsOnly && n <= 2 {
+		return 0, true
+	}
+	var mask Mask
+	if nBasic == n { // digits and hyphens: as fast, no further rule
+		if len(s) <= MaxALabelLength {
+			for i := range sl.langs {
+				if accept&(1<<i) != 0 {
+					mask |= 1 << sl.index[i]
+				}
+			}
+		}
+		return mask, true
+	}
+	if l := sl.langs[0]; n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+		return 0, true // the block, and so safeLen, is the script's
+	}
+	for i, l := range sl.langs {
+		if accept&(1<<i) == 0 {
+			continue
+		}
+		bit := uint64(1) << i
+		if triple && halantAt >= 2 && count(offs, &p.halant, bit) >= 2 {
+			if _, found := l.identicalConsonants(s); found {
+				continue
+			}
+		}
+		if varStartAt > MaxVariantAksharas && count(offs, &p.varStart, bit) > MaxVariantAksharas && !l.variantLimitOK(s) {
+			continue
+		}
+		if trigger&bit != 0 && !l.contextsOK(s) {
+			continue
+		}
+		mask |= 1 << sl.index[i]
+	}
+	return mask, true
+}
+
+// count returns how many of the symbols have the language's bit in table.
+func count(offs []uint8, table *[productSymbols]uint64, bit uint64) int {
+	c := 0
+	for _, o := range offs {
+		if table[o]&bit != 0 {
+			c++
+		}
+	}
+	return c
 }
 
 // walk is fast's grammar and whole-label rules over the block offsets of

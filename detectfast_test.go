@@ -1,6 +1,7 @@
 package akshara
 
 import (
+	"fmt"
 	"math/rand"
 	"testing"
 )
@@ -9,6 +10,25 @@ import (
 // labels from each language's repertoire (with the characters that
 // interact with normalization), its examples and word-like labels.
 func TestValidMask(t *testing.T) {
+	testValidMask(t)
+}
+
+// TestValidMaskFull: with the product automata full after a few states,
+// Detector walks each language and still agrees with Valid.
+func TestValidMaskFull(t *testing.T) {
+	byScript.once.Do(loadScripts)
+	for _, sl := range byScript.scripts {
+		sl.productOnce.Do(func() { sl.product = newProduct(sl.langs) })
+		old := sl.product
+		p := newProduct(sl.langs)
+		p.max = 3
+		sl.product = p
+		defer func() { sl.product = old }()
+	}
+	testValidMask(t)
+}
+
+func testValidMask(t *testing.T) {
 	d, err := NewDetector()
 	if err != nil {
 		t.Fatal(err)
@@ -67,5 +87,50 @@ func TestValidMask(t *testing.T) {
 	}
 	if walked < 25000 {
 		t.Errorf("only %d labels took the shared walk", walked)
+	}
+}
+
+// TestDetectorConcurrent: goroutines that build a fresh product automaton
+// at once get the answers of Valid (go test -race checks the lock-free
+// reads).
+func TestDetectorConcurrent(t *testing.T) {
+	d, err := NewDetector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := byScript.scripts["Deva"]
+	sl.productOnce.Do(func() {})
+	old := sl.product
+	sl.product = newProduct(sl.langs)
+	defer func() { sl.product = old }()
+	var labels []string
+	for _, tag := range []string{"hi", "mr", "ne", "sa"} {
+		labels = append(labels, wordLike(mustLang(t, tag), 200)...)
+	}
+	want := make([]Mask, len(labels))
+	for i, s := range labels {
+		for j, l := range d.Languages() {
+			if l.Valid(s) {
+				want[i] |= 1 << j
+			}
+		}
+	}
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for k := range labels {
+				i := (k*7 + g*13) % len(labels)
+				if m, _ := d.Valid(labels[i]); m != want[i] {
+					done <- fmt.Errorf("%q: mask %b, want %b", labels[i], m, want[i])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }
