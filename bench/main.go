@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/audit"
@@ -64,7 +65,12 @@ func main() {
 	minTime := flag.Duration("time", 200*time.Millisecond, "least time of a peer in a round (the labels are repeated)")
 	auditReps := flag.Int("audit-repeat", 20, "how many times audit reads the labels")
 	markdown := flag.Bool("markdown", false, "print the README's tables")
+	corpora := flag.String("languages", "", "a directory of word lists TAG.txt: measure Valid against the UTF-8 decode loop in every language instead")
 	flag.Parse()
+	if *corpora != "" {
+		languages(*corpora, *rounds, *minTime, *markdown)
+		return
+	}
 
 	l, err := akshara.Lookup(*tag)
 	if err != nil {
@@ -264,5 +270,48 @@ func printMarkdown(source string, n, nValid int, results []*result, base float64
 	}
 	if len(audits) == 2 {
 		fmt.Printf("\n`-lang auto` runs at %.0f%% of `-lang %s`.\n", 100*median(audits[1].rates)/median(audits[0].rates), tag)
+	}
+}
+
+// languages measures, for every language with a word list in dir, Valid
+// and Check against the decode loop over the list.
+func languages(dir string, rounds int, minTime time.Duration, markdown bool) {
+	if markdown {
+		fmt.Printf("`go run ./bench -languages DIR -markdown`: every language's word list; %s, median of %d rounds:\n\n", clockName, rounds)
+		fmt.Println("| language | words | decode ns/label | Valid ns/label | Valid ÷ decode | Valid allocs/label (valid NFC words) | Check ÷ Valid |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+	}
+	for _, tag := range akshara.Tags() {
+		words, err := benchdata.Lines(dir + "/" + tag + ".txt")
+		if err != nil {
+			continue
+		}
+		l, err := akshara.Lookup(tag)
+		if err != nil {
+			fail(err)
+		}
+		var valid []string
+		for _, w := range words {
+			if l.Valid(w) && norm.NFC.IsNormalString(w) {
+				valid = append(valid, w)
+			}
+		}
+		var dec, val, chk []float64
+		var allocs float64
+		for r := 0; r < rounds; r++ {
+			ns, _, _ := measure(decodeAll, words, minTime)
+			dec = append(dec, ns)
+			ns, _, _ = measure(func(ls []string) int { return count(ls, l.Valid) }, words, minTime)
+			val = append(val, ns)
+			ns, _, _ = measure(func(ls []string) int { return count(ls, func(s string) bool { return l.Check(s).Valid }) }, words, minTime)
+			chk = append(chk, ns)
+			_, allocs, _ = measure(func(ls []string) int { return count(ls, l.Valid) }, valid, minTime/4)
+		}
+		d, v, c := median(dec), median(val), median(chk)
+		if markdown {
+			fmt.Printf("| %s | %d | %.0f | %.0f | %.2f | %.2f | %.1f |\n", tag, len(words), d, v, v/d, allocs, c/v)
+		} else {
+			fmt.Printf("%-8s %7d words  decode %6.1f  Valid %6.1f ns/label  Valid/decode %.2f  allocs (valid NFC) %.2f  Check/Valid %.1f\n", tag, len(words), d, v, v/d, allocs, c/v)
+		}
 	}
 }
