@@ -188,35 +188,42 @@ func (l *Language) checkContexts(rs []rune, report func(*contextRule, int) bool)
 	for ri := range l.contexts {
 		cr := &l.contexts[ri]
 		for p := range rs {
-			if !l.matchSeq(cr.trigger, rs, p) {
-				continue
-			}
-			bad := false
-			switch cr.kind {
-			case ruleOnlyIn:
-				bad = true
-				for ci, c := range cr.contexts {
-					for _, o := range cr.offsets[ci] {
-						if l.matchSeq(c, rs, p-o) {
-							bad = false
-						}
-					}
-				}
-			case ruleNotAfter, ruleOnlyAfter:
-				found := false
-				for _, c := range cr.contexts {
-					found = found || l.matches(c[0], rs, p-1)
-				}
-				bad = found == (cr.kind == ruleNotAfter)
-			}
-			if bad && !report(cr, p+len(cr.trigger)-1) {
+			if l.ruleBroken(cr, rs, p) && !report(cr, p+len(cr.trigger)-1) {
 				return
 			}
 		}
 	}
 }
 
-// contextsOK is checkContexts for the verdict-only path.
+// ruleBroken reports whether the rule's trigger stands at rs[p] and its
+// context is wrong there.
+func (l *Language) ruleBroken(cr *contextRule, rs []rune, p int) bool {
+	if !l.matchSeq(cr.trigger, rs, p) {
+		return false
+	}
+	switch cr.kind {
+	case ruleOnlyIn:
+		for ci, c := range cr.contexts {
+			for _, o := range cr.offsets[ci] {
+				if l.matchSeq(c, rs, p-o) {
+					return false
+				}
+			}
+		}
+		return true
+	case ruleNotAfter, ruleOnlyAfter:
+		found := false
+		for _, c := range cr.contexts {
+			found = found || l.matches(c[0], rs, p-1)
+		}
+		return found == (cr.kind == ruleNotAfter)
+	}
+	return false
+}
+
+// contextsOK is checkContexts for the verdict-only path. It tries at each
+// position only the rules whose trigger can start with the code point
+// there (rulesAt).
 func (l *Language) contextsOK(u string) bool {
 	var buf [MaxALabelLength + 1]rune
 	n := 0
@@ -227,9 +234,60 @@ func (l *Language) contextsOK(u string) bool {
 		buf[n] = r
 		n++
 	}
-	ok := true
-	l.checkContexts(buf[:n], func(*contextRule, int) bool { ok = false; return false })
-	return ok
+	rs := buf[:n]
+	for p, r := range rs {
+		var rules []uint16
+		switch off := r - l.block; {
+		case off >= 0 && off < 128:
+			rules = l.rulesAt[off]
+		case r >= '0' && r <= '9':
+			rules = l.rulesAt[128]
+		case r == '-':
+			rules = l.rulesAt[129]
+		default:
+			rules = l.rulesAnywhere
+		}
+		for _, ri := range rules {
+			if l.ruleBroken(&l.contexts[ri], rs, p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// indexRules fills rulesAt: for each block offset (128 digits, 129
+// hyphen), the context rules whose trigger may start there.
+func (l *Language) indexRules() {
+	for ri, cr := range l.contexts {
+		l.rulesAnywhere = append(l.rulesAnywhere, uint16(ri))
+		first := cr.trigger[0]
+		for o := 0; o < 130; o++ {
+			var r rune
+			switch o {
+			case 128:
+				r = '0'
+			case 129:
+				r = '-'
+			default:
+				r = l.block + rune(o)
+			}
+			var may bool
+			switch first.kind {
+			case itemRune:
+				may = first.r == r
+			case itemClass:
+				may = o < 128 && l.class[r] == first.class
+			case itemHyphen:
+				may = o == 129
+			case itemDigit:
+				may = o == 128
+			}
+			if may {
+				l.rulesAt[o] = append(l.rulesAt[o], uint16(ri))
+			}
+		}
+	}
 }
 
 // markTriggers records the block code points that can start a context

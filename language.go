@@ -44,10 +44,12 @@ type Language struct {
 	composes   [128][2]uint64
 
 	// Context rules (context.go) and the code points that trigger them.
-	contexts     []contextRule
-	trigger      [128]bool
-	extraTrigger bool
-	asciiTrigger bool
+	contexts      []contextRule
+	rulesAt       [130][]uint16 // the rules whose trigger may start at each block offset, digit, hyphen
+	rulesAnywhere []uint16      // every rule: for code points outside the block
+	trigger       [128]bool
+	extraTrigger  bool
+	asciiTrigger  bool
 
 	// safeLen[nBasic] is the longest label (in code points, nBasic of them
 	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
@@ -199,6 +201,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	}
 	l.buildNFCTables()
 	l.buildWalkInfo()
+	l.indexRules()
 	l.safeLen = safeLengths(l.block)
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
