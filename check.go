@@ -53,7 +53,7 @@ type Options struct {
 // verdict-only path of Check: the same rules, without diagnostics, and
 // without allocating for a valid NFC U-label.
 func (l *Language) Valid(label string) bool {
-	if valid, sure := l.fast(label, MinLength, nil); sure {
+	if valid, sure := l.fast(label, MinLength); sure {
 		return valid
 	}
 	return l.run(label, nil, MinLength)
@@ -70,9 +70,11 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if minLen <= 0 {
 		minLen = MinLength
 	}
-	var rec fastRec
-	if valid, sure := l.fast(label, minLen, &rec); sure && valid && !rec.over {
-		return l.validResult(label, &rec, o.Brief)
+	if valid, sure := l.fast(label, minLen); sure && valid {
+		var rec fastRec
+		if l.segment(label, &rec) {
+			return l.validResult(label, &rec, o.Brief)
+		}
 	}
 	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
 	res := &box.res
@@ -88,15 +90,48 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 // [] in JSON. Its capacity is 0, so appending to it never writes here.
 var noErrors = []*Error{}
 
-// fastRec is what fast records for Check when it is sure a label is valid:
-// the syllable boundaries and the count of ASCII code points. The label is
-// then its own NFC U-label, so Check builds the Result from it without
-// running the pipeline.
+// fastRec is what segment records for Check when fast is sure a label is
+// valid: the syllable boundaries and the count of ASCII code points. The
+// label is then its own NFC U-label, so Check builds the Result from it
+// without running the pipeline.
 type fastRec struct {
 	segs      [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
 	nSegs     int
 	n, nBasic int  // code points, ASCII code points
 	over      bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
+}
+
+// segment walks the grammar table over a label fast found valid and
+// records the syllable boundaries (a second, light pass, so that Valid's
+// loop carries nothing for Check); false if they do not fit rec.
+func (l *Language) segment(s string, rec *fastRec) bool {
+	st := uint16(0)
+	for i := 0; i < len(s); rec.n++ {
+		var k kind
+		at := i
+		if c := s[i]; c < utf8.RuneSelf {
+			k = kindHyph
+			if c != '-' {
+				k = kindDigit
+			}
+			rec.nBasic++
+			i++
+		} else {
+			r, size := decodeValid(s, i)
+			i += size
+			if off := r - l.block; off >= 0 && off < 128 {
+				k = l.kinds[off]
+			} else {
+				k = l.extra[r]
+			}
+		}
+		t := &l.table[st][k]
+		st = t.next
+		if t.start {
+			rec.add(at, k)
+		}
+	}
+	return !rec.over
 }
 
 // add records a syllable boundary at byte offset off, before a character
@@ -339,7 +374,7 @@ func (l *Language) classOf(r rune) Class {
 // (an A-label, a string that may not be NFC, a character outside the block
 // that NFC might turn into a repertoire character) it leaves the label to
 // run. TestFastPath holds its sure answers to run's.
-func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
+func (l *Language) fast(s string, minLen int) (valid, sure bool) {
 	if len(s) == 0 || hasACEPrefix(s) {
 		return false, false
 	}
@@ -352,7 +387,6 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
 		var k kind
-		at := i
 		if c := s[i]; c < utf8.RuneSelf {
 			switch {
 			case c >= '0' && c <= '9':
@@ -414,9 +448,6 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 			t := &l.table[st][k]
 			broken = t.code != OK
 			st = t.next
-			if rec != nil && t.start {
-				rec.add(at, k)
-			}
 		}
 		if k == kind(H) {
 			halants++
@@ -429,9 +460,6 @@ func (l *Language) fast(s string, minLen int, rec *fastRec) (valid, sure bool) {
 		if _, found := l.identicalConsonants(s); found {
 			return false, true
 		}
-	}
-	if rec != nil {
-		rec.n, rec.nBasic = n, nBasic
 	}
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
