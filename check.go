@@ -409,8 +409,21 @@ func (l *Language) fast(s string, minLen int) (valid, sure bool) {
 			} else if r, size = utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
 				return false, true // INVALID_UTF8
 			}
-			off := r - l.block
-			if off < 0 || off >= 128 || l.kinds[off] == kindNone {
+			if off := r - l.block; off >= 0 && off < 128 && l.kinds[off] != kindNone {
+				k = l.kinds[off]
+				cc := l.ccc[off]
+				if cc != 0 && cc < lastCC {
+					return false, false
+				}
+				if l.maybe[off] && l.mayCompose(off, cc, prevOff, lastCC) {
+					return false, false
+				}
+				lastCC, prevOff = cc, off
+				triggered = triggered || l.trigger[off]
+				if l.varStart[off] {
+					varStarts++
+				}
+			} else {
 				ek, ok := l.extraNFC[r]
 				if !ok {
 					return false, l.hopelessAt(s, i, size)
@@ -423,25 +436,9 @@ func (l *Language) fast(s string, minLen int) (valid, sure bool) {
 				if _, ok := l.varIndex.byFirst[r]; ok {
 					varStarts++
 				}
-				i += size
-				goto parse
-			}
-			k = l.kinds[off]
-			cc := l.ccc[off]
-			if cc != 0 && cc < lastCC {
-				return false, false
-			}
-			if l.maybe[off] && l.mayCompose(off, cc, prevOff, lastCC) {
-				return false, false
-			}
-			lastCC, prevOff = cc, off
-			triggered = triggered || l.trigger[off]
-			if l.varStart[off] {
-				varStarts++
 			}
 			i += size
 		}
-	parse:
 		if !broken {
 			// A broken rule decides the verdict once the rest is known to
 			// be NFC, so the loop goes on only to make sure of that.
