@@ -136,7 +136,7 @@ func TestValidDoesNotAllocate(t *testing.T) {
 			t.Errorf("%s: only %d word-like labels", tag, len(words))
 		}
 		for _, w := range words {
-			if v, sure := l.fast(w, MinLength); !v || !sure {
+			if v, sure := l.fast(w); !v || !sure {
 				t.Errorf("%s: %s (%s) is valid NFC but not on the fast path", tag, w, hexOf(w))
 			}
 		}

@@ -53,7 +53,7 @@ type Options struct {
 // verdict-only path of Check: the same rules, without diagnostics, and
 // without allocating for a valid NFC U-label.
 func (l *Language) Valid(label string) bool {
-	if valid, sure := l.fast(label, MinLength); sure {
+	if valid, sure := l.fast(label); sure {
 		return valid
 	}
 	return l.run(label, nil, MinLength)
@@ -70,7 +70,9 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if minLen <= 0 {
 		minLen = MinLength
 	}
-	if valid, sure := l.fast(label, minLen); sure && valid {
+	// fast applies the default minimum length (a constant there: Valid's
+	// loop is measurably faster for it)
+	if valid, sure := l.fast(label); sure && valid && minLen == MinLength {
 		var rec fastRec
 		if l.segment(label, &rec) {
 			return l.validResult(label, &rec, o.Brief)
@@ -374,15 +376,14 @@ func (l *Language) classOf(r rune) Class {
 // (an A-label, a string that may not be NFC, a character outside the block
 // that NFC might turn into a repertoire character) it leaves the label to
 // run. TestFastPath holds its sure answers to run's.
-func (l *Language) fast(s string, minLen int) (valid, sure bool) {
+func (l *Language) fast(s string) (valid, sure bool) {
 	if len(s) == 0 || hasACEPrefix(s) {
 		return false, false
 	}
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	digitsOnly, broken, triggered := true, false, false
-	varStarts := 0   // code points that start a variant sequence
-	outside := false // a repertoire character outside the block was read
+	varStarts := 0 // code points that start a variant sequence
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -424,18 +425,7 @@ func (l *Language) fast(s string, minLen int) (valid, sure bool) {
 					varStarts++
 				}
 			} else {
-				ek, ok := l.extraNFC[r]
-				if !ok {
-					return false, l.hopelessAt(s, i, size)
-				}
-				// a repertoire character outside the block that NFC
-				// leaves alone on both sides (Bodo's U+02BC)
-				k, outside = ek, true
-				lastCC, prevOff = 0, -1
-				triggered = triggered || l.extraTrigger
-				if _, ok := l.varIndex.byFirst[r]; ok {
-					varStarts++
-				}
+				return l.fastOutside(s, i, size, r)
 			}
 			i += size
 		}
@@ -451,7 +441,7 @@ func (l *Language) fast(s string, minLen int) (valid, sure bool) {
 		}
 	}
 	switch {
-	case broken, l.ends[st] != OK, n < minLen, digitsOnly && n <= 2:
+	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
 		return false, true
 	case halants >= 2:
 		if _, found := l.identicalConsonants(s); found {
@@ -461,13 +451,28 @@ func (l *Language) fast(s string, minLen int) (valid, sure bool) {
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
 	}
-	if (outside || n > int(l.safeLen[min(nBasic, MaxALabelLength)])) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	if (n > int(l.safeLen[min(nBasic, MaxALabelLength)])) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
 		return false, true
 	}
 	return !triggered || l.contextsOK(s), true
+}
+
+// fastOutside is fast's answer at a code point outside the block or the
+// repertoire, out of its loop (keeping the loop small is measurably
+// faster). A repertoire character outside the block that NFC leaves alone
+// (Bodo's U+02BC) leaves the label to run, which decides it without
+// allocating; any other makes the label invalid if no normalization can
+// help (hopelessAt), and unsure otherwise.
+//
+//go:noinline
+func (l *Language) fastOutside(s string, i, size int, r rune) (valid, sure bool) {
+	if _, ok := l.extraNFC[r]; ok {
+		return l.run(s, nil, MinLength), true
+	}
+	return false, l.hopelessAt(s, i, size)
 }
 
 // hopelessAt is hopeless for the one character at s[i:i+size].

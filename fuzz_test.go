@@ -280,7 +280,7 @@ func TestFastPath(t *testing.T) {
 			} else {
 				s = randomLabel(rng, p)
 			}
-			v, ok := l.fast(s, MinLength)
+			v, ok := l.fast(s)
 			if !ok {
 				continue
 			}
