@@ -327,6 +327,10 @@ func (l *Language) quickNFC(u string) bool {
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 || l.kinds[off] == kindNone {
+			if _, ok := l.extraNFC[r]; ok {
+				lastCC, prevOff = 0, -1 // NFC leaves it and its neighbours alone
+				continue
+			}
 			return false
 		}
 		cc := l.ccc[off]
