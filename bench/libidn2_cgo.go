@@ -32,6 +32,7 @@ import (
 )
 
 func init() {
+	buildTags = "-tags libidn2 "
 	extraPeers = append(extraPeers, func(mix, valid []string) (peer, bool) {
 		bufs := map[int]*C.char{} // C copies of label lists, by first label's address and length
 		return peer{

@@ -47,6 +47,9 @@ type peer struct {
 	valid bool                                       // measured over the valid labels only
 }
 
+// buildTags is how the command was built, for the tables' heading.
+var buildTags = ""
+
 // extraPeers are added by other files of the command (libidn2).
 var extraPeers []func(mix, valid []string) (peer, bool)
 
@@ -255,8 +258,8 @@ func spread(xs []float64) string {
 }
 
 func printMarkdown(source string, n, nValid int, results []*result, base float64, audits []*auditRate, tag string) {
-	fmt.Printf("`go run ./bench -markdown` (add `-tags libidn2` for libidn2 through cgo) on %s, %d of them valid in %s; %d cores; %s; median of the rounds:\n\n",
-		source, nValid, tag, runtime.GOMAXPROCS(0), clockName)
+	fmt.Printf("`go run %s./bench -markdown` on %s, %d of them valid in %s; %d cores; %s; median of the rounds:\n\n",
+		buildTags, source, nValid, tag, runtime.GOMAXPROCS(0), clockName)
 	fmt.Println("| path | ns/label | × Valid | allocs/label | |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, res := range results {
