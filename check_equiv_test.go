@@ -29,7 +29,7 @@ func equivLabels(t testing.TB, l *Language) []string {
 		"क\u200Dख", "\u0915\u093C", "\u0958", "क़ि", "\u0930\u094D\u200D", "ஸ்ரீ", "க்ஷ", "\u0D7A", "ੰ", "ੱ")
 	rng := rand.New(rand.NewSource(16))
 	p := pool(l)
-	for i := 0; i < 2000; i++ {
+	for i := 0; i < 1200; i++ {
 		s := randomLabel(rng, p)
 		if i%10 == 0 {
 			s += randomLabel(rng, p) + randomLabel(rng, p) + randomLabel(rng, p) + randomLabel(rng, p)

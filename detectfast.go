@@ -20,7 +20,7 @@ type Mask uint64
 // Detector is "-lang auto" for bulk use: the accepting languages of a
 // label as a Mask, without allocating.
 type Detector struct {
-	langs []*Language // every language, sorted by tag
+	langs []*Language // every language, in the zones file's order
 	index map[*Language]int
 }
 
