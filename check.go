@@ -312,8 +312,9 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 // quickNFC reports whether u is certainly NFC, using the language's tables;
 // false means "ask norm" (TestQuickNFC holds it to norm's answer).
 func (l *Language) quickNFC(u string) bool {
+	q := &l.blockNFC
 	var lastCC uint8
-	prevOff := rune(-1) // block offset of the previous character, -1 if none or ASCII
+	prevOff := rune(-1) // block offset of the previous character, -1 if none or outside the block
 	for i := 0; i < len(u); {
 		c := u[i]
 		if c < utf8.RuneSelf {
@@ -326,23 +327,41 @@ func (l *Language) quickNFC(u string) bool {
 		r, size := decodeValid(u, i)
 		i += size
 		off := r - l.block
-		if off < 0 || off >= 128 || l.kinds[off] == kindNone {
-			if _, ok := l.extraNFC[r]; ok {
+		if off < 0 || off >= 128 {
+			if _, ok := l.extraNFC[r]; ok || inertNFC(u[i-size:i]) {
 				lastCC, prevOff = 0, -1 // NFC leaves it and its neighbours alone
 				continue
 			}
 			return false
 		}
-		cc := l.ccc[off]
+		if q.never[off] {
+			return false
+		}
+		cc := q.ccc[off]
 		if cc != 0 && cc < lastCC {
 			return false
 		}
-		if l.maybe[off] && l.mayCompose(off, cc, prevOff, lastCC) {
-			return false
+		if q.maybe[off] {
+			if prevOff < 0 || lastCC != 0 {
+				if cc != 0 {
+					return false // see mayCompose
+				}
+			} else if q.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0 {
+				return false
+			}
 		}
 		lastCC, prevOff = cc, off
 	}
 	return true
+}
+
+// inertNFC reports whether the one character c is one that NFC leaves
+// alone whatever is next to it: no decomposition, combining class 0, and
+// nothing composes with it on either side (a zero width joiner, a Latin
+// letter, a danda).
+func inertNFC(c string) bool {
+	p := norm.NFC.PropertiesString(c)
+	return p.CCC() == 0 && p.BoundaryBefore() && p.BoundaryAfter() && p.Decomposition() == nil
 }
 
 // mayCompose reports whether the block character at off, of combining

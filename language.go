@@ -42,6 +42,9 @@ type Language struct {
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
 	composes   [128][2]uint64
+	// blockNFC is the NFC table of every code point of the block, in the
+	// repertoire or not, for quickNFC (buildNFCTables).
+	blockNFC blockNFC
 
 	// Context rules (context.go) and the code points that trigger them.
 	contexts      []contextRule
@@ -230,6 +233,7 @@ func (l *Language) buildNFCTables() {
 			}
 		}
 	}
+	l.blockNFC = newBlockNFC(l.block)
 	for r, k := range l.extra {
 		p := norm.NFC.PropertiesString(string(r))
 		if p.CCC() == 0 && p.BoundaryBefore() && p.BoundaryAfter() && p.Decomposition() == nil {
@@ -364,4 +368,49 @@ func (l *Language) compileContexts(file string) error {
 	l.contexts = rules
 	l.markTriggers()
 	return nil
+}
+
+// blockNFC is what quickNFC needs to know of the 128 code points of a
+// block: the ones NFC never leaves as they are (never), the combining
+// classes, and which may compose with which code point before them.
+type blockNFC struct {
+	never    [128]bool
+	ccc      [128]uint8
+	maybe    [128]bool
+	composes [128][2]uint64
+}
+
+func newBlockNFC(block rune) (q blockNFC) {
+	var prevs []rune
+	for o := rune(0); o < 128; o++ {
+		s := string(block + o)
+		if norm.NFC.String(s) != s {
+			q.never[o] = true
+			continue
+		}
+		prevs = append(prevs, block+o)
+	}
+	prevs = append(prevs, '-', '0')
+	for o := rune(0); o < 128; o++ {
+		if q.never[o] {
+			continue
+		}
+		r := block + o
+		p := norm.NFC.PropertiesString(string(r))
+		q.ccc[o] = p.CCC()
+		if p.BoundaryBefore() {
+			continue
+		}
+		for _, prev := range prevs {
+			s := string(prev) + string(r)
+			if norm.NFC.String(s) == s {
+				continue
+			}
+			q.maybe[o] = true
+			if po := prev - block; po >= 0 && po < 128 {
+				q.composes[o][po/64] |= 1 << (po % 64)
+			}
+		}
+	}
+	return q
 }
