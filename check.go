@@ -97,6 +97,7 @@ var noErrors = []*Error{}
 // label is then its own NFC U-label, so Check builds the Result from it
 // without running the pipeline.
 type fastRec struct {
+	rs        [MaxALabelLength]rune       // the code points, for the A-label
 	segs      [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
 	nSegs     int
 	n, nBasic int  // code points, ASCII code points
@@ -109,6 +110,9 @@ type fastRec struct {
 func (l *Language) segment(s string, rec *fastRec) bool {
 	st := uint16(0)
 	for i := 0; i < len(s); rec.n++ {
+		if rec.n == len(rec.rs) {
+			return false // too long to be valid: fast would not have said so
+		}
 		var k kind
 		at := i
 		if c := s[i]; c < utf8.RuneSelf {
@@ -116,10 +120,12 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 			if c != '-' {
 				k = kindDigit
 			}
+			rec.rs[rec.n] = rune(c)
 			rec.nBasic++
 			i++
 		} else {
 			r, size := decodeValid(s, i)
+			rec.rs[rec.n] = r
 			i += size
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
@@ -201,14 +207,8 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 			syl = append(syl, s[sg.off:end])
 		}
 		if rec.nBasic < rec.n {
-			var rs [MaxALabelLength]rune
-			n := 0
-			for _, c := range s {
-				rs[n] = c // a valid label has at most 59 code points
-				n++
-			}
 			var buf [MaxALabelLength]byte
-			r.ALabel = string(appendALabel(buf[:0], rs[:n], rec.nBasic))
+			r.ALabel = string(appendALabel(buf[:0], rec.rs[:rec.n], rec.nBasic))
 		}
 	}
 	r.Syllables = syl
