@@ -466,7 +466,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	switch {
 	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
 		return false, true
-	case halants >= 2:
+	case halants >= 2 && l.mayHaveTriple(s):
 		if _, found := l.identicalConsonants(s); found {
 			return false, true
 		}
@@ -638,6 +638,46 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		d.addMessage(TooLong, 0, "the label has "+itoa(len(u))+" characters; at most 63 are allowed")
 	}
 	return true
+}
+
+// mayHaveTriple is a quick necessary condition for identicalConsonants in
+// an NFC label of the block: two halants that each have the same code point
+// just before them (skipping a nukta) and just after them. It looks only
+// at the halants (strings.IndexByte), not at every code point;
+// TestTriplePrefilter holds it to identicalConsonants.
+func (l *Language) mayHaveTriple(s string) bool {
+	pairs := 0
+	for _, h := range l.halantUTF8 {
+		last := h[len(h)-1]
+		for from := 0; ; {
+			// the halant's last byte (IndexByte is the fastest search),
+			// then the rest of it
+			j := strings.IndexByte(s[from:], last)
+			if j < 0 {
+				break
+			}
+			end := from + j + 1
+			p := end - len(h)
+			from = end
+			if p < 0 || s[p:end] != h {
+				continue
+			}
+			before := p
+			for _, n := range l.nuktaUTF8 {
+				if strings.HasSuffix(s[:before], n) {
+					before -= len(n)
+					break
+				}
+			}
+			if before < 3 || from+3 > len(s) || s[before-3:before] != s[from:from+3] {
+				continue
+			}
+			if pairs++; pairs >= 2 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // identicalConsonants finds three identical consonants (with the same

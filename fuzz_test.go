@@ -357,3 +357,55 @@ func TestQuickNFCMaybe(t *testing.T) {
 		}
 	}
 }
+
+// TestTriplePrefilter: mayHaveTriple is true for every label in which
+// identicalConsonants finds three identical consonants, in every
+// language: random labels of the repertoire, and labels built to have
+// such runs (with nuktas, and near misses).
+func TestTriplePrefilter(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		var labels []string
+		var cs, hs, ns []rune
+		for _, m := range l.Repertoire() {
+			switch m.Class {
+			case C:
+				cs = append(cs, m.Rune)
+			case H:
+				hs = append(hs, m.Rune)
+			case N:
+				ns = append(ns, m.Rune)
+			}
+		}
+		for _, h := range hs {
+			for i, c := range cs {
+				x, y := string(c)+string(h), string(cs[(i+1)%len(cs)])
+				labels = append(labels, x+x+string(c), y+x+x+string(c)+y, x+y+string(h)+x+string(c), "1"+x+x+string(c))
+				for _, nk := range ns {
+					z := string(c) + string(nk) + string(h)
+					labels = append(labels, z+z+string(c)+string(nk), z+x+string(c), x+z+string(c)+string(nk))
+				}
+			}
+		}
+		rng := rand.New(rand.NewSource(11))
+		p := pool(l)
+		for i := 0; i < 20000; i++ {
+			labels = append(labels, randomLabel(rng, p))
+		}
+		found := 0
+		for _, s := range labels {
+			if !utf8.ValidString(s) || !norm.NFC.IsNormalString(s) {
+				continue
+			}
+			if _, ok := l.identicalConsonants(s); ok {
+				found++
+				if !l.mayHaveTriple(s) {
+					t.Fatalf("%s: %s has three identical consonants, mayHaveTriple says no", tag, hexOf(s))
+				}
+			}
+		}
+		if len(hs) > 0 && found == 0 {
+			t.Errorf("%s: no label with three identical consonants", tag)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type Language struct {
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
 	composes   [128][2]uint64
+	// halantUTF8 and nuktaUTF8 are the halants and nuktas of the
+	// repertoire as text (mayHaveTriple).
+	halantUTF8, nuktaUTF8 []string
 	// blockNFC is the NFC table of every code point of the block, in the
 	// repertoire or not, for quickNFC (buildNFCTables).
 	blockNFC blockNFC
@@ -234,6 +237,16 @@ func (l *Language) buildNFCTables() {
 		}
 	}
 	l.blockNFC = newBlockNFC(l.block)
+	for r, c := range l.class {
+		switch c {
+		case H:
+			l.halantUTF8 = append(l.halantUTF8, string(r))
+		case N:
+			l.nuktaUTF8 = append(l.nuktaUTF8, string(r))
+		}
+	}
+	sort.Strings(l.halantUTF8)
+	sort.Strings(l.nuktaUTF8)
 	for r, k := range l.extra {
 		p := norm.NFC.PropertiesString(string(r))
 		if p.CCC() == 0 && p.BoundaryBefore() && p.BoundaryAfter() && p.Decomposition() == nil {
