@@ -113,3 +113,39 @@ func TestCheckMatchesReference(t *testing.T) {
 		t.Logf("%s: %d corpus words compared", tag, n)
 	}
 }
+
+// TestCheckConcurrent: Check from several goroutines at once (the
+// diagnostics pool, the message cache) gives each the reference's answer;
+// go test -race checks the sharing.
+func TestCheckConcurrent(t *testing.T) {
+	l := mustLang(t, "hi")
+	labels, _ := benchLabels(t)
+	labels = labels[:1500]
+	want := make([]string, len(labels))
+	for i, s := range labels {
+		b, _ := json.Marshal(l.refCheck(s, Options{}))
+		want[i] = string(b)
+	}
+	l.msgs.mu.Lock()
+	l.msgs.m = nil // start with an empty message cache
+	l.msgs.mu.Unlock()
+	errs := make(chan string, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for k := range labels {
+				i := (k*7 + g*31) % len(labels)
+				b, _ := json.Marshal(l.Check(labels[i]))
+				if string(b) != want[i] {
+					errs <- string(b) + " != " + want[i]
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
