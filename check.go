@@ -646,8 +646,15 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 // at the halants (strings.IndexByte), not at every code point;
 // TestTriplePrefilter holds it to identicalConsonants.
 func (l *Language) mayHaveTriple(s string) bool {
+	return mayHaveTriple(s, l.halantUTF8, l.nuktaUTF8)
+}
+
+// mayHaveTriple is the method with the halants and nuktas given: for a
+// script, the union of its languages' (more halants and nuktas only make
+// it true more often).
+func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
 	pairs := 0
-	for _, h := range l.halantUTF8 {
+	for _, h := range halantUTF8 {
 		last := h[len(h)-1]
 		for from := 0; ; {
 			// the halant's last byte (IndexByte is the fastest search),
@@ -663,7 +670,7 @@ func (l *Language) mayHaveTriple(s string) bool {
 				continue
 			}
 			before := p
-			for _, n := range l.nuktaUTF8 {
+			for _, n := range nuktaUTF8 {
 				if strings.HasSuffix(s[:before], n) {
 					before -= len(n)
 					break

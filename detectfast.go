@@ -158,6 +158,9 @@ func (sl *scriptLangs) productMask(s string, offs []uint8, nBasic int, triple bo
 	if digitsOnly && n <= 2 {
 		return 0, true
 	}
+	// three identical consonants are possible only if a code point occurs
+	// three times and two halants join the same code point
+	maybeTriple := triple && halantAt >= 2 && mayHaveTriple(s, p.halants, p.nuktas)
 	var mask Mask
 	if nBasic == n { // digits and hyphens: as fast, no further rule
 		if len(s) <= MaxALabelLength {
@@ -177,7 +180,7 @@ func (sl *scriptLangs) productMask(s string, offs []uint8, nBasic int, triple bo
 			continue
 		}
 		bit := uint64(1) << i
-		if triple && halantAt >= 2 && count(offs, &p.halant, bit) >= 2 {
+		if maybeTriple && count(offs, &p.halant, bit) >= 2 {
 			if _, found := l.identicalConsonants(s); found {
 				continue
 			}

@@ -32,6 +32,8 @@ type product struct {
 	trigger  [productSymbols]uint64 // languages for which the symbol triggers a context rule
 	varStart [productSymbols]uint64 // ... starts a variant sequence
 	halant   [productSymbols]uint64 // ... is a halant
+	halants  []string               // every language's halants and nuktas as text (mayHaveTriple)
+	nuktas   []string
 
 	mu     sync.Mutex
 	ids    map[string]int32 // tuple → state (under mu)
@@ -53,6 +55,21 @@ func newProduct(langs []*Language) *product {
 			}
 			if kind(w&walkKind) == kind(H) {
 				p.halant[o] |= 1 << i
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range langs {
+		for _, h := range l.halantUTF8 {
+			if !seen[h] {
+				seen[h] = true
+				p.halants = append(p.halants, h)
+			}
+		}
+		for _, n := range l.nuktaUTF8 {
+			if !seen[n] {
+				seen[n] = true
+				p.nuktas = append(p.nuktas, n)
 			}
 		}
 	}
