@@ -70,6 +70,10 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 	n, nBasic := 0, 0
 	var seen1, seen2 [2]uint64
 	triple := false
+	// quickNFC's test, on the way, with the block's tables (the same for
+	// every language of the script)
+	q := &sl.langs[0].blockNFC
+	nfc, lastCC, prevOff := true, uint8(0), rune(-1)
 	for i := 0; i < len(s); n++ {
 		if n == len(offs) {
 			return 0, false
@@ -85,6 +89,7 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 				return 0, true // no normalization makes an ASCII letter or sign valid
 			}
 			nBasic++
+			lastCC, prevOff = 0, -1
 			i++
 			continue
 		}
@@ -101,6 +106,20 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 		}
 		o := uint8(off)
 		offs[n] = o
+		if nfc {
+			cc := q.ccc[o]
+			switch {
+			case q.never[o], cc != 0 && cc < lastCC:
+				nfc = false
+			case q.maybe[o]:
+				if prevOff < 0 || lastCC != 0 {
+					nfc = cc == 0 // see mayCompose
+				} else {
+					nfc = q.composes[o][prevOff/64]&(1<<(prevOff%64)) == 0
+				}
+			}
+			lastCC, prevOff = cc, off
+		}
 		// three of a kind: only then can a language find three identical
 		// consonants joined by halants
 		bit, w := uint64(1)<<(o&63), o>>6
@@ -126,7 +145,7 @@ func (sl *scriptLangs) validMask(s string) (mask Mask, ok bool) {
 			}
 		}
 	}
-	if sl.permissive.quickNFC(s) || norm.NFC.IsNormalString(s) {
+	if nfc || norm.NFC.IsNormalString(s) {
 		return mask, true
 	}
 	return 0, false // NFC might change the verdicts
