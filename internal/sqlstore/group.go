@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 )
 
@@ -69,7 +70,33 @@ func (s *Store) groupTx(ctx context.Context, f func(*sql.Tx) error) error {
 		return ctx.Err()
 	}
 	g.mu.RUnlock()
-	return <-req.done // always wait: only the writer knows whether it committed
+	err := <-req.done // always wait: only the writer knows whether it committed
+	if p, ok := err.(panicked); ok {
+		panic(p.v) // the function panicked: in its caller, as without grouping
+	}
+	return err
+}
+
+// panicked carries a panic of a transaction's function from the writer
+// back to the transaction's caller.
+type panicked struct{ v any }
+
+func (p panicked) Error() string { return fmt.Sprint("panic: ", p.v) }
+
+// call runs f, catching a panic.
+func call(f func(*sql.Tx) error, tx *sql.Tx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked{v}
+		}
+	}()
+	return f(tx)
+}
+
+// alone runs f in a transaction of its own, on the writer, catching a
+// panic.
+func (s *Store) alone(r *txReq) error {
+	return s.plainTx(r.ctx, func(tx *sql.Tx) error { return call(r.f, tx) })
 }
 
 func (s *Store) writer(g *groupWriter) {
@@ -83,7 +110,7 @@ func (s *Store) writer(g *groupWriter) {
 			for {
 				select {
 				case r := <-g.reqs:
-					r.done <- s.plainTx(r.ctx, r.f)
+					r.done <- s.alone(r)
 				default:
 					return
 				}
@@ -106,19 +133,18 @@ func (s *Store) writer(g *groupWriter) {
 // runGroup runs the batch in one transaction, a savepoint each.
 func (s *Store) runGroup(batch []*txReq) {
 	if len(batch) == 1 {
-		r := batch[0]
-		r.done <- s.plainTx(r.ctx, r.f)
+		batch[0].done <- s.alone(batch[0])
 		return
 	}
-	alone := func(rs []*txReq) {
+	each := func(rs []*txReq) {
 		for _, r := range rs {
-			r.done <- s.plainTx(r.ctx, r.f)
+			r.done <- s.alone(r)
 		}
 	}
 	bg := context.Background()
 	tx, err := s.db.BeginTx(bg, nil)
 	if err != nil {
-		alone(batch)
+		each(batch)
 		return
 	}
 	results := make([]error, len(batch))
@@ -129,19 +155,33 @@ func (s *Store) runGroup(batch []*txReq) {
 		}
 		if _, err := tx.ExecContext(bg, "SAVEPOINT akshara_group"); err != nil {
 			tx.Rollback()
-			alone(batch)
+			each(batch)
 			return
 		}
-		if results[i] = r.f(tx); results[i] != nil {
+		if results[i] = call(r.f, tx); results[i] != nil {
+			if _, ok := results[i].(panicked); ok {
+				// its writes are in an unknown state: the group is
+				// rolled back; the others run alone, it is answered with
+				// its panic
+				tx.Rollback()
+				for j, o := range batch {
+					if j == i {
+						o.done <- results[i]
+					} else {
+						o.done <- s.alone(o)
+					}
+				}
+				return
+			}
 			if _, err := tx.ExecContext(bg, "ROLLBACK TO SAVEPOINT akshara_group"); err != nil {
 				tx.Rollback()
-				alone(batch)
+				each(batch)
 				return
 			}
 		}
 		if _, err := tx.ExecContext(bg, "RELEASE SAVEPOINT akshara_group"); err != nil {
 			tx.Rollback()
-			alone(batch)
+			each(batch)
 			return
 		}
 	}
@@ -155,7 +195,7 @@ func (s *Store) runGroup(batch []*txReq) {
 				r.done <- results[i]
 			}
 		}
-		alone(again)
+		each(again)
 		return
 	}
 	for i, r := range batch {

@@ -183,3 +183,50 @@ func TestGroupCommitCanceled(t *testing.T) {
 		t.Errorf("rows %v, want only y", got)
 	}
 }
+
+// TestGroupCommitPanic: a function that panics in a group panics in its
+// caller, as without grouping; the others are committed.
+func TestGroupCommitPanic(t *testing.T) {
+	s := groupStore(t)
+	var fs []func(*sql.Tx) error
+	for i := 0; i < 10; i++ {
+		fs = append(fs, insert(fmt.Sprint("k", i)))
+	}
+	fs = append(fs, func(tx *sql.Tx) error {
+		insert("panicker")(tx)
+		panic("boom")
+	})
+	recovered := make(chan any, 1)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.tx(ctx, func(*sql.Tx) error { time.Sleep(50 * time.Millisecond); return nil })
+	}()
+	time.Sleep(10 * time.Millisecond)
+	errs := make([]error, len(fs))
+	for i, f := range fs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i == len(fs)-1 {
+				defer func() { recovered <- recover() }()
+			}
+			errs[i] = s.tx(ctx, f)
+		}()
+	}
+	wg.Wait()
+	if v := <-recovered; v != "boom" {
+		t.Errorf("the panicking function's caller recovered %v, want boom", v)
+	}
+	got := rows(t, s)
+	for i := 0; i < 10; i++ {
+		if errs[i] != nil || got[fmt.Sprint("k", i)] != 1 {
+			t.Errorf("member %d: %v, %d rows", i, errs[i], got[fmt.Sprint("k", i)])
+		}
+	}
+	if got["panicker"] != 0 {
+		t.Errorf("the panicking function's row was committed")
+	}
+}
