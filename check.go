@@ -676,7 +676,7 @@ func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
 					break
 				}
 			}
-			if before < 3 || from+3 > len(s) || s[before-3:before] != s[from:from+3] {
+			if before < 3 || from+3 > len(s) || s[before-1] != s[from+2] || s[before-2] != s[from+1] || s[before-3] != s[from] {
 				continue
 			}
 			if pairs++; pairs >= 2 {
