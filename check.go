@@ -642,7 +642,8 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 
 // mayHaveTriple is a quick necessary condition for identicalConsonants in
 // an NFC label of the block: two halants that each have the same code point
-// just before them (skipping a nukta) and just after them. It looks only
+// just before them (skipping a nukta) and just after them, the second
+// pair starting where the first ends (with one halant in the language). It looks only
 // at the halants (strings.IndexByte), not at every code point;
 // TestTriplePrefilter holds it to identicalConsonants.
 func (l *Language) mayHaveTriple(s string) bool {
@@ -653,7 +654,7 @@ func (l *Language) mayHaveTriple(s string) bool {
 // script, the union of its languages' (more halants and nuktas only make
 // it true more often).
 func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
-	pairs := 0
+	pairs, prevAfter := 0, -1
 	for _, h := range halantUTF8 {
 		last := h[len(h)-1]
 		for from := 0; ; {
@@ -679,7 +680,13 @@ func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
 			if before < 3 || from+3 > len(s) || s[before-1] != s[from+2] || s[before-2] != s[from+1] || s[before-3] != s[from] {
 				continue
 			}
-			if pairs++; pairs >= 2 {
+			// With one halant, the two pairs of a run share the consonant
+			// between them: the second starts where the first ended.
+			if len(halantUTF8) == 1 && before-3 == prevAfter {
+				return true
+			}
+			prevAfter = from
+			if pairs++; pairs >= 2 && len(halantUTF8) > 1 {
 				return true
 			}
 		}
