@@ -22,7 +22,7 @@ type diag struct {
 	segments []segment
 	sylBuf   []string // room for the Result's syllables, in its allocation
 	runes    []rune   // the U-label's code points, once decoded (runesOf)
-	runesOf_ string   // the string runes holds
+	runesFor string   // the string runes holds
 	decoded  bool
 }
 
@@ -45,20 +45,20 @@ func (d *diag) release() {
 		return
 	}
 	clear(d.raw[:cap(d.raw)]) // drop the messages and rules they point to
-	d.lang, d.res, d.runesOf_, d.sylBuf = nil, nil, "", nil
+	d.lang, d.res, d.runesFor, d.sylBuf = nil, nil, "", nil
 	diagPool.Put(d)
 }
 
 // runesOf returns the code points of u, decoding it once per Check.
 func (d *diag) runesOf(u string) []rune {
-	if d.decoded && d.runesOf_ == u {
+	if d.decoded && d.runesFor == u {
 		return d.runes
 	}
 	d.runes = d.runes[:0]
 	for _, r := range u {
 		d.runes = append(d.runes, r)
 	}
-	d.runesOf_, d.decoded = u, true
+	d.runesFor, d.decoded = u, true
 	return d.runes
 }
 
