@@ -304,7 +304,13 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 	if d != nil {
 		d.contexts(u)
 		d.variantLimit(u)
+		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.raw) == 0) {
+			d.add(Bidi, 0, -1, NoClass)
+		}
 		return valid && len(d.raw) == 0
+	}
+	if bad, _ := l.bidiFault(u); bad {
+		return false
 	}
 	return valid && l.contextsOK(u) && l.variantLimitOK(u)
 }
@@ -314,7 +320,7 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 func (l *Language) quickNFC(u string) bool {
 	q := &l.blockNFC
 	var lastCC uint8
-	prevOff := rune(-1) // block offset of the previous character, -1 if none or outside the block
+	prevOff := rune(-1) // block offset of the previous character; -1 none, ASCII or a composer outside the block; -2 see mayCompose
 	for i := 0; i < len(u); {
 		c := u[i]
 		if c < utf8.RuneSelf {
@@ -328,8 +334,15 @@ func (l *Language) quickNFC(u string) bool {
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 {
-			if _, ok := l.extraNFC[r]; ok || inertNFC(u[i-size:i]) {
-				lastCC, prevOff = 0, -1 // NFC leaves it and its neighbours alone
+			if _, ok := l.extraStarters[r]; ok {
+				// a repertoire letter NFC never changes; a mark after it
+				// may compose with it (its composer flag speaks only of
+				// the repertoire's marks, quickNFC reads any): -1
+				lastCC, prevOff = 0, -1
+				continue
+			}
+			if inertNFC(u[i-size : i]) {
+				lastCC, prevOff = 0, -2 // NFC leaves it and its neighbours alone
 				continue
 			}
 			return false
@@ -342,11 +355,13 @@ func (l *Language) quickNFC(u string) bool {
 			return false
 		}
 		if q.maybe[off] {
-			if prevOff < 0 || lastCC != 0 {
+			switch {
+			case prevOff == -2: // nothing composes with it or across it
+			case prevOff < 0 || lastCC != 0:
 				if cc != 0 {
 					return false // see mayCompose
 				}
-			} else if q.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0 {
+			case q.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0:
 				return false
 			}
 		}
@@ -368,13 +383,18 @@ func inertNFC(c string) bool {
 // class cc, which NFC may compose with a character before it (maybe), might
 // do so here. prevOff is the block offset of the character before it (-1
 // for the start of the label or an ASCII character) and lastCC that
-// character's combining class. A starter (cc 0) composes only with the
+// character's combining class (-2: a letter outside the block that nothing
+// composes with, which also blocks any composition across it). A starter
+// (cc 0) composes only with the
 // character just before it, and only if that is a starter of the block
 // that the tables say it composes with (a mark in between blocks it:
 // Bengali য় + া, Oriya ଡ଼ + ା). A mark may compose with an earlier starter
 // across other marks, so after the start, ASCII or a mark the answer is
 // "perhaps" and norm decides.
 func (l *Language) mayCompose(off rune, cc uint8, prevOff rune, lastCC uint8) bool {
+	if prevOff == -2 {
+		return false // after a letter outside the block that nothing composes with
+	}
 	if prevOff < 0 || lastCC != 0 {
 		return cc != 0
 	}
@@ -406,7 +426,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	digitsOnly, broken, triggered := true, false, false
-	varStarts := 0 // code points that start a variant sequence
+	outside := false      // a repertoire letter outside the block was read
+	varStarts := 0        // code points that start a variant sequence
+	var prevSet [2]uint64 // prevOff -3: the marks that compose with the letter before
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -439,16 +461,43 @@ func (l *Language) fast(s string) (valid, sure bool) {
 				if cc != 0 && cc < lastCC {
 					return false, false
 				}
-				if l.maybe[off] && l.mayCompose(off, cc, prevOff, lastCC) {
-					return false, false
+				if l.maybe[off] {
+					if prevOff == -3 {
+						// just after a letter outside the block that some
+						// repertoire marks compose with: is this one of them?
+						if prevSet[off/64]&(1<<(off%64)) != 0 {
+							return false, false
+						}
+					} else if l.mayCompose(off, cc, prevOff, lastCC) {
+						return false, false
+					}
 				}
 				lastCC, prevOff = cc, off
 				triggered = triggered || l.trigger[off]
 				if l.varStart[off] {
 					varStarts++
 				}
+			} else if es, starter := l.extraStarters[r]; starter {
+				// A repertoire letter outside the block that NFC never
+				// changes (the Arabic letters of U+0680..U+06FF, Bodo's
+				// U+02BC). A mark right after it may compose with it only
+				// if it is one of those the letter composes with (-3,
+				// prevSet); -2 says that nothing composes with it; -1
+				// sends any mark after it to norm.
+				k, outside = es.kind, true
+				lastCC, prevOff = 0, -2
+				switch {
+				case es.wide:
+					prevOff = -1
+				case es.composer:
+					prevOff, prevSet = -3, es.composes
+				}
+				triggered = triggered || l.extraTrigger
+				if _, ok := l.varIndex.byFirst[r]; ok {
+					varStarts++
+				}
 			} else {
-				return l.fastOutside(s, i, size, r)
+				return false, l.hopelessAt(s, i, size)
 			}
 			i += size
 		}
@@ -471,31 +520,23 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			return false, true
 		}
 	}
+	if l.RTL && s[0] <= '9' && s[0] >= '0' {
+		return false, true // BIDI: checkRTL makes the leading digit the only way to break the Bidi rule here
+	}
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
 	}
-	if (n > int(l.safeLen[min(nBasic, MaxALabelLength)])) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	safe := &l.safeLen
+	if outside {
+		safe = &l.safeLenWide
+	}
+	if n > int(safe[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
 		return false, true
 	}
 	return !triggered || l.contextsOK(s), true
-}
-
-// fastOutside is fast's answer at a code point outside the block or the
-// repertoire, out of its loop (keeping the loop small is measurably
-// faster). A repertoire character outside the block that NFC leaves alone
-// (Bodo's U+02BC) leaves the label to run, which decides it without
-// allocating; any other makes the label invalid if no normalization can
-// help (hopelessAt), and unsure otherwise.
-//
-//go:noinline
-func (l *Language) fastOutside(s string, i, size int, r rune) (valid, sure bool) {
-	if _, ok := l.extraNFC[r]; ok {
-		return l.run(s, nil, MinLength), true
-	}
-	return false, l.hopelessAt(s, i, size)
 }
 
 // hopelessAt is hopeless for the one character at s[i:i+size].
@@ -608,7 +649,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooShort, 0, "the label has "+itoa(n)+" characters; at least "+itoa(minLen)+" are required")
+		d.addMessage(TooShort, 0, "the label has "+itoa(n)+plural(n, " character", " characters")+"; at least "+itoa(minLen)+" are required")
 	}
 	if allDigits && n <= 2 {
 		if d == nil {
@@ -677,12 +718,20 @@ func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
 					break
 				}
 			}
-			if before < 3 || from+3 > len(s) || s[before-1] != s[from+2] || s[before-2] != s[from+1] || s[before-3] != s[from] {
+			// the code points before (past a nukta) and after: the same?
+			if before == 0 || from == len(s) {
+				continue
+			}
+			size := 3 // the block's code points: U+0800..U+FFFF
+			if s[from] < 0xE0 || s[from] >= 0xF0 {
+				_, size = utf8.DecodeRuneInString(s[from:])
+			}
+			if before < size || from+size > len(s) || s[before-size:before] != s[from:from+size] {
 				continue
 			}
 			// With one halant, the two pairs of a run share the consonant
 			// between them: the second starts where the first ended.
-			if len(halantUTF8) == 1 && before-3 == prevAfter {
+			if len(halantUTF8) == 1 && before-size == prevAfter {
 				return true
 			}
 			prevAfter = from

@@ -33,9 +33,10 @@ const (
 	ruleOnlyIn ruleKind = iota
 	ruleNotAfter
 	ruleOnlyAfter
+	ruleNoMix // the trigger and a context must not both be in the label
 )
 
-var ruleKindNames = map[string]ruleKind{"only-in": ruleOnlyIn, "not-after": ruleNotAfter, "only-after": ruleOnlyAfter}
+var ruleKindNames = map[string]ruleKind{"only-in": ruleOnlyIn, "not-after": ruleNotAfter, "only-after": ruleOnlyAfter, "no-mix": ruleNoMix}
 
 type contextRule struct {
 	kind     ruleKind
@@ -188,15 +189,63 @@ func (l *Language) checkContexts(rs []rune, report func(*contextRule, int) bool)
 	for ri := range l.contexts {
 		cr := &l.contexts[ri]
 		for p := range rs {
-			if l.ruleBroken(cr, rs, p) && !report(cr, p+len(cr.trigger)-1) {
+			if !l.matchSeq(cr.trigger, rs, p) {
+				continue
+			}
+			bad := false
+			switch cr.kind {
+			case ruleOnlyIn:
+				bad = true
+				for ci, c := range cr.contexts {
+					for _, o := range cr.offsets[ci] {
+						if l.matchSeq(c, rs, p-o) {
+							bad = false
+						}
+					}
+				}
+			case ruleNotAfter, ruleOnlyAfter:
+				found := false
+				for _, c := range cr.contexts {
+					found = found || l.matches(c[0], rs, p-1)
+				}
+				bad = found == (cr.kind == ruleNotAfter)
+			case ruleNoMix:
+				// Reported at the later of the two letters.
+				if q, found := l.findAny(cr.contexts, rs); found {
+					bad = true
+					if q > p {
+						if !report(cr, q) {
+							return
+						}
+						continue
+					}
+				}
+			}
+			if bad && !report(cr, p+len(cr.trigger)-1) {
 				return
 			}
 		}
 	}
 }
 
+// findAny returns the first position of rs where one of the single-item
+// contexts matches.
+func (l *Language) findAny(contexts [][]item, rs []rune) (int, bool) {
+	for q := range rs {
+		for _, c := range contexts {
+			if l.matches(c[0], rs, q) {
+				return q, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // ruleBroken reports whether the rule's trigger stands at rs[p] and its
-// context is wrong there.
+// context is wrong there (for no-mix, whether the label mixes: checkContexts
+// may report that at the other letter). It is checkContexts' test, for the
+// verdict-only path; TestFastPath and TestCheckMatchesReference hold the
+// two to each other.
 func (l *Language) ruleBroken(cr *contextRule, rs []rune, p int) bool {
 	if !l.matchSeq(cr.trigger, rs, p) {
 		return false
@@ -217,6 +266,9 @@ func (l *Language) ruleBroken(cr *contextRule, rs []rune, p int) bool {
 			found = found || l.matches(c[0], rs, p-1)
 		}
 		return found == (cr.kind == ruleNotAfter)
+	case ruleNoMix:
+		_, found := l.findAny(cr.contexts, rs)
+		return found
 	}
 	return false
 }

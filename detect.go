@@ -82,7 +82,9 @@ func loadScripts() {
 		sl.walkable = len(sl.langs) <= 64
 		for _, l := range sl.langs {
 			sl.index = append(sl.index, byScript.index[l])
-			sl.walkable = sl.walkable && l.block == sl.langs[0].block
+			// Right-to-left languages have the Bidi rule besides: they
+			// take Valid's path
+			sl.walkable = sl.walkable && l.block == sl.langs[0].block && !l.RTL
 		}
 	}
 	for i := range byScript.byRune {

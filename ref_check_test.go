@@ -1,11 +1,12 @@
 package akshara
 
-// The reference Check: a verbatim copy of the diagnostics path of Check as it
-// was before the performance work of issue 16 (commit 29cfd3d: run and scan
-// with a *diag, diag's methods and message). TestCheckMatchesReference and
-// FuzzCheck hold the new Check to it byte for byte. The shared helpers it
-// calls (the grammar table, context rules, classifyOther, show, the A-label
-// encoder) are the production ones.
+// The reference Check: a verbatim copy of the diagnostics path of Check as
+// it is on main without issue 16's work (main at 0333376, after issues 9,
+// 10, 11 and 13: run and scan with a *diag, diag's methods and message).
+// TestCheckMatchesReference and FuzzCheck hold the new Check to it byte for
+// byte. The shared helpers it calls (the grammar table, context rules,
+// classifyOther, show, the A-label encoder) are the production ones. When
+// the pipeline's diagnostics change on purpose, change them here too.
 
 import (
 	"sort"
@@ -14,7 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// refCheck is the CheckOptions of commit 29cfd3d.
+// refCheck is CheckOptions without issue 16.
 func (l *Language) refCheck(label string, o Options) *Result {
 	minLen := o.MinLength
 	if minLen <= 0 {
@@ -218,7 +219,13 @@ func (l *Language) refRun(s string, d *refDiag, minLen int) bool {
 	if d != nil {
 		d.contexts(u)
 		d.variantLimit(u)
+		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.raw) == 0) {
+			d.add(Bidi, 0, -1, NoClass)
+		}
 		return valid && len(d.raw) == 0
+	}
+	if bad, _ := l.bidiFault(u); bad {
+		return false
 	}
 	return valid && l.contextsOK(u) && l.variantLimitOK(u)
 }
@@ -292,7 +299,7 @@ func (l *Language) refScan(u string, d *refDiag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooShort, 0, "the label has "+itoa(n)+" characters; at least "+itoa(minLen)+" are required")
+		d.addMessage(TooShort, 0, "the label has "+itoa(n)+plural(n, " character", " characters")+"; at least "+itoa(minLen)+" are required")
 	}
 	if allDigits && n <= 2 {
 		if d == nil {
@@ -337,7 +344,7 @@ func (l *Language) refMessage(e rawError, runes []rune) string {
 	}
 	after := "the start of the label"
 	if p := at(e.pos - 1); p >= 0 && e.pos > 0 {
-		after = classWords[e.prev] + " " + show(p)
+		after = l.classWord(e.prev) + " " + show(p)
 		if e.prev == NoClass {
 			after = show(p)
 		}
@@ -355,16 +362,31 @@ func (l *Language) refMessage(e rawError, runes []rune) string {
 		switch cl {
 		case M:
 			why = "a vowel sign (matra) must follow a consonant, and a syllable takes only one"
+			if l.Alphabet {
+				why = "a mark must follow a letter, and a letter takes only one"
+			}
 		case H:
 			why = "a halant must follow a consonant"
 		case D, B, X, S:
-			why = "this sign must follow a consonant, an independent vowel or a vowel sign"
+			why = "this sign must follow " + l.signPredecessors(e.r)
 		case N:
 			why = "a nukta must follow a consonant"
 		case Y:
 			why = "an avagraha must follow a syllable, once"
 		case C:
 			why = "the syllable before it is incomplete"
+		}
+		if e.prev == C && cl != M {
+			// The consonant ends a syllable shape that does not take this
+			// character: say which, rather than "must follow a consonant".
+			if c := l.consonantContext(runes, e.pos); c != "" {
+				why = c
+			} else if cl != C {
+				why = "the syllable that this consonant ends cannot take it"
+			}
+		}
+		if e.pos == 0 {
+			return what + " cannot begin a label: " + why
 		}
 		return what + " cannot follow " + after + ": " + why
 	case NuktaBase:
@@ -374,13 +396,18 @@ func (l *Language) refMessage(e rawError, runes []rune) string {
 	case ClusterTooLong:
 		return what + " makes a cluster of more than " + itoa(l.K+1) + " consonants joined by halants, the most " + l.Name + " allows"
 	case IdenticalConsonants:
-		return show(at(e.pos)) + " is the third identical consonant joined by halants: at most two may be joined (त्त is allowed, त्त्त is not)"
+		return show(at(e.pos)) + " is the third identical consonant joined by halants: at most two may be joined" + l.identicalExample(at(e.pos))
 	case SignCombination:
 		return what + " cannot follow " + after + ": " + l.signRule()
 	case HyphenStart, HyphenEnd, HyphenDouble, Empty:
 		return e.code.Summary()
 	case Addak:
 		return what + " cannot follow " + after + ": " + Addak.Summary()
+	case Bidi:
+		if len(runes) > 0 && runes[0] >= '0' && runes[0] <= '9' {
+			return "the label begins with a digit: a right-to-left (" + l.Name + ") label must begin with a letter (the Bidi rule, RFC 5893)"
+		}
+		return "the label breaks the Bidi rule for right-to-left labels (RFC 5893)"
 	}
 	// Refusals of single characters (POLICY.md §4).
 	more := ""
@@ -389,7 +416,7 @@ func (l *Language) refMessage(e rawError, runes []rune) string {
 	}
 	switch e.code {
 	case MixedScript:
-		return what + more + ": " + e.code.Summary() + "; a " + l.Name + " label uses only " + l.scriptName() + " letters, ASCII digits and hyphens"
+		return what + more + ": " + e.code.Summary() + "; " + article(l.Name) + " " + l.Name + " label uses only " + l.scriptName() + " letters, ASCII digits and hyphens"
 	case NotInRepertoire:
 		return what + more + " is not in the " + l.Name + " language table"
 	case InvalidUTF8:

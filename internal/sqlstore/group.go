@@ -60,7 +60,7 @@ func (s *Store) groupTx(ctx context.Context, f func(*sql.Tx) error) error {
 	g.mu.RLock()
 	if g.shut {
 		g.mu.RUnlock()
-		return s.plainTx(ctx, f)
+		return s.tx1(ctx, f)
 	}
 	req := &txReq{ctx: ctx, f: f, done: make(chan error, 1)}
 	select {
@@ -96,7 +96,7 @@ func call(f func(*sql.Tx) error, tx *sql.Tx) (err error) {
 // alone runs f in a transaction of its own, on the writer, catching a
 // panic.
 func (s *Store) alone(r *txReq) error {
-	return s.plainTx(r.ctx, func(tx *sql.Tx) error { return call(r.f, tx) })
+	return s.tx1(r.ctx, func(tx *sql.Tx) error { return call(r.f, tx) })
 }
 
 func (s *Store) writer(g *groupWriter) {
