@@ -401,6 +401,17 @@ func (l *Language) mayCompose(off rune, cc uint8, prevOff rune, lastCC uint8) bo
 	return l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0
 }
 
+// starter returns the extraStarter r is, if any: from the table of the
+// 128 code points after the block, else the map.
+func (l *Language) starter(r rune) (extraStarter, bool) {
+	if o := r - l.block - 128; o >= 0 && o < 128 {
+		es := l.nextStarters[o]
+		return es, es.ok
+	}
+	es, ok := l.extraStarters[r]
+	return es, ok
+}
+
 // classOf is Class without a map lookup for the script's block.
 func (l *Language) classOf(r rune) Class {
 	if off := r - l.block; off >= 0 && off < 128 {
@@ -477,7 +488,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 				if l.varStart[off] {
 					varStarts++
 				}
-			} else if es, starter := l.extraStarters[r]; starter {
+			} else if es, starter := l.starter(r); starter {
 				// A repertoire letter outside the block that NFC never
 				// changes (the Arabic letters of U+0680..U+06FF, Bodo's
 				// U+02BC). A mark right after it may compose with it only
@@ -492,8 +503,8 @@ func (l *Language) fast(s string) (valid, sure bool) {
 				case es.composer:
 					prevOff, prevSet = -3, es.composes
 				}
-				triggered = triggered || l.extraTrigger
-				if _, ok := l.varIndex.byFirst[r]; ok {
+				triggered = triggered || es.trigger
+				if es.varStart {
 					varStarts++
 				}
 			} else {

@@ -342,6 +342,23 @@ func (l *Language) indexRules() {
 	}
 }
 
+// startsTrigger reports whether a context rule's trigger may start with r.
+func (l *Language) startsTrigger(r rune) bool {
+	for _, cr := range l.contexts {
+		switch first := cr.trigger[0]; first.kind {
+		case itemRune:
+			if first.r == r {
+				return true
+			}
+		case itemClass:
+			if l.class[r] == first.class {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // markTriggers records the block code points that can start a context
 // rule's trigger, so the verdict-only path runs the rules only when needed.
 func (l *Language) markTriggers() {

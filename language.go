@@ -43,8 +43,11 @@ type Language struct {
 	// that compose with nothing before them: the verdict-only path reads
 	// them without asking norm.
 	extraStarters map[rune]extraStarter
-	ccc           [128]uint8 // canonical combining class
-	maybe         [128]bool  // may compose with the character before it (NFC_QC=Maybe)
+	// nextStarters are the extraStarters of the 128 code points after the
+	// block (Arabic U+0680..U+06FF), read without a map lookup.
+	nextStarters [128]extraStarter
+	ccc          [128]uint8 // canonical combining class
+	maybe        [128]bool  // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
@@ -83,6 +86,9 @@ type Language struct {
 // extraStarter is a repertoire letter outside the block that NFC never
 // changes; composer says that a character after it may compose with it.
 type extraStarter struct {
+	ok       bool // in nextStarters: this is one
+	trigger  bool // it may start a context rule's trigger
+	varStart bool // it starts a variant sequence
 	kind     kind
 	composer bool      // a repertoire character composes with it
 	composes [2]uint64 // the block offsets of the repertoire characters that do
@@ -305,7 +311,13 @@ func (l *Language) buildNFCTables() {
 					}
 				}
 			}
+			_, es.varStart = l.varIndex.byFirst[r]
+			es.trigger = l.startsTrigger(r)
 			l.extraStarters[r] = es
+			if o := r - l.block - 128; o >= 0 && o < 128 {
+				es.ok = true
+				l.nextStarters[o] = es
+			}
 		}
 	}
 	for r := range l.class {
