@@ -1,0 +1,411 @@
+package lgr
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/akshara-idn/akshara"
+	"golang.org/x/text/unicode/norm"
+)
+
+func languages(t testing.TB) []*akshara.Language {
+	t.Helper()
+	ls, err := akshara.Languages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
+}
+
+// committed parses the committed export of l.
+func committed(t testing.TB, l *akshara.Language) ([]byte, *LGR) {
+	t.Helper()
+	data, ok := File(l.Tag)
+	if !ok {
+		t.Fatalf("%s: no lgr/%s.xml: run go generate ./lgr", l.Tag, l.Tag)
+	}
+	g, err := Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", l.Tag, err)
+	}
+	return data, g
+}
+
+// TestExportsUpToDate: every language has a committed export, and it is
+// what Export writes now (go generate ./lgr regenerates them).
+func TestExportsUpToDate(t *testing.T) {
+	ls := languages(t)
+	for _, l := range ls {
+		data, g := committed(t, l)
+		fresh, err := Export(l, Options{Date: g.Date})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, fresh) {
+			t.Errorf("lgr/%s.xml is not what Export writes: run go generate ./lgr", l.Tag)
+		}
+	}
+	matches, _ := filepath.Glob("*.xml")
+	if len(matches) != len(ls) {
+		t.Errorf("%d exports under lgr/, %d languages: remove the exports of languages that are gone", len(matches), len(ls))
+	}
+}
+
+// TestSchema validates every export against RFC 7940's RelaxNG schema
+// (testdata/lgr.rng, from ICANN's lgr-core) with xmllint.
+func TestSchema(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("xmllint is not installed (Debian package libxml2-utils); CI must run this test")
+		}
+		t.Skip("xmllint not installed (Debian package libxml2-utils): the exports are not checked against the RFC 7940 schema")
+	}
+	files, _ := filepath.Glob("*.xml")
+	if len(files) == 0 {
+		t.Fatal("no exports")
+	}
+	out, err := exec.Command(xmllint, append([]string{"--noout", "--relaxng", "testdata/lgr.rng"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xmllint: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), " validates"); n != len(files) {
+		t.Errorf("xmllint validated %d of %d files:\n%s", n, len(files), out)
+	}
+	// The schema must be able to fail: a broken export does not validate.
+	bad := filepath.Join(t.TempDir(), "bad.xml")
+	data, _ := File("hi")
+	os.WriteFile(bad, bytes.Replace(data, []byte(`<rule name="SYLLABLE"`), []byte(`<rule name="1SYLLABLE"`), 1), 0o644)
+	if err := exec.Command(xmllint, "--noout", "--relaxng", "testdata/lgr.rng", bad).Run(); err == nil {
+		t.Error("xmllint accepts an export with an invalid rule name")
+	}
+}
+
+// TestStructure checks what the schema cannot: code points in ascending
+// order, tags only on single code points, every variant mapping symmetric,
+// every class and rule referred to exists, every rule named and used.
+func TestStructure(t *testing.T) {
+	for _, l := range languages(t) {
+		data, g := committed(t, l)
+		root, err := parseXML(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dataSec, rules *element
+		for _, k := range root.kids {
+			switch k.name {
+			case "data":
+				dataSec = k
+			case "rules":
+				rules = k
+			}
+		}
+		var prev []rune
+		vars := map[string]map[string]bool{}
+		used := map[string]bool{}
+		for _, e := range dataSec.kids {
+			var cps []rune
+			if e.name == "range" {
+				lo, _ := parseCodePoint(e.get("first-cp"))
+				cps = []rune{lo}
+			} else {
+				cps, _ = parseSequence(e.get("cp"))
+			}
+			if prev != nil && !lessRunes(prev, cps) {
+				t.Errorf("%s line %d: %s is not after %s", l.Tag, e.line, hexSeq(cps), hexSeq(prev))
+			}
+			prev = cps
+			if e.name == "range" {
+				hi, _ := parseCodePoint(e.get("last-cp"))
+				prev = []rune{hi}
+			}
+			if len(cps) > 1 && e.get("tag") != "" {
+				t.Errorf("%s line %d: a tag on the sequence %s", l.Tag, e.line, hexSeq(cps))
+			}
+			used[e.get("when")], used[e.get("not-when")] = true, true
+			for _, v := range e.kids {
+				if vars[string(cps)] == nil {
+					vars[string(cps)] = map[string]bool{}
+				}
+				vcps, _ := parseSequence(v.get("cp"))
+				vars[string(cps)][string(vcps)+"/"+v.get("type")] = true
+			}
+		}
+		for a, bs := range vars {
+			for bt := range bs {
+				b, typ, _ := strings.Cut(bt, "/")
+				if !vars[b][a+"/"+typ] {
+					t.Errorf("%s: variant %s -> %s (%s) has no reverse mapping", l.Tag, hexSeq([]rune(a)), hexSeq([]rune(b)), typ)
+				}
+			}
+		}
+		if len(vars) == 0 && len(l.VariantRows()) > 0 {
+			t.Errorf("%s: no variants exported", l.Tag)
+		}
+		// References: every by-ref, from-tag, when, not-when, match and
+		// not-match names something defined.
+		tags := map[string]bool{}
+		for _, e := range dataSec.kids {
+			for _, tg := range strings.Fields(e.get("tag")) {
+				tags[tg] = true
+			}
+		}
+		var walk func(e *element)
+		walk = func(e *element) {
+			if ref, ok := e.attr("by-ref"); ok {
+				if _, isRule := g.ruleDefs[ref]; e.name == "rule" && !isRule {
+					t.Errorf("%s line %d: no rule %q", l.Tag, e.line, ref)
+				}
+				if _, isClass := g.classDefs[ref]; e.name == "class" && !isClass {
+					t.Errorf("%s line %d: no class %q", l.Tag, e.line, ref)
+				}
+				used[ref] = true
+			}
+			if tg, ok := e.attr("from-tag"); ok && !tags[tg] {
+				t.Errorf("%s line %d: no code point has the tag %q", l.Tag, e.line, tg)
+			}
+			for _, k := range e.kids {
+				walk(k)
+			}
+		}
+		walk(rules)
+		for _, e := range rules.kids {
+			if e.name == "action" {
+				used[e.get("match")], used[e.get("not-match")] = true, true
+			}
+		}
+		for name := range used {
+			if _, isRule := g.ruleDefs[name]; name != "" && !isRule && g.classDefs[name] == nil {
+				t.Errorf("%s: %q is referred to but not defined", l.Tag, name)
+			}
+		}
+		for _, e := range rules.kids {
+			name := e.get("name")
+			if (e.name == "rule" || e.name == "class") && name == "" {
+				t.Errorf("%s line %d: a <%s> without a name", l.Tag, e.line, e.name)
+			}
+			if e.name == "rule" && !used[name] {
+				t.Errorf("%s: rule %q is never used", l.Tag, name)
+			}
+			if e.name == "rule" && ruleCode(name) == "" {
+				t.Errorf("%s: rule %q is not named after an akshara rule code", l.Tag, name)
+			}
+		}
+	}
+}
+
+// ruleCode is the akshara rule code a rule name starts with, or "".
+func ruleCode(name string) string {
+	code, _, _ := strings.Cut(name, "-")
+	for _, c := range akshara.Codes() {
+		if c.String() == code {
+			return code
+		}
+	}
+	return ""
+}
+
+// inexpressible reports whether the only rules a label breaks are ones the
+// LGR cannot state (docs/lgr.md).
+func inexpressible(res *akshara.Result) bool {
+	if res.Valid || len(res.Errors) == 0 {
+		return false
+	}
+	for _, e := range res.Errors {
+		if e.Code != akshara.VariantLimit && e.Code != akshara.TooLong {
+			return false
+		}
+	}
+	return true
+}
+
+// agreement compares the LGR with Valid on labels (NFC U-labels).
+type agreement struct {
+	labels, valid, same, inexpressible int
+	diffs                              []string
+}
+
+func compare(l *akshara.Language, g *LGR, labels []string) agreement {
+	var a agreement
+	for _, s := range labels {
+		a.labels++
+		want := l.Valid(s)
+		v := g.Judge(s)
+		if want {
+			a.valid++
+		}
+		switch {
+		case v.Valid == want:
+			a.same++
+		case v.Valid && inexpressible(l.Check(s)):
+			a.inexpressible++
+		default:
+			if len(a.diffs) < 10 {
+				a.diffs = append(a.diffs, fmt.Sprintf("%q (%s): Valid=%v, LGR %s %s@%d; akshara: %v",
+					s, hexSeq([]rune(s)), want, v.Disposition, v.Rule, v.Pos, errs(l.Check(s))))
+			}
+		}
+	}
+	return a
+}
+
+func errs(r *akshara.Result) []string {
+	var out []string
+	for _, e := range r.Errors {
+		out = append(out, fmt.Sprintf("%s@%d", e.Code, e.Pos))
+	}
+	return out
+}
+
+// generate makes n labels from the language's repertoire, deterministically:
+// syllables built the way the grammar builds them, then mutated (a code
+// point inserted, dropped or swapped) so that about half are invalid. The
+// labels are NFC.
+func generate(l *akshara.Language, n int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, uint64(len(l.Tag))))
+	by := map[akshara.Class][]rune{}
+	var all []rune
+	for _, m := range l.Repertoire() {
+		by[m.Class] = append(by[m.Class], m.Rune)
+		all = append(all, m.Rune)
+	}
+	all = append(all, '-', '0', '7')
+	pick := func(c akshara.Class) []rune {
+		if rs := by[c]; len(rs) > 0 {
+			return []rune{rs[rng.IntN(len(rs))]}
+		}
+		return nil
+	}
+	chance := func(p float64) bool { return rng.Float64() < p }
+	syllable := func() []rune {
+		var s []rune
+		switch r := rng.IntN(20); {
+		case r < 12:
+			s = append(s, pick(akshara.C)...)
+			if chance(0.1) {
+				s = append(s, pick(akshara.N)...)
+			}
+			for i := 0; i <= l.K && chance(0.3); i++ {
+				s = append(s, pick(akshara.H)...)
+				s = append(s, pick(akshara.C)...)
+			}
+			switch {
+			case chance(0.5):
+				s = append(s, pick(akshara.M)...)
+			case chance(0.1):
+				s = append(s, pick(akshara.H)...)
+			}
+		case r < 15:
+			s = append(s, pick(akshara.V)...)
+		case r < 16:
+			s = append(s, pick(akshara.L)...)
+			s = append(s, pick(akshara.Z)...)
+			s = append(s, pick(akshara.A)...)
+			s = append(s, pick(akshara.C)...)
+		case r < 17:
+			s = append(s, rune('0'+rng.IntN(10)))
+		default:
+			s = append(s, pick(akshara.C)...)
+			s = append(s, pick(akshara.M)...)
+		}
+		if chance(0.2) {
+			for _, c := range []akshara.Class{akshara.D, akshara.B, akshara.X, akshara.S, akshara.Y} {
+				if chance(0.3) {
+					s = append(s, pick(c)...)
+				}
+			}
+		}
+		return s
+	}
+	var out []string
+	for len(out) < n {
+		var rs []rune
+		for k := 1 + rng.IntN(5); k > 0; k-- {
+			rs = append(rs, syllable()...)
+			if chance(0.08) {
+				rs = append(rs, '-')
+			}
+		}
+		for chance(0.4) && len(rs) > 0 {
+			i := rng.IntN(len(rs))
+			switch rng.IntN(3) {
+			case 0:
+				rs = append(rs[:i], append([]rune{all[rng.IntN(len(all))]}, rs[i:]...)...)
+			case 1:
+				rs = append(rs[:i], rs[i+1:]...)
+			default:
+				j := rng.IntN(len(rs))
+				rs[i], rs[j] = rs[j], rs[i]
+			}
+		}
+		out = append(out, norm.NFC.String(string(rs)))
+	}
+	return out
+}
+
+// TestEquivalence parses each committed export back and requires the
+// LGR's verdict to be Valid's on the language's examples and on generated
+// labels, except where the label breaks only a rule the LGR cannot state.
+func TestEquivalence(t *testing.T) {
+	n := 10000
+	if testing.Short() {
+		n = 2000
+	}
+	for _, l := range languages(t) {
+		_, g := committed(t, l)
+		var labels []string
+		for _, ex := range l.Examples() {
+			labels = append(labels, norm.NFC.String(ex.Text))
+		}
+		ex := compare(l, g, labels)
+		gen := compare(l, g, generate(l, n, 1))
+		for _, a := range []agreement{ex, gen} {
+			for _, d := range a.diffs {
+				t.Errorf("%s: %s", l.Tag, d)
+			}
+		}
+		if gen.valid < n/10 || gen.valid > n*9/10 {
+			t.Errorf("%s: %d of %d generated labels are valid: the generator is not testing both sides", l.Tag, gen.valid, n)
+		}
+		t.Logf("%-8s examples %d/%d agree; generated %d/%d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG",
+			l.Tag, ex.same, ex.labels, gen.same, gen.labels, gen.valid, gen.inexpressible)
+	}
+}
+
+// TestCorpora measures agreement on the real word lists (../shared/corpora,
+// never committed): set AKSHARA_CORPORA to the directory to run it.
+func TestCorpora(t *testing.T) {
+	dir := os.Getenv("AKSHARA_CORPORA")
+	if dir == "" {
+		t.Skip("set AKSHARA_CORPORA to the corpora directory to measure agreement on real words")
+	}
+	for _, l := range languages(t) {
+		f, err := os.Open(filepath.Join(dir, l.Tag+".txt"))
+		if err != nil {
+			t.Logf("%s: no corpus", l.Tag)
+			continue
+		}
+		var labels []string
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if w := strings.TrimSpace(sc.Text()); w != "" {
+				labels = append(labels, norm.NFC.String(w))
+			}
+		}
+		f.Close()
+		_, g := committed(t, l)
+		a := compare(l, g, labels)
+		for _, d := range a.diffs {
+			t.Errorf("%s: %s", l.Tag, d)
+		}
+		t.Logf("%-8s corpus %d words: %d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG, %d disagree",
+			l.Tag, a.labels, a.same, a.valid, a.inexpressible, a.labels-a.same-a.inexpressible)
+	}
+}
