@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -269,7 +270,15 @@ func errs(r *akshara.Result) []string {
 // point inserted, dropped or swapped) so that about half are invalid. The
 // labels are NFC.
 func generate(l *akshara.Language, n int, seed uint64) []string {
-	rng := rand.New(rand.NewPCG(seed, uint64(len(l.Tag))))
+	h := fnv.New64a()
+	h.Write([]byte(l.Tag))
+	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+	var variantSeqs [][]rune // members of the variant rows, for VARIANT_LIMIT
+	for _, row := range l.VariantRows() {
+		for _, m := range row {
+			variantSeqs = append(variantSeqs, []rune(m))
+		}
+	}
 	by := map[akshara.Class][]rune{}
 	var all []rune
 	for _, m := range l.Repertoire() {
@@ -324,10 +333,51 @@ func generate(l *akshara.Language, n int, seed uint64) []string {
 		}
 		return s
 	}
+	// Half the labels are the neighbourhood of the policy's own examples:
+	// each with one code point dropped, doubled, or one of each class
+	// inserted, and three identical consonants joined by halants.
 	var out []string
+	reps := [][]rune{{'-'}, {'5'}}
+	for _, c := range []akshara.Class{akshara.C, akshara.V, akshara.M, akshara.D, akshara.B, akshara.X, akshara.H, akshara.N, akshara.Y, akshara.A, akshara.L, akshara.Z, akshara.S} {
+		if r := pick(c); r != nil {
+			reps = append(reps, r)
+		}
+	}
+	for _, c := range by[akshara.C] {
+		h := pick(akshara.H)
+		three := append(append(append(append([]rune{c}, h...), c), h...), c)
+		out = append(out, string(three), string(append(three, pick(akshara.N)...)))
+	}
+	for _, ex := range l.Examples() {
+		rs := []rune(norm.NFC.String(ex.Text))
+		for i := 0; i <= len(rs) && len(out) < n/2; i++ {
+			if i < len(rs) {
+				out = append(out, string(append(append([]rune(nil), rs[:i]...), rs[i+1:]...)))
+				out = append(out, string(append(append([]rune(nil), rs[:i+1]...), rs[i:]...)))
+			}
+			for _, r := range reps {
+				out = append(out, string(append(append(append([]rune(nil), rs[:i]...), r...), rs[i:]...)))
+			}
+		}
+	}
+	if len(out) > n/2 {
+		out = out[:n/2]
+	}
+	for i := range out {
+		out[i] = norm.NFC.String(out[i])
+	}
 	for len(out) < n {
 		var rs []rune
-		for k := 1 + rng.IntN(5); k > 0; k-- {
+		k := 1 + rng.IntN(5)
+		if chance(0.05) {
+			k = 8 + rng.IntN(16) // long: the A-label may pass 63 octets
+		}
+		variantRich := len(variantSeqs) > 0 && chance(0.1)
+		for ; k > 0; k-- {
+			if variantRich && chance(0.6) {
+				rs = append(rs, variantSeqs[rng.IntN(len(variantSeqs))]...)
+				continue
+			}
 			rs = append(rs, syllable()...)
 			if chance(0.08) {
 				rs = append(rs, '-')
@@ -379,6 +429,33 @@ func TestEquivalence(t *testing.T) {
 	}
 }
 
+// TestEquivalenceCanFail: the comparison finds the difference when an
+// export loses a rule (here the grammar, or a language's context rule).
+func TestEquivalenceCanFail(t *testing.T) {
+	for _, c := range []struct{ tag, drop string }{
+		{"hi", `not-match="SYLLABLE"`},
+		{"pa", `match="CONJUNCT"`},
+		{"hi", `match="CLUSTER_TOO_LONG"`},
+	} {
+		l, err := akshara.Lookup(c.tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := File(c.tag)
+		broken := strings.Replace(string(data), c.drop, `match="TOO_SHORT"`, 1)
+		if broken == string(data) {
+			t.Fatalf("%s: the export has no %s", c.tag, c.drop)
+		}
+		g, err := Parse([]byte(broken))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := compare(l, g, generate(l, 2000, 1)); a.same == a.labels {
+			t.Errorf("%s without %s: all %d labels still agree", c.tag, c.drop, a.labels)
+		}
+	}
+}
+
 // TestCorpora measures agreement on the real word lists (../shared/corpora,
 // never committed): set AKSHARA_CORPORA to the directory to run it.
 func TestCorpora(t *testing.T) {
@@ -407,5 +484,28 @@ func TestCorpora(t *testing.T) {
 		}
 		t.Logf("%-8s corpus %d words: %d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG, %d disagree",
 			l.Tag, a.labels, a.same, a.valid, a.inexpressible, a.labels-a.same-a.inexpressible)
+	}
+}
+
+// BenchmarkJudge is the LGR's verdict per label, on generated labels;
+// BenchmarkValid is the native engine on the same labels.
+func BenchmarkJudge(b *testing.B) {
+	l, _ := akshara.Lookup("hi")
+	_, g := committed(b, l)
+	labels := generate(l, 1000, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.Judge(labels[i%len(labels)])
+	}
+}
+
+func BenchmarkValid(b *testing.B) {
+	l, _ := akshara.Lookup("hi")
+	labels := generate(l, 1000, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l.Valid(labels[i%len(labels)])
 	}
 }

@@ -151,7 +151,11 @@ type matcher struct {
 // rule), and where the first match starts.
 func (m *matcher) search(p *pat) (int, bool) {
 	m.anchor = -1
-	for s := 0; s <= len(m.rs); s++ {
+	last := len(m.rs)
+	if leads(p, opStart) {
+		last = 0 // a rule that begins with <start/> can only match there
+	}
+	for s := 0; s <= last; s++ {
 		if m.match(p, s, func(int) bool { return true }) {
 			return s, true
 		}
@@ -168,12 +172,22 @@ func (m *matcher) context(p *pat, pos, n int) bool {
 	}
 	m.anchor, m.anchorLen = pos, n
 	defer func() { m.anchor = -1 }()
-	for s := 0; s <= pos; s++ {
+	first := 0
+	if leads(p, opBehind) || leads(p, opAnchor) {
+		first = pos // zero-width look-behind, then the anchor: only at pos
+	}
+	for s := first; s <= pos; s++ {
 		if m.match(p, s, func(int) bool { return true }) {
 			return true
 		}
 	}
 	return false
+}
+
+// leads reports whether p is a sequence whose first operator is o, once.
+func leads(p *pat, o op) bool {
+	return p.op == opSeq && p.min == 1 && p.max == 1 && len(p.kids) > 0 &&
+		p.kids[0].op == o && p.kids[0].min == 1 && p.kids[0].max == 1
 }
 
 // match matches p, repeated as its count says, at pos and calls k with
