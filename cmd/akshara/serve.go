@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/lgr"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/sqlite"
@@ -95,7 +96,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler()})
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(),
+		Mount: map[string]http.Handler{"GET /lgr/": lgr.Handler()}})
 	srv := httpapi.NewHTTPServer(*addr, api)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
