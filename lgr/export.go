@@ -434,8 +434,14 @@ func (x *exporter) contextRules() []*element {
 		if len(x.p.VowelConjuncts) > 0 {
 			v = cls(akshara.V)
 		}
-		ctx("SYLLABLE-H", "the halant follows a consonant (with its nukta), a chillu, or a vowel of a vowel conjunct",
-			cls(akshara.C), x.cn(), x.maybe(akshara.L), v)
+		comment := "the halant follows a consonant (with its nukta)"
+		if x.has(akshara.L) {
+			comment += ", a chillu"
+		}
+		if v != nil {
+			comment += ", or the vowel of a vowel conjunct"
+		}
+		ctx("SYLLABLE-H", comment, cls(akshara.C), x.cn(), x.maybe(akshara.L), v)
 	}
 	if x.has(akshara.Y) {
 		var prev []*element
@@ -547,7 +553,7 @@ func (x *exporter) rules() (*element, error) {
 	for _, lr := range langRules {
 		add(lr.code, lr.comment, lr.pattern, x.ref(lr.ref))
 	}
-	syl, err := x.grammar()
+	parts, syl, err := x.grammar()
 	if err != nil {
 		return nil, err
 	}
@@ -556,6 +562,9 @@ func (x *exporter) rules() (*element, error) {
 	whole = append(whole, wl{rule: g, disp: "invalid", not: true})
 
 	for _, w := range whole {
+		if w.not {
+			rules.add(parts...) // the grammar's named parts, before their first use
+		}
 		rules.add(w.rule)
 	}
 	for _, w := range whole {
@@ -573,28 +582,39 @@ func (x *exporter) rules() (*element, error) {
 }
 
 // grammar is the generic v1.8 grammar with the language's parameters, as
-// one whole-label rule (grammar.go is the state machine it restates):
+// one whole-label rule and its named parts (grammar.go is the state
+// machine it restates):
 //
 //	label  = *(W [hyphen] / O hyphen) (W / O)
-//	W      = syllable / digit / open digit
+//	W      = syllable / digit / O digit
 //	O      = open       (a syllable that ends in a halant: only a hyphen, a digit or the end may follow)
-func (x *exporter) grammar() (*element, error) {
+func (x *exporter) grammar() ([]*element, *element, error) {
 	C, V, M, H, N := akshara.C, akshara.V, akshara.M, akshara.H, akshara.N
 	if !x.has(C) || !x.has(H) {
-		return nil, fmt.Errorf("the grammar needs consonants and a halant")
+		return nil, nil, fmt.Errorf("the grammar needs consonants and a halant")
 	}
-	unit := func() *element {
-		if len(x.nuktaC) > 0 && x.has(N) {
-			return alt(seq(clsName(tagCn), cls(N)), cls(C))
+	var parts []*element
+	def := func(name, comment string, e *element) func() *element {
+		x.names[name] = true
+		r := el("rule", "name", name, "comment", comment)
+		if e.name == "rule" && len(e.attrs) == 0 {
+			r.kids = e.kids
+		} else {
+			r.add(e)
 		}
-		return cls(C)
+		parts = append(parts, r)
+		return func() *element { return el("rule", "by-ref", name) }
 	}
-	cluster := func() *element {
-		if x.p.K == 0 {
-			return unit()
-		}
-		return seq(unit(), repeat(seq(cls(H), unit()), "0:"+strconv.Itoa(x.p.K)))
+	unitE := cls(C)
+	if len(x.nuktaC) > 0 && x.has(N) {
+		unitE = alt(seq(clsName(tagCn), cls(N)), cls(C))
 	}
+	unit := def("SYLLABLE-consonant", "a consonant, with its nukta if it takes one", unitE)
+	clusterE := unit()
+	if x.p.K > 0 {
+		clusterE = seq(unit(), repeat(seq(cls(H), unit()), "0:"+strconv.Itoa(x.p.K)))
+	}
+	cluster := def("SYLLABLE-cluster", fmt.Sprintf("up to %d consonants joined by halants (k = %d)", x.p.K+1, x.p.K), clusterE)
 	signTail := func(allow ...akshara.Class) *element {
 		var alts []*element
 		for _, s := range allow {
@@ -616,13 +636,16 @@ func (x *exporter) grammar() (*element, error) {
 		return alt(alts...)
 	}
 	all := []akshara.Class{akshara.D, akshara.B, akshara.X, akshara.S}
-	matraTail := func(allow ...akshara.Class) *element {
-		return opt(alt(signTail(allow...), seq(x.maybe(M), opt(signTail(allow...)))))
+	var signs func() *element
+	if e := signTail(all...); e != nil {
+		signs = def("SYLLABLE-signs", "a sign, or a pair of signs the language allows (sign-pairs)", e)
+	} else {
+		signs = func() *element { return nil }
 	}
-	if !x.has(M) {
-		matraTail = func(allow ...akshara.Class) *element { return opt(signTail(allow...)) }
+	matraTail := func() *element {
+		return opt(alt(signs(), seq(x.maybe(M), opt(signs()))))
 	}
-	closed := []*element{seq(cluster(), matraTail(all...))}
+	closed := []*element{seq(cluster(), matraTail())}
 	open := []*element{seq(cluster(), cls(H))}
 	if x.has(akshara.Z) {
 		closed = append(closed, cls(akshara.Z), seq(unit(), cls(H), cls(akshara.Z)))
@@ -638,27 +661,32 @@ func (x *exporter) grammar() (*element, error) {
 		open = append(open, seq(cls(akshara.L), cls(H), cls(C), cls(H)))
 	}
 	if x.has(akshara.A) {
-		closed = append(closed, seq(cls(akshara.A), cls(C), matraTail(akshara.D, akshara.X)))
+		dx := signTail(akshara.D, akshara.X)
+		var mdx *element
+		if x.has(M) {
+			mdx = seq(cls(M), opt(signTail(akshara.D, akshara.X)))
+		}
+		closed = append(closed, seq(cls(akshara.A), cls(C), opt(alt(dx, mdx))))
 	}
 	if x.has(V) {
 		if len(x.nuktaV) > 0 && x.has(N) {
 			closed = append(closed, seq(clsName(tagVn), cls(N)))
 		}
-		closed = append(closed, seq(cls(V), opt(signTail(all...))))
+		closed = append(closed, seq(cls(V), opt(signs())))
 		if len(x.p.VowelConjuncts) > 0 && x.has(M) {
-			closed = append(closed, seq(cls(V), cls(H), cls(C), cls(M), opt(signTail(all...))))
+			closed = append(closed, seq(cls(V), cls(H), cls(C), cls(M), opt(signs())))
 		}
 	}
-	syllable := func() *element {
-		if x.has(akshara.Y) {
-			return alt(seq(alt(closed...), opt(cls(akshara.Y))), seq(alt(open...), cls(akshara.Y)))
-		}
-		return alt(closed...)
+	closedR := def("SYLLABLE-closed", "a syllable that does not end in a halant", alt(closed...))
+	openR := def("SYLLABLE-open", "a syllable that ends in a halant: a hyphen, a digit, an avagraha or the end follows", alt(open...))
+	syllable := closedR
+	if x.has(akshara.Y) {
+		syllable = def("SYLLABLE-akshara", "a syllable (akshara), with the avagraha that may follow it", alt(seq(closedR(), opt(cls(akshara.Y))), seq(openR(), cls(akshara.Y))))
 	}
 	w := func() *element {
-		return alt(syllable(), clsName(tagDigit), seq(alt(open...), clsName(tagDigit)))
+		return alt(syllable(), clsName(tagDigit), seq(openR(), clsName(tagDigit)))
 	}
-	p := alt(seq(w(), opt(clsName(tagHyphen))), seq(alt(open...), clsName(tagHyphen)))
-	q := alt(w(), alt(open...))
-	return el("rule").add(el("start"), repeat(p, "0+"), q, el("end")), nil
+	p := alt(seq(w(), opt(clsName(tagHyphen))), seq(openR(), clsName(tagHyphen)))
+	q := alt(w(), openR())
+	return parts, el("rule").add(el("start"), repeat(p, "0+"), q, el("end")), nil
 }
