@@ -1,6 +1,7 @@
 package lgr
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -66,7 +67,7 @@ func TestTinyLGR(t *testing.T) {
 		strings.Replace(tinyLGR, `not-match="has-vowel"`, `not-match="nope"`, 1),
 		strings.Replace(tinyLGR, `count="3+"`, `count="3-"`, 1),
 		strings.Replace(tinyLGR, `first-cp="0061"`, `first-cp="61"`, 1),
-		strings.Replace(tinyLGR, `<class name="L" from-tag="L"/>`, `<class name="L" property="gc:Ll"/>`, 1),
+		strings.Replace(tinyLGR, `<class name="L" from-tag="L"/>`, `<class name="L" property="sc:Latn"/>`, 1),
 		strings.Replace(tinyLGR, `<rule name="three-consonants">`, `<rule name="has-vowel">`, 1),
 	} {
 		if _, err := Parse([]byte(bad)); err == nil {
@@ -128,4 +129,46 @@ func FuzzEquivalence(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestICANNHindi reads ICANN's second-level reference LGR for Hindi (an
+// LGR akshara did not write, with gc: property classes, context rules in
+// choices, and ICANN's default actions) and judges labels by it.
+func TestICANNHindi(t *testing.T) {
+	data, err := os.ReadFile("testdata/lgr-second-level-hindi-language-31may22-en.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Languages) != 1 || g.Languages[0] != "hi" || g.Unicode != "11.0.0" {
+		t.Errorf("meta: languages %v, unicode %q", g.Languages, g.Unicode)
+	}
+	tests := []struct {
+		label, rule string
+		pos         int
+	}{
+		{"कमल", "", 0},
+		{"क", "", 0},      // no minimum length in ICANN's LGR
+		{"क-ख", "", 0},    // a hyphen inside
+		{"ककक--ख", "", 0}, // only "--" in positions 3 and 4 is refused
+		{"-कमल", "hyphen-minus-disallowed", 0},
+		{"कमल-", "hyphen-minus-disallowed", 3},
+		{"कम--ल", "hyphen-minus-disallowed", 3},
+		{"ाकम", "follows-C-or-CN", 0}, // a leading matra fails its context rule first
+		{"कि़", "follows-C1", 2},
+		{"अंक", "", 0},
+		{"कअंि", "follows-C-or-CN", 3},
+		{"क्अ", "preceded-by-H", 2},
+		{"kamal", NotInRepertoire, 0},
+		{"कa", NotInRepertoire, 1},
+	}
+	for _, tt := range tests {
+		v := g.Judge(tt.label)
+		if v.Valid != (tt.rule == "") || v.Rule != tt.rule || v.Pos != tt.pos {
+			t.Errorf("Judge(%q) = %+v, want rule %q at %d", tt.label, v, tt.rule, tt.pos)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -316,7 +317,25 @@ func (g *LGR) setOf(e *element) (*cset, error) {
 			return s, nil
 		}
 		if p, ok := e.attr("property"); ok {
-			return nil, fmt.Errorf("line %d: class by Unicode property %q is outside the subset this reader evaluates", e.line, p)
+			// General categories only, from Go's Unicode tables (whose
+			// version may differ from the LGR's unicode-version).
+			cat, isGC := strings.CutPrefix(p, "gc:")
+			table := unicode.Categories[cat]
+			if !isGC || table == nil {
+				return nil, fmt.Errorf("line %d: class by Unicode property %q is outside the subset this reader evaluates (gc: only)", e.line, p)
+			}
+			s := newSet()
+			for _, r16 := range table.R16 {
+				for r := rune(r16.Lo); r <= rune(r16.Hi); r += rune(r16.Stride) {
+					s.m[r] = true
+				}
+			}
+			for _, r32 := range table.R32 {
+				for r := rune(r32.Lo); r <= rune(r32.Hi); r += rune(r32.Stride) {
+					s.m[r] = true
+				}
+			}
+			return s, nil
 		}
 		s, err := parseShorthand(e.text)
 		if err != nil {
