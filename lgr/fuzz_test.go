@@ -172,3 +172,20 @@ func TestICANNHindi(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyRule: a rule with no operators matches nothing (lgr-core treats
+// an empty pattern so), in an action and as a context rule.
+func TestEmptyRule(t *testing.T) {
+	doc := `<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data><char cp="0061"/><char cp="0062" when="empty"/></data>
+<rules><rule name="empty"/><action disp="invalid" match="empty"/></rules></lgr>`
+	g, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.Judge("aa"); !v.Valid {
+		t.Errorf("aa: %+v", v)
+	}
+	if v := g.Judge("ab"); v.Valid || v.Rule != "empty" || v.Pos != 1 {
+		t.Errorf("ab: %+v", v)
+	}
+}

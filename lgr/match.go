@@ -30,6 +30,37 @@ type pat struct {
 	kids     []*pat
 	min, max int // repetition; max < 0 is unbounded
 	anchored bool
+	// first, if not nil, holds every code point a match of the pattern
+	// can begin with (a match always consumes one): the matcher skips the
+	// pattern elsewhere.
+	first *cset
+}
+
+// firstSet computes p.first from the pattern and its children.
+func firstSet(p *pat) *cset {
+	if p.min < 1 {
+		return nil
+	}
+	switch p.op {
+	case opChar:
+		return newSet(p.cps[0]).frozen()
+	case opClass:
+		return p.set
+	case opSeq:
+		if len(p.kids) > 0 {
+			return p.kids[0].first
+		}
+	case opChoice:
+		u := newSet()
+		for _, k := range p.kids {
+			if k.first == nil {
+				return nil
+			}
+			u = union(u, k.first)
+		}
+		return u.frozen()
+	}
+	return nil
 }
 
 // parseCount reads "n", "n+" or "n:m".
@@ -101,7 +132,7 @@ func (g *LGR) compile(e *element) (*pat, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.op, p.set = opClass, s
+		p.op, p.set = opClass, s.frozen()
 	}
 	if c, ok := e.attr("count"); ok {
 		lo, hi, err := parseCount(c)
@@ -126,11 +157,15 @@ func (g *LGR) compile(e *element) (*pat, error) {
 		if p.op == opChoice && len(p.kids) < 2 {
 			return nil, errf("a choice needs two or more operators")
 		}
+		if p.op == opSeq && len(p.kids) == 0 {
+			p.op = opChoice // an empty rule matches nothing (as in lgr-core)
+		}
 	default:
 		if len(e.kids) > 0 && p.op != opClass {
 			return nil, errf("has child elements")
 		}
 	}
+	p.first = firstSet(p)
 	return p, nil
 }
 
@@ -156,6 +191,9 @@ func (m *matcher) search(p *pat) (int, bool) {
 		last = 0 // a rule that begins with <start/> can only match there
 	}
 	for s := 0; s <= last; s++ {
+		if !m.may(p, s) {
+			continue
+		}
 		if m.match(p, s, func(int) bool { return true }) {
 			return s, true
 		}
@@ -245,7 +283,7 @@ func (m *matcher) one(p *pat, pos int, k func(int) bool) bool {
 		return m.anchor >= 0 && pos == m.anchor && k(pos+m.anchorLen)
 	case opChoice:
 		for _, q := range p.kids {
-			if m.match(q, pos, k) {
+			if m.may(q, pos) && m.match(q, pos, k) {
 				return true
 			}
 		}
@@ -266,6 +304,11 @@ func (m *matcher) one(p *pat, pos int, k func(int) bool) bool {
 		return false
 	}
 	return false
+}
+
+// may reports whether p can match at pos, by its first code point.
+func (m *matcher) may(p *pat, pos int) bool {
+	return p.first == nil || (pos < len(m.rs) && p.first.has(m.rs[pos]))
 }
 
 func (m *matcher) seq(ps []*pat, pos int, k func(int) bool) bool {

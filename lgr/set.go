@@ -12,6 +12,10 @@ import (
 type cset struct {
 	m   map[rune]bool
 	neg bool
+	// bits is m as a bitmap from lo, for matching (see frozen); nil if
+	// not built.
+	lo   rune
+	bits []uint64
 }
 
 func newSet(rs ...rune) *cset {
@@ -22,7 +26,35 @@ func newSet(rs ...rune) *cset {
 	return s
 }
 
-func (s *cset) has(r rune) bool { return s.m[r] != s.neg }
+func (s *cset) has(r rune) bool {
+	if s.bits != nil {
+		i := r - s.lo
+		in := i >= 0 && int(i>>6) < len(s.bits) && s.bits[i>>6]&(1<<(i&63)) != 0
+		return in != s.neg
+	}
+	return s.m[r] != s.neg
+}
+
+// frozen returns the set with a bitmap for has, when its code points span
+// at most 64K (a script block or a few); otherwise the set itself.
+func (s *cset) frozen() *cset {
+	if len(s.m) == 0 {
+		return s
+	}
+	lo, hi := rune(0x10FFFF), rune(0)
+	for r := range s.m {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	if hi-lo >= 1<<16 {
+		return s
+	}
+	f := &cset{m: s.m, neg: s.neg, lo: lo, bits: make([]uint64, (hi-lo)/64+1)}
+	for r := range s.m {
+		i := r - lo
+		f.bits[i>>6] |= 1 << (i & 63)
+	}
+	return f
+}
 
 func (s *cset) complement() *cset { return &cset{m: s.m, neg: !s.neg} }
 
