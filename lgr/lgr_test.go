@@ -509,3 +509,63 @@ func BenchmarkValid(b *testing.B) {
 		l.Valid(labels[i%len(labels)])
 	}
 }
+
+// TestVariantsEquivalence: the variant labels an export generates (those
+// not invalid) are the language's Variants, on valid labels with variant
+// sequences, except variants refused only for rules an LGR cannot state.
+func TestVariantsEquivalence(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	for _, l := range languages(t) {
+		if len(l.VariantRows()) == 0 {
+			continue
+		}
+		_, g := committed(t, l)
+		labels, compared, variants, skipped := 0, 0, 0, 0
+		for _, s := range generate(l, n, 2) {
+			if !l.Valid(s) {
+				continue
+			}
+			labels++
+			want := l.Variants(s)
+			var got []string
+			for _, v := range g.Variants(s) {
+				if v.Disposition == "invalid" {
+					continue
+				}
+				if v.Disposition != "blocked" {
+					t.Errorf("%s %q: variant %q is %s, want blocked", l.Tag, s, v.Label, v.Disposition)
+				}
+				got = append(got, v.Label)
+			}
+			if len(want) == 0 && len(got) == 0 {
+				continue
+			}
+			compared++
+			variants += len(want)
+			inWant := map[string]bool{}
+			for _, v := range want {
+				inWant[v] = true
+			}
+			for _, v := range got {
+				if !inWant[v] {
+					if inexpressible(l.Check(v)) {
+						skipped++
+						continue
+					}
+					t.Errorf("%s %q: the LGR makes the variant %q, the language does not (%v)", l.Tag, s, v, errs(l.Check(v)))
+				}
+				delete(inWant, v)
+			}
+			for v := range inWant {
+				t.Errorf("%s %q: the language makes the variant %q, the LGR does not", l.Tag, s, v)
+			}
+		}
+		if compared == 0 {
+			t.Errorf("%s: no generated label has variants", l.Tag)
+		}
+		t.Logf("%-8s %d valid labels, %d with variants: %d variants agree, %d more from the LGR refused only by VARIANT_LIMIT/TOO_LONG", l.Tag, labels, compared, variants, skipped)
+	}
+}
