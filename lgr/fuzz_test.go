@@ -69,6 +69,7 @@ func TestTinyLGR(t *testing.T) {
 		strings.Replace(tinyLGR, `first-cp="0061"`, `first-cp="61"`, 1),
 		strings.Replace(tinyLGR, `<class name="L" from-tag="L"/>`, `<class name="L" property="sc:Latn"/>`, 1),
 		strings.Replace(tinyLGR, `<rule name="three-consonants">`, `<rule name="has-vowel">`, 1),
+		strings.Replace(tinyLGR, `<var cp="007A" type="blocked"/>`, `<var cp="007A" type="blocked" when="nope"/>`, 1),
 	} {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("Parse accepts %.80q...", bad)
@@ -94,6 +95,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if w := g.Judge(label); w != v {
 			t.Errorf("Judge is not deterministic: %+v then %+v", v, w)
+		}
+		for _, vl := range g.Variants(label) {
+			if vl.Label == label {
+				t.Errorf("the label %q is its own variant", label)
+			}
 		}
 	})
 }

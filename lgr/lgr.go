@@ -125,7 +125,11 @@ func load(root *element) (*LGR, error) {
 	}
 	// Every rule a repertoire element names must exist and compile.
 	for _, e := range g.elementOrder {
-		for _, name := range []string{e.when, e.notWhen} {
+		names := []string{e.when, e.notWhen}
+		for _, v := range e.vars {
+			names = append(names, v.when, v.notWhen)
+		}
+		for _, name := range names {
 			if name == "" {
 				continue
 			}

@@ -63,6 +63,7 @@ func (g *LGR) Variants(label string) []VariantLabel {
 	}
 	var out []VariantLabel
 	seen := map[string]bool{label: true}
+	steps := m.steps // one budget of matcher steps for all the variants
 	choice := make([]int, len(slots))
 	for {
 		// advance the counter; the first combination (all kept) is the label
@@ -93,7 +94,11 @@ func (g *LGR) Variants(label string) []VariantLabel {
 			continue
 		}
 		seen[v] = true
-		out = append(out, g.variantDisposition(v, types, all))
+		vl, used, exhausted := g.variantDisposition(v, types, all, steps)
+		out = append(out, vl)
+		if steps = used; exhausted {
+			break
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Label < out[j].Label })
 	return out
@@ -101,9 +106,9 @@ func (g *LGR) Variants(label string) []VariantLabel {
 
 // variantDisposition applies the actions to a variant label made with the
 // variant types in types.
-func (g *LGR) variantDisposition(label string, types map[string]bool, onlyMapped bool) VariantLabel {
+func (g *LGR) variantDisposition(label string, types map[string]bool, onlyMapped bool, steps int) (VariantLabel, int, bool) {
 	vl := VariantLabel{Label: label, Disposition: "valid"}
-	m := &matcher{rs: []rune(label)}
+	m := &matcher{rs: []rune(label), steps: steps}
 	for _, a := range g.actions {
 		rule := ""
 		switch {
@@ -147,5 +152,5 @@ func (g *LGR) variantDisposition(label string, types map[string]bool, onlyMapped
 	if m.exhausted {
 		vl.Disposition, vl.Rule = "invalid", "evaluation-limit"
 	}
-	return vl
+	return vl, m.steps, m.exhausted
 }
