@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/akshara-idn/akshara"
@@ -78,5 +82,24 @@ func TestCheckLGR(t *testing.T) {
 		if _, _, code := runCLI(t, "", "check", "-lgr", f, "कमल"); code != exitUsage {
 			t.Errorf("check -lgr %s: exit %d, want %d", f, code, exitUsage)
 		}
+	}
+}
+
+// TestServeLGR: akshara serve publishes the exports at /lgr/{tag}.xml.
+func TestServeLGR(t *testing.T) {
+	server, base := startServer(t, "-db", t.TempDir()+"/lgr.db")
+	defer func() { server.Process.Signal(syscall.SIGTERM); server.Wait() }()
+	want, _ := lgr.File("hi")
+	resp, err := http.Get(base + "/lgr/hi.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(body, want) || resp.Header.Get("Content-Type") != "application/xml; charset=utf-8" {
+		t.Errorf("GET /lgr/hi.xml: %d %q, %d bytes, want lgr/hi.xml", resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+	}
+	if resp, err := http.Get(base + "/lgr/xx.xml"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("GET /lgr/xx.xml: %v %v", resp, err)
 	}
 }
