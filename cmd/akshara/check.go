@@ -29,7 +29,7 @@ Text output: one line per label, tab-separated:
   LABEL  invalid  LANG  CODE@POS message [; CODE@POS message ...]
 JSON output (-json): one object per label, in input order (docs/cli.md).
 With -lgr, the labels are judged by an RFC 7940 LGR instead (docs/lgr.md):
-  LABEL  valid    LANG  DISPOSITION
+  LABEL  valid    LANG  DISPOSITION  [variants=V1,V2,...]
   LABEL  invalid  LANG  RULE@POS message
 
 Exit status: 0 if every label is valid, 1 if any is invalid, 2 on a usage

@@ -18,8 +18,9 @@ import (
 type lgrResult struct {
 	Input string `json:"input"`
 	lgr.Verdict
-	Code    string `json:"code,omitempty"` // the akshara rule code the rule is named after, if any
-	Message string `json:"message,omitempty"`
+	Code     string   `json:"code,omitempty"` // the akshara rule code the rule is named after, if any
+	Message  string   `json:"message,omitempty"`
+	Variants []string `json:"variants"` // of a valid label: its variant labels the LGR does not make invalid
 }
 
 // checkLGR is check -lgr FILE: each label judged by an RFC 7940 LGR
@@ -55,6 +56,9 @@ func checkLGR(file string, asJSON bool, labels []string, stdin io.Reader, stdout
 		line := printable(label)
 		if res.Valid {
 			line += "\tvalid\t" + name + "\t" + res.Disposition
+			if len(res.Variants) > 0 {
+				line += "\tvariants=" + strings.Join(res.Variants, ",")
+			}
 		} else {
 			line += fmt.Sprintf("\tinvalid\t%s\t%s@%d %s", name, res.Rule, res.Pos, res.Message)
 		}
@@ -77,9 +81,14 @@ func judgeLGR(g *lgr.LGR, input string) lgrResult {
 		u = dec
 	}
 	u = norm.NFC.String(strings.ToValidUTF8(u, "\uFFFD"))
-	res := lgrResult{Input: input, Verdict: g.Judge(u)}
+	res := lgrResult{Input: input, Verdict: g.Judge(u), Variants: []string{}}
 	switch code, _, _ := strings.Cut(res.Rule, "-"); {
 	case res.Valid:
+		for _, v := range g.Variants(u) {
+			if v.Disposition != "invalid" {
+				res.Variants = append(res.Variants, v.Label)
+			}
+		}
 	case res.Rule == lgr.NotInRepertoire:
 		res.Message = "a code point outside the LGR's repertoire"
 	default:

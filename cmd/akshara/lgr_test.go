@@ -54,7 +54,8 @@ func TestCheckLGR(t *testing.T) {
 	tests := []struct {
 		label, want string
 	}{
-		{"हिन्दी", "\tvalid\thi\tvalid"},
+		{"हिन्दी", "\tvalid\thi\tvalid\n"},
+		{"उद्गम", "\tvalid\thi\tvalid\tvariants=उद्नम,उद्रम\n"},
 		{"xn--h2brj9c", "\tvalid\thi\tvalid"},
 		{"क्क्क", "\tinvalid\thi\tIDENTICAL_CONSONANTS@0 "},
 		{"कि़", "\tinvalid\thi\tNUKTA_BASE@2 "},
@@ -73,7 +74,8 @@ func TestCheckLGR(t *testing.T) {
 		}
 	}
 	out, _, code := runCLI(t, "हिन्दी\nकि़\n", "check", "-lgr", file, "-json")
-	if code != exitInvalid || strings.Count(out, "\n") != 2 || !strings.Contains(out, `"rule":"NUKTA_BASE","pos":2,"code":"NUKTA_BASE"`) {
+	if code != exitInvalid || strings.Count(out, "\n") != 2 || !strings.Contains(out, `"rule":"NUKTA_BASE","pos":2,"code":"NUKTA_BASE"`) ||
+		!strings.Contains(out, `"valid":true,"disposition":"valid","pos":0,"variants":[]}`) {
 		t.Errorf("check -lgr -json: exit %d, %s", code, out)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.xml")
