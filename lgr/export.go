@@ -44,6 +44,7 @@ type exporter struct {
 	members  map[akshara.Class][]rune
 	nuktaC   []rune // consonants that take a nukta
 	nuktaV   []rune // vowels that take a nukta
+	nuktaM   []rune // vowel signs that take a nukta (Santali)
 	pairs    map[akshara.Class]bool
 	universe []rune // every repertoire code point, digits and hyphen
 	refs     []string
@@ -64,6 +65,7 @@ var classComments = map[akshara.Class]string{
 const (
 	tagCn     = "Cn" // consonants that take a nukta
 	tagVn     = "Vn" // vowels that take a nukta
+	tagMn     = "Mn" // vowel signs that take a nukta
 	tagDigit  = "digit"
 	tagHyphen = "hyphen"
 )
@@ -82,8 +84,10 @@ func newExporter(l *akshara.Language) (*exporter, error) {
 				x.nuktaC = append(x.nuktaC, r)
 			case akshara.V:
 				x.nuktaV = append(x.nuktaV, r)
+			case akshara.M:
+				x.nuktaM = append(x.nuktaM, r)
 			default:
-				return nil, fmt.Errorf("nukta base U+%04X is neither a consonant nor a vowel", r)
+				return nil, fmt.Errorf("nukta base U+%04X is not a consonant, vowel or vowel sign", r)
 			}
 		}
 	}
@@ -323,6 +327,9 @@ func (x *exporter) data() (*element, error) {
 	for _, r := range x.nuktaV {
 		nukta[r] = tagVn
 	}
+	for _, r := range x.nuktaM {
+		nukta[r] = tagMn
+	}
 	for _, pc := range x.p.Classes {
 		ref := x.ref(pc.Ref)
 		for _, ch := range pc.Chars {
@@ -376,7 +383,7 @@ func lessRunes(a, b []rune) bool {
 // whenRules names the context rule of each dependent sign class.
 func (x *exporter) whenRules() map[akshara.Class]string {
 	w := map[akshara.Class]string{}
-	if x.has(akshara.N) && (len(x.nuktaC) > 0 || len(x.nuktaV) > 0) {
+	if x.has(akshara.N) && (len(x.nuktaC) > 0 || len(x.nuktaV) > 0 || len(x.nuktaM) > 0) {
 		w[akshara.N] = "NUKTA_BASE"
 	}
 	for _, c := range []akshara.Class{akshara.M, akshara.D, akshara.B, akshara.X, akshara.S, akshara.H, akshara.Y} {
@@ -413,6 +420,9 @@ func (x *exporter) contextRules() []*element {
 		if len(x.nuktaV) > 0 {
 			bases = append(bases, clsName(tagVn))
 		}
+		if len(x.nuktaM) > 0 {
+			bases = append(bases, clsName(tagMn))
+		}
 		ctx("NUKTA_BASE", "the nukta follows a letter that takes it (nukta-after)", bases...)
 	}
 	if x.has(akshara.M) {
@@ -426,8 +436,12 @@ func (x *exporter) contextRules() []*element {
 		if x.pairs[s] && x.has(akshara.B) {
 			b = cls(akshara.B)
 		}
+		var mn *element
+		if len(x.nuktaM) > 0 {
+			mn = seq(clsName(tagMn), cls(akshara.N))
+		}
 		ctx("SYLLABLE-"+s.String(), "a sign follows a consonant, a vowel sign or an independent vowel"+map[bool]string{true: ", or the chandrabindu (sign-pairs)"}[b != nil],
-			cls(akshara.C), x.cn(), x.maybe(akshara.M), x.maybe(akshara.V), b)
+			cls(akshara.C), x.cn(), x.maybe(akshara.M), mn, x.maybe(akshara.V), b)
 	}
 	if x.has(akshara.H) {
 		var v *element
@@ -473,6 +487,9 @@ func (x *exporter) rules() (*element, error) {
 	}
 	if len(x.nuktaV) > 0 {
 		rules.add(el("class", "name", tagVn, "from-tag", tagVn, "comment", "vowels that take a nukta (nukta-after)", "ref", x.ref(x.p.NuktaRef)))
+	}
+	if len(x.nuktaM) > 0 {
+		rules.add(el("class", "name", tagMn, "from-tag", tagMn, "comment", "vowel signs that take a nukta (nukta-after)", "ref", x.ref(x.p.NuktaRef)))
 	}
 	rules.add(el("class", "name", tagDigit, "from-tag", tagDigit, "comment", "ASCII digits"))
 	rules.add(el("class", "name", tagHyphen, "from-tag", tagHyphen, "comment", "the hyphen"))
@@ -590,8 +607,8 @@ func (x *exporter) rules() (*element, error) {
 //	O      = open       (a syllable that ends in a halant: only a hyphen, a digit or the end may follow)
 func (x *exporter) grammar() ([]*element, *element, error) {
 	C, V, M, H, N := akshara.C, akshara.V, akshara.M, akshara.H, akshara.N
-	if !x.has(C) || !x.has(H) {
-		return nil, nil, fmt.Errorf("the grammar needs consonants and a halant")
+	if !x.has(C) {
+		return nil, nil, fmt.Errorf("the grammar needs consonants (letters)")
 	}
 	var parts []*element
 	def := func(name, comment string, e *element) func() *element {
@@ -611,7 +628,7 @@ func (x *exporter) grammar() ([]*element, *element, error) {
 	}
 	unit := def("SYLLABLE-consonant", "a consonant, with its nukta if it takes one", unitE)
 	clusterE := unit()
-	if x.p.K > 0 {
+	if x.p.K > 0 && x.has(H) {
 		clusterE = seq(unit(), repeat(seq(cls(H), unit()), "0:"+strconv.Itoa(x.p.K)))
 	}
 	cluster := def("SYLLABLE-cluster", fmt.Sprintf("up to %d consonants joined by halants (k = %d)", x.p.K+1, x.p.K), clusterE)
@@ -642,15 +659,27 @@ func (x *exporter) grammar() ([]*element, *element, error) {
 	} else {
 		signs = func() *element { return nil }
 	}
+	matra := x.maybe(M)
+	if len(x.nuktaM) > 0 && x.has(N) {
+		// the vowel sign of a consonant syllable may take the nukta
+		matra = alt(seq(clsName(tagMn), opt(cls(N))), cls(M))
+	}
 	matraTail := func() *element {
-		return opt(alt(signs(), seq(x.maybe(M), opt(signs()))))
+		return opt(alt(signs(), seq(matra, opt(signs()))))
 	}
 	closed := []*element{seq(cluster(), matraTail())}
-	open := []*element{seq(cluster(), cls(H))}
-	if x.has(akshara.Z) {
+	var open []*element
+	if x.has(H) {
+		open = append(open, seq(cluster(), cls(H)))
+	}
+	if x.has(akshara.Z) && !x.has(H) {
+		closed = append(closed, cls(akshara.Z))
+	} else if x.has(akshara.Z) {
 		closed = append(closed, cls(akshara.Z), seq(unit(), cls(H), cls(akshara.Z)))
 	}
-	if x.has(akshara.L) {
+	if x.has(akshara.L) && !x.has(H) {
+		closed = append(closed, cls(akshara.L))
+	} else if x.has(akshara.L) {
 		var lTail *element
 		if x.has(M) {
 			lTail = opt(alt(x.maybe(akshara.D), seq(cls(M), opt(x.maybe(akshara.D)))))
@@ -678,6 +707,14 @@ func (x *exporter) grammar() ([]*element, *element, error) {
 		}
 	}
 	closedR := def("SYLLABLE-closed", "a syllable that does not end in a halant", alt(closed...))
+	if len(open) == 0 { // no halant: every syllable is closed
+		syllable := closedR
+		if x.has(akshara.Y) {
+			syllable = def("SYLLABLE-akshara", "a syllable (akshara), with the avagraha that may follow it", seq(closedR(), opt(cls(akshara.Y))))
+		}
+		w := func() *element { return alt(syllable(), clsName(tagDigit)) }
+		return parts, el("rule").add(el("start"), repeat(seq(w(), opt(clsName(tagHyphen))), "0+"), w(), el("end")), nil
+	}
 	openR := def("SYLLABLE-open", "a syllable that ends in a halant: a hyphen, a digit, an avagraha or the end follows", alt(open...))
 	syllable := closedR
 	if x.has(akshara.Y) {

@@ -569,3 +569,58 @@ func TestVariantsEquivalence(t *testing.T) {
 		t.Logf("%-8s %d valid labels, %d with variants: %d variants agree, %d more from the LGR refused only by VARIANT_LIMIT/TOO_LONG", l.Tag, labels, compared, variants, skipped)
 	}
 }
+
+// A language with no halant (every syllable closed, k = 0), a no-mix-free
+// minimal file: the exporter's shapes that the embedded languages do not
+// have are held to Valid too.
+const noHalantLang = `language  xx
+name      Test
+native    टेस्ट
+script    Deva
+source    test
+k         0      § test
+class C  § test
+  U+0915  क  DEVANAGARI LETTER KA
+  U+0916  ख  DEVANAGARI LETTER KHA
+  U+0917  ग  DEVANAGARI LETTER GA
+class V  § test
+  U+0905  अ  DEVANAGARI LETTER A
+class M  § test
+  U+093E  ◌ा  DEVANAGARI VOWEL SIGN AA
+class D  § test
+  U+0902  ◌ं  DEVANAGARI SIGN ANUSVARA
+`
+
+func TestExportNoHalant(t *testing.T) {
+	l, err := akshara.LoadLanguage("xx.lang", []byte(noHalantLang))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := Export(l, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := generate(l, 3000, 3)
+	labels = append(labels, "ककक", "काकं", "अंक", "क्क", "कंा", "क-ख-ग", "कका-")
+	a := compare(l, g, labels)
+	for _, d := range a.diffs {
+		t.Error(d)
+	}
+	if a.valid == 0 || a.valid == a.labels {
+		t.Errorf("%d of %d valid: not a test", a.valid, a.labels)
+	}
+	if xmllint, err := exec.LookPath("xmllint"); err == nil {
+		f := filepath.Join(t.TempDir(), "xx.xml")
+		os.WriteFile(f, data, 0o644)
+		if out, err := exec.Command(xmllint, "--noout", "--relaxng", "testdata/lgr.rng", f).CombinedOutput(); err != nil {
+			t.Errorf("xmllint: %v\n%s", err, out)
+		}
+	}
+	if bytes.Contains(data, []byte(`"SYLLABLE-open"`)) || bytes.Contains(data, []byte(`HALANT_FOLLOWER`)) {
+		t.Error("a language without a halant has open syllables or halant rules")
+	}
+}

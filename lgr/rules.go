@@ -128,6 +128,17 @@ func (x *exporter) languageRules() ([]langRule, error) {
 			}
 			bad = append(bad, setE(x.minus(ok), "not "+strings.Join(r.Contexts, " ")))
 			pattern = seq(alt(bad...), itemE(trigger[0]))
+		case "no-mix":
+			// the trigger and one of the contexts both in the label
+			var others []*element
+			var otherSet []rune
+			for _, c := range contexts {
+				others = append(others, itemE(c[0]))
+				otherSet = append(otherSet, c[0].set...)
+			}
+			both := x.intersect(trigger[0].set, otherSet)
+			gap := repeat(el("any"), "0+")
+			pattern = alt(seq(itemE(trigger[0]), gap, alt(others...)), seq(alt(others...), repeat(el("any"), "0+"), itemE(trigger[0])), setE(both, "in both"))
 		case "only-in":
 			pattern, err = x.onlyIn(trigger, contexts)
 			if err != nil {
@@ -139,6 +150,21 @@ func (x *exporter) languageRules() ([]langRule, error) {
 		out = append(out, langRule{code: r.Code.String(), comment: r.Kind + " " + r.Text, ref: r.Ref, pattern: pattern})
 	}
 	return out, nil
+}
+
+// intersect is the code points in both a and b.
+func (x *exporter) intersect(a, b []rune) []rune {
+	in := map[rune]bool{}
+	for _, r := range b {
+		in[r] = true
+	}
+	var out []rune
+	for _, r := range a {
+		if in[r] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // minus is the repertoire (with digits and hyphen) without rs.
