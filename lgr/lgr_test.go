@@ -177,6 +177,35 @@ func TestStructure(t *testing.T) {
 			}
 		}
 		walk(rules)
+		// Every ref names a declared reference.
+		refIDs := map[string]bool{}
+		for _, k := range root.kids {
+			if k.name == "meta" {
+				for _, m := range k.kids {
+					if m.name == "references" {
+						for _, r := range m.kids {
+							refIDs[r.get("id")] = true
+						}
+					}
+				}
+			}
+		}
+		var refs func(e *element)
+		refs = func(e *element) {
+			for _, id := range strings.Fields(e.get("ref")) {
+				if !refIDs[id] {
+					t.Errorf("%s line %d: reference %q is not declared", l.Tag, e.line, id)
+				}
+			}
+			for _, k := range e.kids {
+				refs(k)
+			}
+		}
+		refs(dataSec)
+		refs(rules)
+		if len(refIDs) < 2 {
+			t.Errorf("%s: %d references", l.Tag, len(refIDs))
+		}
 		for _, e := range rules.kids {
 			if e.name == "action" {
 				used[e.get("match")], used[e.get("not-match")] = true, true
