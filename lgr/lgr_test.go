@@ -94,141 +94,198 @@ func TestSchema(t *testing.T) {
 // every class and rule referred to exists, every rule named and used.
 func TestStructure(t *testing.T) {
 	for _, l := range languages(t) {
-		data, g := committed(t, l)
-		root, err := parseXML(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
+		data, _ := committed(t, l)
+		for _, p := range structure(l, data) {
+			t.Error(p)
 		}
-		var dataSec, rules *element
-		for _, k := range root.kids {
-			switch k.name {
-			case "data":
-				dataSec = k
-			case "rules":
-				rules = k
+	}
+}
+
+// TestStructureCanFail: each kind of defect TestStructure looks for is
+// found in an export broken on purpose.
+func TestStructureCanFail(t *testing.T) {
+	l, _ := akshara.Lookup("hi")
+	data, _ := File("hi")
+	doc := string(data)
+	for _, c := range []struct{ old, new, want string }{
+		{`<char cp="0902" when`, `<char cp="0900" when`, "is not after"},
+		{`<var cp="0945 0902" type="blocked"`, `<var cp="0945 0903" type="blocked"`, "no reverse mapping"},
+		{`<char cp="0945 0902" when="SYLLABLE-M"`, `<char cp="0945 0902" tag="M" when="SYLLABLE-M"`, "a tag on the sequence"},
+		{`<class by-ref="Cn"/>`, `<class by-ref="Cx"/>`, "no class"},
+		{`ref="1"`, `ref="99"`, "is not declared"},
+		{`<action disp="invalid" match="TOO_SHORT"`, `<action disp="invalid" match="DIGITS_ONLY"`, "never used"},
+	} {
+		broken := strings.Replace(doc, c.old, c.new, 1)
+		if broken == doc {
+			t.Fatalf("the export has no %s", c.old)
+		}
+		found := false
+		for _, p := range structure(l, []byte(broken)) {
+			found = found || strings.Contains(p, c.want)
+		}
+		if !found {
+			t.Errorf("%s -> %s: no problem %q found", c.old, c.new, c.want)
+		}
+	}
+}
+
+// structure returns what is wrong with an export beyond the schema.
+func structure(l *akshara.Language, data []byte) []string {
+	var problems []string
+	t := problemList{&problems}
+	root, err := parseXML(bytes.NewReader(data))
+	if err != nil {
+		return []string{err.Error()}
+	}
+	g := &LGR{classDefs: map[string]*element{}, ruleDefs: map[string]*element{}}
+	var dataSec, rules *element
+	for _, k := range root.kids {
+		switch k.name {
+		case "data":
+			dataSec = k
+		case "rules":
+			rules = k
+		}
+	}
+	if dataSec == nil || rules == nil {
+		return []string{"no data or no rules"}
+	}
+	for _, k := range rules.kids {
+		switch {
+		case k.name == "rule":
+			g.ruleDefs[k.get("name")] = k
+		case setOps[k.name]:
+			g.classDefs[k.get("name")] = k
+		}
+	}
+	var prev []rune
+	vars := map[string]map[string]bool{}
+	used := map[string]bool{}
+	for _, e := range dataSec.kids {
+		var cps []rune
+		if e.name == "range" {
+			lo, _ := parseCodePoint(e.get("first-cp"))
+			cps = []rune{lo}
+		} else {
+			cps, _ = parseSequence(e.get("cp"))
+		}
+		if prev != nil && !lessRunes(prev, cps) {
+			t.Errorf("%s line %d: %s is not after %s", l.Tag, e.line, hexSeq(cps), hexSeq(prev))
+		}
+		prev = cps
+		if e.name == "range" {
+			hi, _ := parseCodePoint(e.get("last-cp"))
+			prev = []rune{hi}
+		}
+		if len(cps) > 1 && e.get("tag") != "" {
+			t.Errorf("%s line %d: a tag on the sequence %s", l.Tag, e.line, hexSeq(cps))
+		}
+		used[e.get("when")], used[e.get("not-when")] = true, true
+		for _, v := range e.kids {
+			if vars[string(cps)] == nil {
+				vars[string(cps)] = map[string]bool{}
+			}
+			vcps, _ := parseSequence(v.get("cp"))
+			vars[string(cps)][string(vcps)+"/"+v.get("type")] = true
+		}
+	}
+	for a, bs := range vars {
+		for bt := range bs {
+			b, typ, _ := strings.Cut(bt, "/")
+			if !vars[b][a+"/"+typ] {
+				t.Errorf("%s: variant %s -> %s (%s) has no reverse mapping", l.Tag, hexSeq([]rune(a)), hexSeq([]rune(b)), typ)
 			}
 		}
-		var prev []rune
-		vars := map[string]map[string]bool{}
-		used := map[string]bool{}
-		for _, e := range dataSec.kids {
-			var cps []rune
-			if e.name == "range" {
-				lo, _ := parseCodePoint(e.get("first-cp"))
-				cps = []rune{lo}
-			} else {
-				cps, _ = parseSequence(e.get("cp"))
-			}
-			if prev != nil && !lessRunes(prev, cps) {
-				t.Errorf("%s line %d: %s is not after %s", l.Tag, e.line, hexSeq(cps), hexSeq(prev))
-			}
-			prev = cps
-			if e.name == "range" {
-				hi, _ := parseCodePoint(e.get("last-cp"))
-				prev = []rune{hi}
-			}
-			if len(cps) > 1 && e.get("tag") != "" {
-				t.Errorf("%s line %d: a tag on the sequence %s", l.Tag, e.line, hexSeq(cps))
-			}
-			used[e.get("when")], used[e.get("not-when")] = true, true
-			for _, v := range e.kids {
-				if vars[string(cps)] == nil {
-					vars[string(cps)] = map[string]bool{}
-				}
-				vcps, _ := parseSequence(v.get("cp"))
-				vars[string(cps)][string(vcps)+"/"+v.get("type")] = true
-			}
+	}
+	if len(vars) == 0 && len(l.VariantRows()) > 0 {
+		t.Errorf("%s: no variants exported", l.Tag)
+	}
+	// References: every by-ref, from-tag, when, not-when, match and
+	// not-match names something defined.
+	tags := map[string]bool{}
+	for _, e := range dataSec.kids {
+		for _, tg := range strings.Fields(e.get("tag")) {
+			tags[tg] = true
 		}
-		for a, bs := range vars {
-			for bt := range bs {
-				b, typ, _ := strings.Cut(bt, "/")
-				if !vars[b][a+"/"+typ] {
-					t.Errorf("%s: variant %s -> %s (%s) has no reverse mapping", l.Tag, hexSeq([]rune(a)), hexSeq([]rune(b)), typ)
-				}
+	}
+	var walk func(e *element)
+	walk = func(e *element) {
+		if ref, ok := e.attr("by-ref"); ok {
+			if _, isRule := g.ruleDefs[ref]; e.name == "rule" && !isRule {
+				t.Errorf("%s line %d: no rule %q", l.Tag, e.line, ref)
 			}
+			if _, isClass := g.classDefs[ref]; e.name == "class" && !isClass {
+				t.Errorf("%s line %d: no class %q", l.Tag, e.line, ref)
+			}
+			used[ref] = true
 		}
-		if len(vars) == 0 && len(l.VariantRows()) > 0 {
-			t.Errorf("%s: no variants exported", l.Tag)
+		if tg, ok := e.attr("from-tag"); ok && !tags[tg] {
+			t.Errorf("%s line %d: no code point has the tag %q", l.Tag, e.line, tg)
 		}
-		// References: every by-ref, from-tag, when, not-when, match and
-		// not-match names something defined.
-		tags := map[string]bool{}
-		for _, e := range dataSec.kids {
-			for _, tg := range strings.Fields(e.get("tag")) {
-				tags[tg] = true
-			}
+		for _, k := range e.kids {
+			walk(k)
 		}
-		var walk func(e *element)
-		walk = func(e *element) {
-			if ref, ok := e.attr("by-ref"); ok {
-				if _, isRule := g.ruleDefs[ref]; e.name == "rule" && !isRule {
-					t.Errorf("%s line %d: no rule %q", l.Tag, e.line, ref)
-				}
-				if _, isClass := g.classDefs[ref]; e.name == "class" && !isClass {
-					t.Errorf("%s line %d: no class %q", l.Tag, e.line, ref)
-				}
-				used[ref] = true
-			}
-			if tg, ok := e.attr("from-tag"); ok && !tags[tg] {
-				t.Errorf("%s line %d: no code point has the tag %q", l.Tag, e.line, tg)
-			}
-			for _, k := range e.kids {
-				walk(k)
-			}
-		}
-		walk(rules)
-		// Every ref names a declared reference.
-		refIDs := map[string]bool{}
-		for _, k := range root.kids {
-			if k.name == "meta" {
-				for _, m := range k.kids {
-					if m.name == "references" {
-						for _, r := range m.kids {
-							refIDs[r.get("id")] = true
-						}
+	}
+	walk(rules)
+	// Every ref names a declared reference.
+	refIDs := map[string]bool{}
+	for _, k := range root.kids {
+		if k.name == "meta" {
+			for _, m := range k.kids {
+				if m.name == "references" {
+					for _, r := range m.kids {
+						refIDs[r.get("id")] = true
 					}
 				}
 			}
 		}
-		var refs func(e *element)
-		refs = func(e *element) {
-			for _, id := range strings.Fields(e.get("ref")) {
-				if !refIDs[id] {
-					t.Errorf("%s line %d: reference %q is not declared", l.Tag, e.line, id)
-				}
-			}
-			for _, k := range e.kids {
-				refs(k)
+	}
+	var refs func(e *element)
+	refs = func(e *element) {
+		for _, id := range strings.Fields(e.get("ref")) {
+			if !refIDs[id] {
+				t.Errorf("%s line %d: reference %q is not declared", l.Tag, e.line, id)
 			}
 		}
-		refs(dataSec)
-		refs(rules)
-		if len(refIDs) < 2 {
-			t.Errorf("%s: %d references", l.Tag, len(refIDs))
-		}
-		for _, e := range rules.kids {
-			if e.name == "action" {
-				used[e.get("match")], used[e.get("not-match")] = true, true
-			}
-		}
-		for name := range used {
-			if _, isRule := g.ruleDefs[name]; name != "" && !isRule && g.classDefs[name] == nil {
-				t.Errorf("%s: %q is referred to but not defined", l.Tag, name)
-			}
-		}
-		for _, e := range rules.kids {
-			name := e.get("name")
-			if (e.name == "rule" || e.name == "class") && name == "" {
-				t.Errorf("%s line %d: a <%s> without a name", l.Tag, e.line, e.name)
-			}
-			if e.name == "rule" && !used[name] {
-				t.Errorf("%s: rule %q is never used", l.Tag, name)
-			}
-			if e.name == "rule" && ruleCode(name) == "" {
-				t.Errorf("%s: rule %q is not named after an akshara rule code", l.Tag, name)
-			}
+		for _, k := range e.kids {
+			refs(k)
 		}
 	}
+	refs(dataSec)
+	refs(rules)
+	if len(refIDs) < 2 {
+		t.Errorf("%s: %d references", l.Tag, len(refIDs))
+	}
+	for _, e := range rules.kids {
+		if e.name == "action" {
+			used[e.get("match")], used[e.get("not-match")] = true, true
+		}
+	}
+	for name := range used {
+		if _, isRule := g.ruleDefs[name]; name != "" && !isRule && g.classDefs[name] == nil {
+			t.Errorf("%s: %q is referred to but not defined", l.Tag, name)
+		}
+	}
+	for _, e := range rules.kids {
+		name := e.get("name")
+		if (e.name == "rule" || e.name == "class") && name == "" {
+			t.Errorf("%s line %d: a <%s> without a name", l.Tag, e.line, e.name)
+		}
+		if e.name == "rule" && !used[name] {
+			t.Errorf("%s: rule %q is never used", l.Tag, name)
+		}
+		if e.name == "rule" && ruleCode(name) == "" {
+			t.Errorf("%s: rule %q is not named after an akshara rule code", l.Tag, name)
+		}
+	}
+	return problems
+}
+
+// problemList collects problems with a t.Errorf-like method.
+type problemList struct{ list *[]string }
+
+func (p problemList) Errorf(format string, args ...any) {
+	*p.list = append(*p.list, fmt.Sprintf(format, args...))
 }
 
 // ruleCode is the akshara rule code a rule name starts with, or "".
