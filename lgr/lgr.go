@@ -446,26 +446,10 @@ func (g *LGR) Judge(label string) Verdict {
 		v.Rule, v.Pos = NotInRepertoire, maxLabel
 		return v
 	}
-	// Cover the label with repertoire elements, longest first.
-	type at struct {
-		e   *repElem
-		pos int
-	}
-	var elems []at
-	for i := 0; i < len(rs); {
-		var found *repElem
-		for n := min(g.maxSeq, len(rs)-i); n >= 1; n-- {
-			if e, ok := g.repertoire[string(rs[i:i+n])]; ok {
-				found = e
-				break
-			}
-		}
-		if found == nil {
-			v.Rule, v.Pos = NotInRepertoire, i
-			return v
-		}
-		elems = append(elems, at{found, i})
-		i += len(found.cps)
+	elems, bad := g.cover(rs)
+	if bad >= 0 {
+		v.Rule, v.Pos = NotInRepertoire, bad
+		return v
 	}
 	m := &matcher{rs: rs}
 	for _, a := range elems {
@@ -507,6 +491,32 @@ func (g *LGR) Judge(label string) Verdict {
 		v.Rule = ""
 	}
 	return v
+}
+
+// at is a repertoire element at a position of a label.
+type at struct {
+	e   *repElem
+	pos int
+}
+
+// cover covers the label with repertoire elements, longest first; bad is
+// the position of the first code point no element covers, or -1.
+func (g *LGR) cover(rs []rune) (elems []at, bad int) {
+	for i := 0; i < len(rs); {
+		var found *repElem
+		for n := min(g.maxSeq, len(rs)-i); n >= 1; n-- {
+			if e, ok := g.repertoire[string(rs[i:i+n])]; ok {
+				found = e
+				break
+			}
+		}
+		if found == nil {
+			return nil, i
+		}
+		elems = append(elems, at{found, i})
+		i += len(found.cps)
+	}
+	return elems, -1
 }
 
 // RuleNames returns the names of the LGR's rules in document order.

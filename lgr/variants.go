@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // VariantLabel is one variant label an LGR generates, with its disposition.
@@ -20,7 +22,10 @@ const maxVariants = 4096
 // label is covered by repertoire elements as Judge covers it, each element
 // is kept or replaced by each of its variant mappings whose when/not-when
 // rule holds in the original label, and every combination but the label
-// itself is a variant label. Each gets its disposition from the actions
+// itself is a variant label. A variant label that is not NFC (a mapping
+// before a mark it composes with) is taken in NFC, as a registry
+// normalizes input; one with a code point outside the repertoire is
+// invalid. Each gets its disposition from the actions
 // (§8.3), with the set of variant types it was made with. At most
 // maxVariants are made; the result is sorted by label.
 func (g *LGR) Variants(label string) []VariantLabel {
@@ -90,6 +95,11 @@ func (g *LGR) Variants(label string) []VariantLabel {
 			}
 		}
 		v := b.String()
+		if !norm.NFC.IsNormalString(v) {
+			// a mapping before a mark it composes with: the U-label is
+			// the NFC form, as a registry normalizes input
+			v = norm.NFC.String(v)
+		}
 		if seen[v] {
 			continue
 		}
@@ -108,7 +118,12 @@ func (g *LGR) Variants(label string) []VariantLabel {
 // variant types in types.
 func (g *LGR) variantDisposition(label string, types map[string]bool, onlyMapped bool, steps int) (VariantLabel, int, bool) {
 	vl := VariantLabel{Label: label, Disposition: "valid"}
-	m := &matcher{rs: []rune(label), steps: steps}
+	rs := []rune(label)
+	if _, bad := g.cover(rs); bad >= 0 {
+		vl.Disposition, vl.Rule = "invalid", NotInRepertoire
+		return vl, steps, false
+	}
+	m := &matcher{rs: rs, steps: steps}
 	for _, a := range g.actions {
 		rule := ""
 		switch {
