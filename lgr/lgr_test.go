@@ -495,23 +495,26 @@ func TestEquivalence(t *testing.T) {
 		n = 2000
 	}
 	for _, l := range languages(t) {
-		_, g := committed(t, l)
-		var labels []string
-		for _, ex := range l.Examples() {
-			labels = append(labels, norm.NFC.String(ex.Text))
-		}
-		ex := compare(l, g, labels)
-		gen := compare(l, g, generate(l, n, 1))
-		for _, a := range []agreement{ex, gen} {
-			for _, d := range a.diffs {
-				t.Errorf("%s: %s", l.Tag, d)
+		t.Run(l.Tag, func(t *testing.T) {
+			t.Parallel()
+			_, g := committed(t, l)
+			var labels []string
+			for _, ex := range l.Examples() {
+				labels = append(labels, norm.NFC.String(ex.Text))
 			}
-		}
-		if gen.valid < n/10 || gen.valid > n*9/10 {
-			t.Errorf("%s: %d of %d generated labels are valid: the generator is not testing both sides", l.Tag, gen.valid, n)
-		}
-		t.Logf("%-8s examples %d/%d agree; generated %d/%d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG",
-			l.Tag, ex.same, ex.labels, gen.same, gen.labels, gen.valid, gen.inexpressible)
+			ex := compare(l, g, labels)
+			gen := compare(l, g, generate(l, n, 1))
+			for _, a := range []agreement{ex, gen} {
+				for _, d := range a.diffs {
+					t.Error(d)
+				}
+			}
+			if gen.valid < n/10 || gen.valid > n*9/10 {
+				t.Errorf("%d of %d generated labels are valid: the generator is not testing both sides", gen.valid, n)
+			}
+			t.Logf("examples %d/%d agree; generated %d/%d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG",
+				ex.same, ex.labels, gen.same, gen.labels, gen.valid, gen.inexpressible)
+		})
 	}
 }
 
