@@ -54,6 +54,7 @@ func TestTinyLGR(t *testing.T) {
 		{"baxya", "", 0},
 		{"BANANA", NotInRepertoire, 0},
 		{"ba\u00e9", NotInRepertoire, 2},
+		{strings.Repeat("ba", 200), LabelTooLong, 256},
 	}
 	for _, tt := range tests {
 		v := g.Judge(tt.label)

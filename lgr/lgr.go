@@ -426,6 +426,10 @@ type Verdict struct {
 // sequence) outside the LGR's repertoire.
 const NotInRepertoire = "not-in-repertoire"
 
+// LabelTooLong is Verdict.Rule for a label longer than Judge evaluates
+// (maxLabel code points; no DNS label comes near).
+const LabelTooLong = "label-too-long"
+
 // maxLabel bounds the labels Judge evaluates, in code points.
 const maxLabel = 256
 
@@ -443,7 +447,7 @@ func (g *LGR) Judge(label string) Verdict {
 	}
 	rs := []rune(label)
 	if len(rs) > maxLabel {
-		v.Rule, v.Pos = NotInRepertoire, maxLabel
+		v.Rule, v.Pos = LabelTooLong, maxLabel
 		return v
 	}
 	elems, bad := g.cover(rs)
