@@ -194,7 +194,7 @@ func repeat(e *element, count string) *element {
 
 func opt(e *element) *element { return repeat(e, "0:1") }
 
-// setOf writes a finite set of code points as an anonymous class.
+// setE writes a finite set of code points as an anonymous class.
 func setE(rs []rune, comment string) *element {
 	if len(rs) == 0 {
 		return nil
