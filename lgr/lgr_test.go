@@ -512,8 +512,8 @@ func TestEquivalence(t *testing.T) {
 			if gen.valid < n/10 || gen.valid > n*9/10 {
 				t.Errorf("%d of %d generated labels are valid: the generator is not testing both sides", gen.valid, n)
 			}
-			t.Logf("examples %d/%d agree; generated %d/%d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG",
-				ex.same, ex.labels, gen.same, gen.labels, gen.valid, gen.inexpressible)
+			t.Logf("%-8s examples %d/%d agree; generated %d/%d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG",
+				l.Tag, ex.same, ex.labels, gen.same, gen.labels, gen.valid, gen.inexpressible)
 		})
 	}
 }
