@@ -281,7 +281,15 @@ of policy v1.8 section 5.2.d, with this language's parameters, is the whole-labe
 on the dependent signs (when) and whole-label rules (actions, in order) name the akshara rule code they
 implement (docs/rules.md); a rule named CODE-2 is the second rule with that code.
 `)
-	fmt.Fprintf(&b, "k = %d: at most %d consonants joined by halants.\n\n", p.K, p.K+1)
+	if p.Grammar == "alphabet" {
+		b.WriteString("This language uses the alphabet family of the grammar: letters (C), each with at most one mark (M).\n")
+	} else {
+		fmt.Fprintf(&b, "k = %d: at most %d consonants joined by halants.\n", p.K, p.K+1)
+	}
+	if p.RTL {
+		b.WriteString("It is written right to left: the rule BIDI states the Bidi rule of RFC 5893 for this repertoire.\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(`What RFC 7940 cannot express, and this LGR therefore does not check:
 - VARIANT_LIMIT: a label with more than three aksharas that contain a variant sequence is invalid
   (counting aksharas is not a pattern).
@@ -521,6 +529,12 @@ func (x *exporter) rules() (*element, error) {
 	add("HYPHEN_START", "the label begins with a hyphen", seq(el("start"), clsName(tagHyphen)), "")
 	add("HYPHEN_END", "the label ends with a hyphen", seq(clsName(tagHyphen), el("end")), "")
 	add("HYPHEN_DOUBLE", "two hyphens in a row", repeat(clsName(tagHyphen), "2"), "")
+	if x.p.RTL {
+		// The Bidi rule of RFC 5893: with a repertoire of bidi classes R,
+		// AL and NSM only (the loader holds it so), a label the grammar
+		// accepts breaks it exactly when it begins with a digit.
+		add("BIDI", "a right-to-left label begins with a digit (RFC 5893, rule 1)", seq(el("start"), clsName(tagDigit)), x.ref(x.p.DirectionRef))
+	}
 	if x.has(akshara.H) {
 		follow := []string{"C"}
 		for _, c := range []akshara.Class{akshara.Z, akshara.Y} {
