@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -41,10 +41,15 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"RegistrarIsolation", testIsolation},
 		{"Errors", testErrors},
 		{"ASCIIZone", testASCIIZone},
+		{"EPPCredentials", testEPPCredentials},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
 		{"ExemptionModel", testExemptionModel},
 		{"ExemptRace", testExemptRace},
+		{"HostileNames", testHostileNames},
+		{"Operators", testOperators},
+		{"Reserved", testReserved},
+		{"AddZone", testAddZone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
@@ -167,6 +172,16 @@ func wantConflict(t *testing.T, what string, err error, blockedBy string) {
 	}
 }
 
+// wantExists requires err to be ErrExists (the name itself is registered)
+// naming the holder.
+func wantExists(t *testing.T, what string, err error, holder string) {
+	t.Helper()
+	re := wantErr(t, what, err, registry.ErrExists)
+	if re.BlockedBy != holder {
+		t.Errorf("%s: exists as %q (%v), want %q", what, re.BlockedBy, err, holder)
+	}
+}
+
 // codes returns the rule codes of errs.
 func codes(errs []*akshara.Error) []string {
 	out := []string{}
@@ -181,7 +196,8 @@ func testZones(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
 	// the zones file's order: Hindi first among the Devanagari languages
 	deva := []string{"hi", "mr", "mai", "ne", "sd-Deva", "doi", "kok", "brx", "sa"}
-	all := append(append([]string{}, deva...), "bn", "as", "te", "ta", "gu", "kn", "or", "ml", "pa")
+	all := []string{"hi", "mr", "mai", "sat-Deva", "ks-Deva", "ne", "sd-Deva", "doi", "kok", "brx", "sa",
+		"bn", "as", "mni", "te", "ta", "gu", "ur", "ks", "sd", "kn", "or", "ml", "pa", "sat", "mni-Mtei"}
 	want := []registry.Zone{
 		{Name: "भारत", ALabel: "xn--h2brj9c", Languages: deva},
 		{Name: "in", ALabel: "in", Languages: all, LDH: true},
@@ -195,9 +211,13 @@ func testZones(t *testing.T, open func(*testing.T) registry.Store) {
 		{Name: "ಭಾರತ", ALabel: "xn--2scrj9c", Languages: []string{"kn"}},
 		{Name: "ഭാരതം", ALabel: "xn--rvc1e0am3e", Languages: []string{"ml"}},
 		{Name: "भारतम्", ALabel: "xn--h2breg3eve", Languages: []string{"sa"}},
+		{Name: "भारोत", ALabel: "xn--h2brj9c8c", Languages: []string{"sat-Deva"}},
+		{Name: "بھارت", ALabel: "xn--mgbbh1a71e", Languages: []string{"ur"}},
+		{Name: "ڀارت", ALabel: "xn--mgbgu82a", Languages: []string{"sd"}},
+		{Name: "بارت", ALabel: "xn--mgbbh1a", Languages: []string{"ks"}},
 	}
-	if tags := akshara.Tags(); len(all) != len(tags) {
-		t.Fatalf("akshara.Tags() = %q: the zone in must take all %d languages", tags, len(tags))
+	if tags := akshara.Tags(); len(all) != len(tags) || len(tags) != 26 {
+		t.Fatalf("akshara.Tags() = %q: the zone in must take all %d languages, 26 of them", tags, len(tags))
 	}
 	compare := func(what string, got []registry.Zone) {
 		t.Helper()
@@ -375,10 +395,7 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 // Devanagari label and its Gurmukhi twins). 12 rounds of 16 creates;
 // 200 of 64 with AKSHARA_LONG_TESTS=1.
 func testRace(t *testing.T, open func(*testing.T) registry.Store) {
-	goroutines, rounds := 16, 12
-	if os.Getenv("AKSHARA_LONG_TESTS") == "1" {
-		goroutines, rounds = 64, 200
-	}
+	goroutines, rounds := longtest.Pick(16, 64), longtest.Pick(12, 200)
 	e := newEnv(t, open)
 	regs := make([]*registry.Registrar, goroutines)
 	for g := range regs {
@@ -485,8 +502,12 @@ func testRace(t *testing.T, open func(*testing.T) registry.Store) {
 			if i == g {
 				continue
 			}
-			if !errors.Is(a.err, registry.ErrConflict) {
-				t.Errorf("round %d: goroutine %d (%s): error %v, want CONFLICT", round, i, choice[i], a.err)
+			want := registry.ErrConflict // blocked by a variant
+			if choice[i] == w.Label {
+				want = registry.ErrExists // the very name the winner took
+			}
+			if !errors.Is(a.err, want) {
+				t.Errorf("round %d: goroutine %d (%s): error %v, want %s", round, i, choice[i], a.err, want.Code)
 				continue
 			}
 			var re *registry.Error
@@ -573,18 +594,25 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 	e.create(r, kitab, "hi", registry.Domain{
 		Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: []string{"किताब", "कित्ताब"},
 	})
-	for _, tc := range []struct{ name, lang string }{
-		{kittabA + ".भारत", ""},
-		{kittabA + ".भारत", "hi"},
-		{kittabALbl, "hi"},
-		{"XN--11B4AYA5ED.XN--H2BRJ9C", ""},
-		{"XN--11B4AYA5ED.XN--H2BRJ9C", "hi"},
-		{kitabALabel, "hi"},
-		{"xn--11b4aya5ed.भारत", "mr"},
-		{"किताब.भारत.", "hi"},
+	for _, tc := range []struct {
+		name, lang string
+		same       bool // the registered name itself: EXISTS, else CONFLICT
+	}{
+		{kittabA + ".भारत", "", false},
+		{kittabA + ".भारत", "hi", false},
+		{kittabALbl, "hi", false},
+		{"XN--11B4AYA5ED.XN--H2BRJ9C", "", true},
+		{"XN--11B4AYA5ED.XN--H2BRJ9C", "hi", true},
+		{kitabALabel, "hi", true},
+		{"xn--11b4aya5ed.भारत", "mr", true},
+		{"किताब.भारत.", "hi", true},
 	} {
 		_, err := e.svc.Create(e.ctx, r, tc.name, tc.lang)
-		wantConflict(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
+		if tc.same {
+			wantExists(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
+		} else {
+			wantConflict(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
+		}
 	}
 	res := e.check(kittabALbl, "hi", registry.Blocked, kitab)
 	if res.ULabel != kittab || res.ALabel != kittabALbl {
@@ -603,9 +631,9 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 		Name: qalam, ALabel: "xn--11b4cl3b.xn--h2brj9c", Label: "\u0915\u093cलम", Zone: "भारत", Lang: "hi", Blocks: []string{"\u0915\u093cलम"},
 	})
 	_, err := e.svc.Create(e.ctx, r, "\u0958लम.भारत", "hi")
-	wantConflict(t, "Create(U+0958 लम.भारत)", err, qalam)
+	wantExists(t, "Create(U+0958 लम.भारत)", err, qalam)
 	_, err = e.svc.Create(e.ctx, r, "\u0958लम.भारत", "")
-	wantConflict(t, "Create(U+0958 लम.भारत, \"\")", err, qalam)
+	wantExists(t, "Create(U+0958 लम.भारत, \"\")", err, qalam)
 	e.check("\u0958लम.भारत", "hi", registry.Registered, qalam)
 	e.check("xn--11b4cl3b.xn--h2brj9c", "hi", registry.Registered, qalam)
 
@@ -750,7 +778,7 @@ func testASCIIZone(t *testing.T, open func(*testing.T) registry.Store) {
 	})
 	for _, name := range []string{"EXAMPLE.in", "Example.IN", "example.in."} {
 		_, err := e.svc.Create(e.ctx, r, name, "")
-		wantConflict(t, fmt.Sprintf("Create(%q)", name), err, "example.in")
+		wantExists(t, fmt.Sprintf("Create(%q)", name), err, "example.in")
 	}
 	res := e.check("EXAMPLE.IN", "", registry.Registered, "example.in")
 	if res.Lang != "ldh" || res.ULabel != "example.in" || res.ALabel != "example.in" {

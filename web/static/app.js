@@ -92,9 +92,13 @@ const T = {
 const LANG_NAMES = {
   hi: ["Hindi", "हिन्दी"], mr: ["Marathi", "मराठी"], kok: ["Konkani", "कोंकणी"], ne: ["Nepali", "नेपाली"],
   sa: ["Sanskrit", "संस्कृत"], brx: ["Bodo", "बड़ो"], doi: ["Dogri", "डोगरी"], mai: ["Maithili", "मैथिली"],
-  "sd-Deva": ["Sindhi", "सिंधी"], bn: ["Bangla", "बांग्ला"], as: ["Assamese", "असमिया"], pa: ["Punjabi", "पंजाबी"],
+  "sd-Deva": ["Sindhi (Devanagari)", "सिंधी (देवनागरी)"], bn: ["Bangla", "बांग्ला"], as: ["Assamese", "असमिया"], pa: ["Punjabi", "पंजाबी"],
   gu: ["Gujarati", "गुजराती"], or: ["Oriya", "ओड़िया"], ta: ["Tamil", "तमिल"], te: ["Telugu", "तेलुगु"],
-  kn: ["Kannada", "कन्नड़"], ml: ["Malayalam", "मलयालम"]
+  kn: ["Kannada", "कन्नड़"], ml: ["Malayalam", "मलयालम"],
+  "sat-Deva": ["Santali (Devanagari)", "संथाली (देवनागरी)"], sat: ["Santali (Ol Chiki)", "संथाली (ओल चिकी)"],
+  "ks-Deva": ["Kashmiri (Devanagari)", "कश्मीरी (देवनागरी)"], ks: ["Kashmiri", "कश्मीरी"],
+  mni: ["Manipuri (Bengali script)", "मणिपुरी (बांग्ला लिपि)"], "mni-Mtei": ["Manipuri (Meetei Mayek)", "मणिपुरी (मीतै मयेक)"],
+  ur: ["Urdu", "उर्दू"], sd: ["Sindhi", "सिंधी"]
 };
 
 const $ = (id) => document.getElementById(id);
