@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 
+	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -267,10 +267,7 @@ func testExemptionModel(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(12))
-	steps := 80
-	if os.Getenv("AKSHARA_LONG_TESTS") == "1" {
-		steps = 1000
-	}
+	steps := longtest.Pick(80, 1000)
 	pool := func(i int) string { return fmt.Sprintf("x%02d", i) }
 	model := map[string][]string{} // label -> whole set
 	meets := func(a, b []string) bool {
