@@ -310,16 +310,28 @@ func (l *Language) message(e rawError, runes []rune) string {
 	more := ""
 	if e.run > 1 {
 		more = " and the " + itoa(e.run-1) + " characters after it"
+		if e.run == 2 {
+			more = " and the character after it"
+		}
 	}
 	switch e.code {
 	case MixedScript:
-		return what + more + ": " + e.code.Summary() + "; a " + l.Name + " label uses only " + l.scriptName() + " letters, ASCII digits and hyphens"
+		return what + more + ": " + e.code.Summary() + "; " + article(l.Name) + " " + l.Name + " label uses only " + l.scriptName() + " letters, ASCII digits and hyphens"
 	case NotInRepertoire:
 		return what + more + " is not in the " + l.Name + " language table"
 	case InvalidUTF8:
 		return "byte 0x" + hex(e.r) + " at position " + itoa(e.pos) + " is not valid UTF-8"
 	}
 	return what + more + ": " + e.code.Summary()
+}
+
+// article is "an" before a vowel sound, else "a" (an Assamese label, a
+// Hindi label).
+func article(word string) string {
+	if word != "" && strings.ContainsRune("AEIOUaeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (l *Language) scriptName() string {
