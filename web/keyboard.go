@@ -159,9 +159,12 @@ type Cap struct {
 	Label string `json:"label"`
 }
 
-var asciiNames = map[rune]string{'-': "HYPHEN-MINUS", '0': "DIGIT ZERO", '1': "DIGIT ONE", '2': "DIGIT TWO",
-	'3': "DIGIT THREE", '4': "DIGIT FOUR", '5': "DIGIT FIVE", '6': "DIGIT SIX", '7': "DIGIT SEVEN",
-	'8': "DIGIT EIGHT", '9': "DIGIT NINE"}
+// asciiNames name the ASCII keys for screen readers. A digit's name ends
+// with the digit, so that the name contains what the key shows (WCAG 2.5.3
+// "label in name": a speech-input user says what they see).
+var asciiNames = map[rune]string{'-': "HYPHEN-MINUS", '0': "DIGIT ZERO 0", '1': "DIGIT ONE 1", '2': "DIGIT TWO 2",
+	'3': "DIGIT THREE 3", '4': "DIGIT FOUR 4", '5': "DIGIT FIVE 5", '6': "DIGIT SIX 6", '7': "DIGIT SEVEN 7",
+	'8': "DIGIT EIGHT 8", '9': "DIGIT NINE 9"}
 
 // buildKeyboard makes a language's keyboard from the first layout that
 // serves its script.
@@ -238,9 +241,10 @@ func buildKeyboard(l *akshara.Language, layouts []*layout) *Keyboard {
 }
 
 var keyboards struct {
-	once sync.Once
-	json map[string][]byte // tag → the keyboard as JSON
-	err  error
+	once  sync.Once
+	json  map[string][]byte // tag → the keyboard as JSON
+	langs []byte            // languages.json: every language's tag, names and script
+	err   error
 }
 
 func loadKeyboards() {
@@ -260,8 +264,17 @@ func loadKeyboards() {
 		keyboards.err = err
 		return
 	}
+	type lang struct {
+		Tag    string `json:"tag"`
+		Name   string `json:"name"`
+		Native string `json:"native"`
+		Script string `json:"script"`
+		CcTLD  string `json:"cctld"`
+	}
+	var list []lang
 	keyboards.json = map[string][]byte{}
 	for _, l := range ls {
+		list = append(list, lang{l.Tag, l.Name, l.Native, l.Script, l.CcTLD})
 		b, err := json.Marshal(buildKeyboard(l, layouts))
 		if err != nil {
 			keyboards.err = err
@@ -269,9 +282,11 @@ func loadKeyboards() {
 		}
 		keyboards.json[l.Tag] = b
 	}
+	keyboards.langs, keyboards.err = json.Marshal(list)
 }
 
-// keyboardJSON: GET /keyboard/{tag}.json.
+// keyboardJSON: GET /keyboard/{tag}.json, and GET /keyboard/languages.json
+// (the languages' names for the page's menus).
 func keyboardJSON(w http.ResponseWriter, r *http.Request) {
 	keyboards.once.Do(loadKeyboards)
 	if keyboards.err != nil {
@@ -280,6 +295,9 @@ func keyboardJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	tag, ok := strings.CutSuffix(r.PathValue("file"), ".json")
 	b, found := keyboards.json[tag]
+	if tag == "languages" {
+		b, found = keyboards.langs, true
+	}
 	if !ok || !found {
 		http.NotFound(w, r)
 		return
