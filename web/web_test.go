@@ -307,6 +307,32 @@ func TestPage(t *testing.T) {
 		}
 	})
 
+	t.Run("every status has a headline", func(t *testing.T) {
+		// the statuses of the check answer, those other front ends add
+		// (exempted, reserved) and one the page does not know
+		for _, tc := range []struct{ status, tone, words string }{
+			{"available", "ok", "available"},
+			{"registered", "taken", "already registered"},
+			{"blocked", "taken", "cannot be registered"},
+			{"exempted", "taken", "exempted"},
+			{"reserved", "taken", "reserved"},
+			{"invalid", "bad", "not a valid name"},
+			{"on-hold", "info", "on-hold"},
+		} {
+			js := `render({label: "नमूना", zone: "भारत", lang: "hi", langs: ["hi"], valid: true, ulabel: "नमूना", alabel: "", syllables: [], errors: [], variants: [], blocked_by: "किताब.भारत", exempted_with: ["किताब.भारत"], status: "` + tc.status + `"})`
+			if err := chromedp.Run(step(ctx), chromedp.Evaluate(js, nil)); err != nil {
+				t.Fatal(err)
+			}
+			s, tone, w := verdict(ctx, t)
+			if s != tc.status || tone != tc.tone || !strings.Contains(w, "नमूना.भारत") || !strings.Contains(w, tc.words) {
+				t.Errorf("%s: headline %q %q %q", tc.status, s, tone, w)
+			}
+			if n := eval[int](ctx, t, `document.querySelectorAll("#result [data-tone]").length`); n != 1 {
+				t.Errorf("%s: %d headlines", tc.status, n)
+			}
+		}
+	})
+
 	t.Run("Tamil word with detect", func(t *testing.T) {
 		if err := typeLabel(ctx, "இந்தியா", "auto", "கிடங்கு"); err != nil {
 			t.Fatal(err)

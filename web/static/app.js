@@ -309,7 +309,7 @@ function render(a) {
   const span = document.createElement("span");
   span.textContent = name;
   v.replaceChildren(at < 0 ? h.text : h.text.slice(0, at), ...(at < 0 ? [] : [span, h.text.slice(at + name.length)]));
-  for (const el of [span, $("label"), $("syllables"), $("variants")]) {
+  for (const el of [span, $("label"), $("syllables")]) {
     if (languages[a.lang]) el.lang = a.lang; else el.removeAttribute("lang");
   }
   $("detail").textContent = a.lang ? (a.valid ? t("validIn", langName(a.lang)) : t("invalidIn", langName(a.lang))) : "";
@@ -353,7 +353,9 @@ function render(a) {
   $("langs").dataset.langs = (a.langs || []).join(" ");
   const z = zoneOf(a.zone);
   $("alabel").textContent = a.alabel ? a.alabel + "." + (z ? z.alabel : "") : "—";
-  $("variants").textContent = (a.variants && a.variants.length) ? a.variants.join(", ") : t("none");
+  const vs = a.variants && a.variants.length ? a.variants : null;
+  $("variants").textContent = vs ? vs.join(", ") : t("none");
+  if (vs && languages[a.lang]) $("variants").lang = a.lang; else $("variants").removeAttribute("lang");
   $("permalink").href = urlFor(a.label);
 }
 
