@@ -454,6 +454,17 @@ func TestPage(t *testing.T) {
 		if p := attr(ctx, t, "#kbd-shift", "aria-pressed"); p != "false" {
 			t.Errorf("shift stays pressed after a letter: %q", p)
 		}
+		// InScript on the physical keyboard: k f l e y are क ि त ा ब, shift-k ख
+		if err := chromedp.Run(step(ctx),
+			chromedp.Click("#kbd-physical", chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById("label").value = ""`, nil),
+			chromedp.Focus("#label", chromedp.ByID),
+			chromedp.SendKeys("#label", "kfleyK", chromedp.ByID),
+			chromedp.WaitVisible(`#result[data-label="किताबख"]`, chromedp.ByQuery),
+			chromedp.Click("#kbd-physical", chromedp.ByID),
+		); err != nil {
+			t.Fatalf("%v (label %q)", err, eval[string](ctx, t, `document.getElementById("label").value`))
+		}
 		// another language's keyboard: Malayalam
 		if err := chromedp.Run(step(ctx),
 			chromedp.SetValue("#kbd-lang", "ml", chromedp.ByID),

@@ -24,6 +24,7 @@ const T = {
     kbdShow: "On-screen keyboard", kbdLang: "Keyboard for", kbdLabel: "On-screen keyboard: {0}",
     shift: "Shift", shiftLabel: "Shift: the other letters of each key",
     backspace: "⌫", backspaceLabel: "Delete the character before the cursor",
+    kbdPhysical: "Type InScript with my keyboard",
     more: "More letters", ldh: "ASCII letters, digits and hyphens",
     verdicts: {
       available: "{0} is available: you can register it.",
@@ -78,6 +79,7 @@ const T = {
     kbdShow: "ऑन-स्क्रीन कीबोर्ड", kbdLang: "कीबोर्ड की भाषा", kbdLabel: "ऑन-स्क्रीन कीबोर्ड: {0}",
     shift: "Shift", shiftLabel: "Shift: हर कुंजी के दूसरे अक्षर",
     backspace: "⌫", backspaceLabel: "कर्सर से पहले का वर्ण मिटाएँ",
+    kbdPhysical: "अपने कीबोर्ड से InScript में लिखें",
     more: "और अक्षर", ldh: "ASCII अक्षर, अंक और हाइफ़न",
     verdicts: {
       available: "{0} उपलब्ध है: आप इसे पंजीकृत कर सकते हैं।",
@@ -515,6 +517,45 @@ function moveFocus(e) {
   next.focus();
 }
 
+// InScript on a physical keyboard: with the box ticked, a key of the name
+// field types what the on-screen key at the same place types (by the key's
+// position, event.code, so it works whatever the system's layout is).
+const CODE_KEYS = { Backquote: "`", Minus: "-", Equal: "=", BracketLeft: "[", BracketRight: "]", Backslash: "\\",
+  Semicolon: ";", Quote: "'", Comma: ",", Period: ".", Slash: "/" };
+function keyOfCode(code) {
+  if (/^Key[A-Z]$/.test(code)) return code.slice(3).toLowerCase();
+  if (/^Digit[0-9]$/.test(code)) return code.slice(5);
+  return CODE_KEYS[code];
+}
+let swallow = false;
+function swallowed(e) {
+  if (swallow && (e.type === "keypress" || e.inputType === "insertText")) e.preventDefault();
+  if (e.type !== "keypress") swallow = false;
+}
+function physicalKey(e) {
+  swallow = false;
+  if (!$("kbd-physical").checked || !kbd.data || e.ctrlKey || e.altKey || e.metaKey || e.isComposing) return;
+  const key = keyOfCode(e.code);
+  if (!key) return;
+  for (const row of kbd.data.rows) {
+    const k = row.find((k) => k.key === key);
+    if (!k) continue;
+    e.preventDefault(); // a key the language leaves empty types nothing
+    swallow = true;     // and the key's own character, whatever sends it
+    const cap = e.shiftKey ? k.shift : k.normal;
+    if (cap) insert(cap.text);
+    return;
+  }
+}
+
+function insert(text) {
+  const input = $("label");
+  const start = input.selectionStart ?? input.value.length;
+  const end = input.selectionEnd ?? start;
+  input.setRangeText(text, start, end, "end");
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
 function toggleKeyboard() {
   const open = $("kbd-panel").hidden;
   $("kbd-panel").hidden = !open;
@@ -537,6 +578,9 @@ async function start() {
   $("kbd-lang").addEventListener("change", () => { kbd.chosen = true; loadKeyboard($("kbd-lang").value); });
   $("keyboard").addEventListener("click", (e) => { const b = e.target.closest("button"); if (b) press(b); });
   $("keyboard").addEventListener("keydown", moveFocus);
+  $("label").addEventListener("keydown", physicalKey);
+  $("label").addEventListener("keypress", swallowed);
+  $("label").addEventListener("beforeinput", swallowed);
   $("ui-lang").addEventListener("click", () => {
     ui = ui === "en" ? "hi" : "en";
     localStorage.setItem("akshara-ui", ui);
