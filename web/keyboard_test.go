@@ -180,3 +180,24 @@ func FuzzLayout(f *testing.F) {
 		buildKeyboard(l, []*layout{lay})
 	})
 }
+
+// TestKeyboardWithoutLayout: a script no layout serves (a new language
+// before its layout file) still gets every letter of its table, on the
+// extra row.
+func TestKeyboardWithoutLayout(t *testing.T) {
+	l, err := akshara.Lookup("ta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay, err := parseLayout("other", []byte("layout Other\nscript Arab U+0600\nrow\n  k +43 -\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb := buildKeyboard(l, []*layout{lay})
+	if kb.Layout != "" || len(kb.Rows) != 0 {
+		t.Errorf("layout %q, %d rows", kb.Layout, len(kb.Rows))
+	}
+	if len(kb.More) != len(l.Repertoire()) {
+		t.Errorf("%d letters on the extra row, the table has %d", len(kb.More), len(l.Repertoire()))
+	}
+}
