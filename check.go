@@ -418,7 +418,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooShort, 0, "the label has "+itoa(n)+" characters; at least "+itoa(minLen)+" are required")
+		d.addMessage(TooShort, 0, "the label has "+countOf(n, "character")+"; at least "+itoa(minLen)+" are required")
 	}
 	if allDigits && n <= 2 {
 		if d == nil {
@@ -492,6 +492,14 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 		prev = cl
 	}
 	return 0, false
+}
+
+// countOf says n things: "1 character", "2 characters".
+func countOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return itoa(n) + " " + thing + "s"
 }
 
 func itoa(n int) string {

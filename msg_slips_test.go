@@ -17,6 +17,8 @@ func TestMessageWording(t *testing.T) {
 		{"hi", "कab", "a Hindi label uses only", "an Hindi"},
 		{"hi", "कखab", "and the character after it", "1 characters"},
 		{"hi", "कखabc", "and the 2 characters after it", "character after it"},
+		{"hi", "क", "the label has 1 character;", "1 characters"},
+		{"hi", "कख", "the label has 2 characters;", "2 character;"},
 	} {
 		l, err := Lookup(tc.lang)
 		if err != nil {
