@@ -571,7 +571,7 @@ func TestPage(t *testing.T) {
 			total += s
 		}
 		b, _ := json.Marshal(sizes)
-		t.Logf("first verdict %s ms after the script started; %d bytes transferred: %s", ms, int(total), b)
+		t.Logf("first verdict %s ms after the navigation started; %d bytes transferred: %s", ms, int(total), b)
 		if total == 0 {
 			t.Error("no transfer measured")
 		}

@@ -153,7 +153,6 @@ let languages = {}; // tag → {name, native, script}
 let last = null;    // the last analysis shown
 let seq = 0;        // answers to older requests are dropped
 let lastPush = -Infinity; // when the last history entry was made by typing
-const started = performance.now();
 
 function t(key, ...args) {
   return String(T[ui][key] ?? T.en[key]).replace(/\{(\d)\}/g, (_, i) => args[i]);
@@ -275,7 +274,8 @@ async function analyze(how) {
   $("offline").hidden = true;
   last = body;
   render(body);
-  if (!document.body.dataset.firstVerdictMs) document.body.dataset.firstVerdictMs = String(Math.round(performance.now() - started));
+  // time to the first verdict, from the start of the navigation
+  if (!document.body.dataset.firstVerdictMs) document.body.dataset.firstVerdictMs = String(Math.round(performance.now()));
 }
 
 function explain(e) { return T[ui].codes[e.code] || e.message || e.code; }
