@@ -310,16 +310,17 @@ func TestPage(t *testing.T) {
 	t.Run("every status has a headline", func(t *testing.T) {
 		// the statuses of the check answer, those other front ends add
 		// (exempted, reserved) and one the page does not know
-		for _, tc := range []struct{ status, tone, words string }{
-			{"available", "ok", "available"},
-			{"registered", "taken", "already registered"},
-			{"blocked", "taken", "cannot be registered"},
-			{"exempted", "taken", "exempted"},
-			{"reserved", "taken", "reserved"},
-			{"invalid", "bad", "not a valid name"},
-			{"on-hold", "info", "on-hold"},
+		for _, tc := range []struct{ status, extra, tone, words string }{
+			{"available", "", "ok", "available"},
+			{"registered", "", "taken", "already registered"},
+			{"blocked", `blocked_by: "किताब.भारत"`, "taken", "looks like the registered name किताब.भारत"},
+			{"exempted", `exempt_with: ["किताब.भारत"]`, "taken", "conflicts with किताब.भारत (exempted)"},
+			{"registered", `exempted: true, exempt_with: ["कित्ताब.भारत"]`, "taken", "conflicts with कित्ताब.भारत (exempted)"},
+			{"reserved", "", "taken", "reserved"},
+			{"invalid", "", "bad", "not a valid name"},
+			{"on-hold", "", "info", "on-hold"},
 		} {
-			js := `render({label: "नमूना", zone: "भारत", lang: "hi", langs: ["hi"], valid: true, ulabel: "नमूना", alabel: "", syllables: [], errors: [], variants: [], blocked_by: "किताब.भारत", exempted_with: ["किताब.भारत"], status: "` + tc.status + `"})`
+			js := `render({label: "नमूना", zone: "भारत", lang: "hi", langs: ["hi"], valid: true, ulabel: "नमूना", alabel: "", syllables: [], errors: [], variants: [], status: "` + tc.status + `", ` + tc.extra + `})`
 			if err := chromedp.Run(step(ctx), chromedp.Evaluate(js, nil)); err != nil {
 				t.Fatal(err)
 			}

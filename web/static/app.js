@@ -281,9 +281,13 @@ async function analyze(how) {
 function explain(e) { return T[ui].codes[e.code] || e.message || e.code; }
 
 function headline(a) {
-  const status = VERDICTS[a.status] ? a.status : "unknown";
+  // a registered name kept despite a conflict: the status "exempted", or
+  // "registered" with exempted set (the check answer's two spellings)
+  const st = a.status === "registered" && a.exempted ? "exempted" : a.status;
+  const status = VERDICTS[st] ? st : "unknown";
   const name = a.label + "." + a.zone;
-  const other = a.blocked_by || (Array.isArray(a.exempted_with) ? a.exempted_with.join(", ") : (a.exempted_with || ""));
+  const with_ = a.exempt_with || a.exempted_with;
+  const other = a.blocked_by || (Array.isArray(with_) ? with_.join(", ") : (with_ || ""));
   let text;
   if (status === "invalid") {
     const first = (a.errors || [])[0];
