@@ -189,3 +189,30 @@ func TestRuleWords(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPolicyPage renders /policy/hi, the largest part of which is the
+// template over the language's Policy.
+func BenchmarkPolicyPage(b *testing.B) {
+	h := Handler()
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/policy/hi", nil))
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+func BenchmarkKeyboardBuild(b *testing.B) {
+	data, _ := layoutFiles.ReadFile("keyboards/inscript.kbd")
+	l, _ := akshara.Lookup("hi")
+	b.ReportAllocs()
+	for b.Loop() {
+		lay, err := parseLayout("inscript.kbd", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buildKeyboard(l, []*layout{lay})
+	}
+}
