@@ -201,3 +201,16 @@ func TestKeyboardWithoutLayout(t *testing.T) {
 		t.Errorf("%d letters on the extra row, the table has %d", len(kb.More), len(l.Repertoire()))
 	}
 }
+
+func TestKeyboardNotFound(t *testing.T) {
+	h := Handler()
+	for _, path := range []string{"/keyboard/xx.json", "/keyboard/hi", "/keyboard/hi.xml", "/keyboard/.json"} {
+		if code, _, _ := get(t, h, path); code != 404 {
+			t.Errorf("%s: %d, want 404", path, code)
+		}
+	}
+	code, body, _ := get(t, h, "/keyboard/languages.json")
+	if code != 200 || !strings.Contains(body, `"tag":"sd-Deva"`) || !strings.Contains(body, `"cctld":"भारत"`) {
+		t.Errorf("languages.json: %d %.200s", code, body)
+	}
+}
