@@ -378,6 +378,24 @@ func TestPage(t *testing.T) {
 		shot(t, ctx, "deep-link-420")
 	})
 
+	t.Run("a full name pasted", func(t *testing.T) {
+		if err := chromedp.Run(step(ctx),
+			chromedp.SetValue("#zone", "இந்தியா", chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById("zone").dispatchEvent(new Event("change"))`, nil),
+			chromedp.Evaluate(`document.getElementById("label").value = ""`, nil),
+			chromedp.SendKeys("#label", "किताब.भारत", chromedp.ByID),
+			chromedp.WaitVisible(`#result[data-label="किताब"]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if z := eval[string](ctx, t, `document.getElementById("zone").value`); z != "भारत" {
+			t.Errorf("zone %q", z)
+		}
+		if s := attr(ctx, t, "#verdict", "data-status"); s != "registered" {
+			t.Errorf("status %q", s)
+		}
+	})
+
 	t.Run("back button walks the checks", func(t *testing.T) {
 		open(ctx, t, ts.URL+"/?name="+url.QueryEscape("हिंदी.भारत"))
 		chromedp.Run(step(ctx), chromedp.WaitVisible(`#result[data-label="हिंदी"]`, chromedp.ByQuery))

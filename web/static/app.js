@@ -194,6 +194,16 @@ function fillLangs() {
 
 // ---- the URL: ?name=किताब.भारत&zone=&lang=
 
+// splitName reads a full name, label.zone: the zone is its last label, by
+// name or A-label; null when the name does not end in a zone.
+function splitName(name) {
+  const dot = name.search(/[.。．｡][^.。．｡]*$/);
+  if (dot <= 0) return null;
+  const tld = name.slice(dot + 1).toLowerCase();
+  const z = zones.find((z) => z.name === tld || (z.alabel || "").toLowerCase() === tld);
+  return z ? { label: name.slice(0, dot), zone: z.name } : null;
+}
+
 // fromURL puts the check the URL names into the form.
 function fromURL() {
   const q = new URLSearchParams(location.search);
@@ -201,13 +211,8 @@ function fromURL() {
   let zone = q.get("zone") || "";
   const lang = q.get("lang") || "";
   if (!zone) {
-    // a full name: the zone is its last label, by name or A-label
-    const dot = name.search(/[.。．｡][^.。．｡]*$/);
-    if (dot > 0) {
-      const tld = name.slice(dot + 1).toLowerCase();
-      const z = zones.find((z) => z.name === tld || (z.alabel || "").toLowerCase() === tld);
-      if (z) { zone = z.name; name = name.slice(0, dot); }
-    }
+    const full = splitName(name);
+    if (full) { zone = full.zone; name = full.label; }
   }
   if (!zone && lang && lang !== "auto") {
     // the current zone if it takes the language, else the language's own
@@ -252,6 +257,12 @@ function showOffline(msg) {
 }
 
 async function analyze(how) {
+  // a full name typed or pasted into the field: its zone goes to the menu
+  const full = splitName($("label").value.trim());
+  if (full) {
+    $("label").value = full.label;
+    if ($("zone").value !== full.zone) { $("zone").value = full.zone; fillLangs(); syncKbdLang(); }
+  }
   const label = $("label").value.trim();
   const id = ++seq;
   if (how !== "history") record(label, how === "typed");
