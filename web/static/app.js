@@ -302,7 +302,9 @@ function headline(a) {
   let text;
   if (status === "invalid") {
     const first = (a.errors || [])[0];
-    text = T[ui].verdicts.invalid.replace("{0}", name).replace("{1}", first ? explain(first) : "");
+    // after the colon the reason goes on the sentence: "not a valid name: these …"
+    const why = first ? explain(first).replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase()) : "";
+    text = T[ui].verdicts.invalid.replace("{0}", name).replace("{1}", why);
   } else if (status === "unknown") {
     text = T[ui].verdicts.unknown.replace("{0}", name).replace("{1}", a.status);
   } else {
