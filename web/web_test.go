@@ -267,6 +267,9 @@ func TestPage(t *testing.T) {
 		if s, tone, w := verdict(ctx, t); s != "invalid" || tone != "bad" || !strings.Contains(w, "is not a valid name") {
 			t.Errorf("verdict %q %q %q", s, tone, w)
 		}
+		if h := attr(ctx, t, "#policy-link", "href"); h != "/policy/hi" {
+			t.Errorf("link to the rules: %q", h)
+		}
 		if c := text(ctx, t, ".syllable.bad .char.bad"); c != "ि" {
 			t.Errorf("marked character %q", c)
 		}

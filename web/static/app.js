@@ -18,7 +18,7 @@ const T = {
     policy: "The policy of each language", permalink: "Link to this result",
     detect: "Detect (every language of the zone)", switchTo: "हिन्दी",
     none: "none",
-    validIn: "A valid name in {0}.", invalidIn: "Checked as {0}.",
+    validIn: "A valid name in {0}.", invalidIn: "Checked as {0}.", policyOf: "The policy of {0}",
     offline: "The server cannot be reached. Check your connection and try again; what you typed is kept.",
     failed: "The server could not answer: {0}", syllables: "Aksharas",
     kbdShow: "On-screen keyboard", kbdLang: "Keyboard for", kbdLabel: "On-screen keyboard: {0}",
@@ -73,7 +73,7 @@ const T = {
     policy: "हर भाषा की नीति", permalink: "इस परिणाम की कड़ी",
     detect: "पहचानें (ज़ोन की हर भाषा)", switchTo: "English",
     none: "कोई नहीं",
-    validIn: "{0} में मान्य नाम।", invalidIn: "{0} के रूप में जाँचा गया।",
+    validIn: "{0} में मान्य नाम।", invalidIn: "{0} के रूप में जाँचा गया।", policyOf: "{0} की नीति",
     offline: "सर्वर से संपर्क नहीं हो पा रहा। कनेक्शन जाँचकर फिर कोशिश करें; आपका लिखा सुरक्षित है।",
     failed: "सर्वर उत्तर नहीं दे सका: {0}", syllables: "अक्षर",
     kbdShow: "ऑन-स्क्रीन कीबोर्ड", kbdLang: "कीबोर्ड की भाषा", kbdLabel: "ऑन-स्क्रीन कीबोर्ड: {0}",
@@ -331,7 +331,16 @@ function render(a) {
   for (const el of [span, $("label"), $("syllables")]) {
     if (languages[a.lang]) el.lang = a.lang; else el.removeAttribute("lang");
   }
-  $("detail").textContent = a.lang ? (a.valid ? t("validIn", langName(a.lang)) : t("invalidIn", langName(a.lang))) : "";
+  const detail = $("detail");
+  detail.replaceChildren(a.lang ? (a.valid ? t("validIn", langName(a.lang)) : t("invalidIn", langName(a.lang))) : "");
+  if (languages[a.lang]) {
+    // the rules the name was judged by, for the customer who asks why
+    const rules = document.createElement("a");
+    rules.href = "/policy/" + encodeURIComponent(a.lang);
+    rules.id = "policy-link";
+    rules.textContent = t("policyOf", langName(a.lang));
+    detail.append(" ", rules);
+  }
 
   // the aksharas, with the failing akshara and character marked where a
   // rule points at one
