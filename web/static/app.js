@@ -142,8 +142,10 @@ const WHOLE_NAME = new Set(["EMPTY", "TOO_LONG", "TOO_SHORT", "DIGITS_ONLY", "BA
 // server (/keyboard/languages.json, the language files).
 const HINDI_NAMES = {
   hi: "हिन्दी", mr: "मराठी", kok: "कोंकणी", ne: "नेपाली", sa: "संस्कृत", brx: "बड़ो", doi: "डोगरी",
-  mai: "मैथिली", "sd-Deva": "सिंधी", bn: "बांग्ला", as: "असमिया", pa: "पंजाबी", gu: "गुजराती",
-  or: "ओड़िया", ta: "तमिल", te: "तेलुगु", kn: "कन्नड़", ml: "मलयालम"
+  mai: "मैथिली", "sd-Deva": "सिंधी (देवनागरी)", bn: "बांग्ला", as: "असमिया", pa: "पंजाबी", gu: "गुजराती",
+  or: "ओड़िया", ta: "तमिल", te: "तेलुगु", kn: "कन्नड़", ml: "मलयालम",
+  "sat-Deva": "संथाली (देवनागरी)", sat: "संथाली (ओल चिकी)", "ks-Deva": "कश्मीरी (देवनागरी)", ks: "कश्मीरी",
+  mni: "मणिपुरी (बांग्ला लिपि)", "mni-Mtei": "मणिपुरी (मीतै मयेक)", ur: "उर्दू", sd: "सिंधी"
 };
 
 const $ = (id) => document.getElementById(id);
