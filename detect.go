@@ -9,7 +9,9 @@ import (
 
 // Detection is the verdict on a label under every language of its script.
 type Detection struct {
-	// Langs are the languages whose policy accepts the label, by tag.
+	// Langs are the languages whose policy accepts the label, in the
+	// zones file's language order (Hindi first among the Devanagari
+	// languages; see LanguageRank).
 	Langs []string
 	// Result is the verdict in the first accepting language; for an
 	// invalid label, in the most permissive language of its script (the
@@ -21,7 +23,7 @@ type Detection struct {
 func (d *Detection) Valid() bool { return len(d.Langs) > 0 }
 
 type scriptLangs struct {
-	langs      []*Language // sorted by tag
+	langs      []*Language // in the zones file's language order
 	permissive *Language
 }
 
@@ -55,6 +57,13 @@ func loadScripts() {
 		add(sl, l)
 		add(byScript.all, l)
 	}
+	byRank := func(ls []*Language) {
+		sort.SliceStable(ls, func(i, j int) bool { return LanguageRank(ls[i].Tag) < LanguageRank(ls[j].Tag) })
+	}
+	for _, sl := range byScript.scripts {
+		byRank(sl.langs)
+	}
+	byRank(byScript.all.langs)
 }
 
 // candidates returns the languages of the label's script: the script of its
@@ -105,7 +114,6 @@ func Detect(label string) (*Detection, error) {
 	if d.Result == nil {
 		d.Result = sl.permissive.Check(label)
 	}
-	sort.Strings(d.Langs)
 	return d, nil
 }
 

@@ -64,6 +64,22 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 	if label == "" {
 		return writeJSON(w, http.StatusOK, a)
 	}
+	// a plain ASCII label in a zone that takes them is judged by the .in
+	// rules, as check and create judge it
+	if zone.LDH && (lang == "" || lang == registry.LDH) && isLDHCandidate(label) || lang == registry.LDH {
+		res, err := s.svc.Check(r.Context(), label+"."+zone.Name, registry.LDH)
+		if err != nil {
+			return err
+		}
+		a.Lang, a.Valid, a.Status, a.BlockedBy = registry.LDH, res.Status != registry.Invalid, res.Status, res.BlockedBy
+		a.Errors, a.Variants = res.Errors, res.Variants
+		if a.Valid {
+			a.Langs = []string{registry.LDH}
+			a.ULabel, a.ALabel = strings.TrimSuffix(res.ULabel, "."+zone.Name), strings.TrimSuffix(res.ALabel, "."+zone.ALabel)
+			a.Syllables = []Syllable{{Text: a.ULabel, Start: 0, End: len(a.ULabel)}}
+		}
+		return writeJSON(w, http.StatusOK, a)
+	}
 	// the result in each candidate language: the first that accepts, or the
 	// one that finds least wrong
 	var best *akshara.Result
@@ -113,4 +129,14 @@ func offsets(ulabel string, syllables []string) []Syllable {
 		pos += n
 	}
 	return out
+}
+
+// isLDHCandidate reports whether a label is plain ASCII and not an A-label.
+func isLDHCandidate(label string) bool {
+	for i := 0; i < len(label); i++ {
+		if label[i] >= 0x80 {
+			return false
+		}
+	}
+	return !(len(label) >= 4 && strings.EqualFold(label[:4], "xn--"))
 }

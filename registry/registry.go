@@ -49,6 +49,23 @@ type Domain struct {
 	// Blocks is the conflict set: the U-labels (including Label) that no
 	// other domain of the zone may hold.
 	Blocks []string `json:"blocks"`
+	// Exempted says the domain conflicts with other registered domains and
+	// is kept with them, because all were registered before the conflict
+	// relation that makes them conflict (see docs/registry.md). ExemptWith
+	// names them (label.zone). No new domain may conflict with any of them.
+	Exempted   bool     `json:"exempted"`
+	ExemptWith []string `json:"exempt_with,omitempty"`
+}
+
+// RecomputeReport says what recomputing the stored conflict sets under a
+// new conflict relation did.
+type RecomputeReport struct {
+	From, To string // the relation versions ("" for a database that had none)
+	Domains  int    // domains whose conflict sets were recomputed
+	Changed  int    // of which the conflict set changed
+	// Exempted lists the pairs of domains that conflict under the new
+	// relation and are both kept, exempted (label.zone each).
+	Exempted [][2]string
 }
 
 // AuditEntry is one record of the append-only audit log.
@@ -83,6 +100,10 @@ type CheckResult struct {
 	Errors    []*akshara.Error `json:"errors"`               // why it is invalid
 	BlockedBy string           `json:"blocked_by,omitempty"` // the registered domain that blocks it
 	Variants  []string         `json:"variants"`             // the label's conflict set but itself
+	// For a registered name that is exempted (see Domain.Exempted): the
+	// domains it is kept with.
+	Exempted   bool     `json:"exempted,omitempty"`
+	ExemptWith []string `json:"exempt_with,omitempty"`
 }
 
 // Error codes of the registry, beside the policy's rule codes (which come
@@ -175,14 +196,30 @@ type Store interface {
 	// log, atomically; ErrConflict if a label of d.Blocks is held.
 	CreateDomain(ctx context.Context, d *Domain, registrarID int64) (*Domain, error)
 	// FindBlocker returns the domain of zone that holds one of labels, or
-	// ErrNotFound.
+	// ErrNotFound. Its Blocks and ExemptWith are not loaded; Exempted is.
 	FindBlocker(ctx context.Context, zone string, labels []string) (*Domain, error)
 	// Domain returns the domain label.zone, or ErrNotFound.
 	Domain(ctx context.Context, zone, label string) (*Domain, error)
 	// DeleteDomain deletes the domain label.zone, its conflict set and
 	// records it, atomically, if registrarID owns it: ErrForbidden if not,
-	// ErrNotFound if there is none.
+	// ErrNotFound if there is none. The domains it was exempted with take
+	// the labels of their conflict sets it frees; one left with no other
+	// exemption is an ordinary domain again, holding its whole set.
 	DeleteDomain(ctx context.Context, zone, label string, registrarID int64) error
+	// CreateExemptDomain inserts d like CreateDomain, except that labels of
+	// d.Blocks held by other domains do not refuse it: d holds those of its
+	// conflict set that are free, its whole conflict set is recorded, and d
+	// and every domain whose conflict set meets d's are marked exempted with
+	// each other. It is for bringing in domains registered under an older
+	// relation (a bulk import); ErrConflict only if d's own label is taken.
+	// The domain returned says whether it was exempted and with what.
+	CreateExemptDomain(ctx context.Context, d *Domain, registrarID int64) (*Domain, error)
+	// Recompute replaces every stored conflict set by sets(d), in one
+	// transaction, if the stored relation version is not version; domains
+	// that then conflict are all kept and exempted with each other, in the
+	// order they were created. It records version and reports what it did
+	// (a report with Domains 0 and From == To when nothing was to be done).
+	Recompute(ctx context.Context, version string, sets func(d *Domain) ([]string, error)) (*RecomputeReport, error)
 	// DomainsOf lists a registrar's domains.
 	DomainsOf(ctx context.Context, registrarID int64) ([]*Domain, error)
 

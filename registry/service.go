@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -20,27 +21,19 @@ import (
 // zones that allow them (the .in rules).
 const LDH = "ldh"
 
-// DefaultZones are created on first start: the delegated Indian IDN
-// ccTLDs (POLICY.md §7) and the ASCII zone in, which takes every language
-// and plain LDH labels.
+// DefaultZones are created on first start: the zones of the zones file
+// (zones/zones.txt, akshara.DefaultZones): the delegated Indian IDN ccTLDs
+// (POLICY.md §7) and the ASCII zone in, which takes every language and
+// plain LDH labels, each with its languages in order.
 func DefaultZones() []Zone {
-	deva := []string{"hi", "mr", "kok", "ne", "sa", "brx", "doi", "mai", "sd-Deva"}
-	zones := []Zone{
-		{Name: "भारत", Languages: deva},
-		{Name: "भारतम्", Languages: []string{"sa"}},
-		{Name: "ভারত", Languages: []string{"bn"}},
-		{Name: "ভাৰত", Languages: []string{"as"}},
-		{Name: "ਭਾਰਤ", Languages: []string{"pa"}},
-		{Name: "ભારત", Languages: []string{"gu"}},
-		{Name: "ଭାରତ", Languages: []string{"or"}},
-		{Name: "இந்தியா", Languages: []string{"ta"}},
-		{Name: "భారత్", Languages: []string{"te"}},
-		{Name: "ಭಾರತ", Languages: []string{"kn"}},
-		{Name: "ഭാരതം", Languages: []string{"ml"}},
-		{Name: "in", Languages: akshara.Tags(), LDH: true},
+	specs, err := akshara.DefaultZones()
+	if err != nil {
+		panic(err) // the embedded file is checked by TestDefaultZones
 	}
-	for i := range zones {
+	zones := make([]Zone, len(specs))
+	for i, sp := range specs {
 		z := &zones[i]
+		z.Name, z.Languages, z.LDH = sp.Name, sp.Languages, sp.LDH
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
@@ -49,27 +42,125 @@ func DefaultZones() []Zone {
 
 // Service applies the policy to a Store. It is safe for concurrent use.
 type Service struct {
-	store Store
-	zones map[string]*Zone // by U-label and by A-label
-	list  []Zone
+	store     Store
+	zones     map[string]*Zone // by U-label and by A-label
+	list      []Zone
+	relations map[string]*akshara.ZoneRelation // by zone U-label
+	recompute *RecomputeReport
 }
 
-// NewService loads the zones of the store (creating the defaults).
+// NewService loads the zones of the store (creating the defaults) and
+// brings the stored conflict sets up to date with the zone relation
+// (RelationVersion): if they were computed under another, they are all
+// recomputed in one transaction, and domains that now conflict are kept,
+// exempted (Recomputed reports it).
 func NewService(ctx context.Context, store Store) (*Service, error) {
-	if err := store.EnsureZones(ctx, DefaultZones()); err != nil {
+	defaults := DefaultZones()
+	if err := store.EnsureZones(ctx, defaults); err != nil {
 		return nil, err
 	}
 	zones, err := store.Zones(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{store: store, zones: map[string]*Zone{}, list: zones}
+	s := &Service{store: store, zones: map[string]*Zone{}, list: zones, relations: map[string]*akshara.ZoneRelation{}}
 	for i := range zones {
 		z := &s.list[i]
+		orderLanguages(z, defaults)
 		s.zones[z.Name] = z
 		s.zones[z.ALabel] = z
+		rel, err := akshara.NewZoneRelation(z.Languages)
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
+		}
+		s.relations[z.Name] = rel
+	}
+	version, err := s.RelationVersion()
+	if err != nil {
+		return nil, err
+	}
+	s.recompute, err = store.Recompute(ctx, version, s.storedSet)
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// orderLanguages puts a stored zone's languages in the order of the zones
+// file when it names the same zone with the same languages (a database
+// created before the file had an order keeps its zones as they were).
+func orderLanguages(z *Zone, defaults []Zone) {
+	for _, d := range defaults {
+		if d.Name != z.Name || len(d.Languages) != len(z.Languages) {
+			continue
+		}
+		have := map[string]bool{}
+		for _, t := range z.Languages {
+			have[t] = true
+		}
+		for _, t := range d.Languages {
+			if !have[t] {
+				return
+			}
+		}
+		z.Languages = append([]string(nil), d.Languages...)
+	}
+}
+
+// Recomputed reports what bringing the stored conflict sets up to date
+// did when the service started (Domains 0 when they were up to date).
+func (s *Service) Recomputed() *RecomputeReport { return s.recompute }
+
+// RelationVersion identifies the conflict relation of the service's zones:
+// a hash of the relation's rules version, each zone's languages and their
+// variant tables, and the cross-script homoglyph table. Stored conflict
+// sets computed under another version are recomputed at start.
+func (s *Service) RelationVersion() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "zone-relation 1\n")
+	names := make([]string, 0, len(s.relations))
+	for n := range s.relations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		z := s.zones[n]
+		fmt.Fprintf(h, "zone %s ldh=%v\n", n, z.LDH)
+		for _, t := range z.Languages {
+			l, err := akshara.Lookup(t)
+			if err != nil {
+				return "", &Error{Code: CodeInternal, Message: "language " + t, Err: err}
+			}
+			fmt.Fprintf(h, "lang %s %q\n", t, l.VariantRows())
+		}
+	}
+	hg, err := akshara.DefaultHomoglyphs()
+	if err != nil {
+		return "", &Error{Code: CodeInternal, Message: "homoglyph table", Err: err}
+	}
+	for _, r := range hg.Rows {
+		fmt.Fprintf(h, "glyph %s %s\n", r.A, r.B)
+	}
+	return "zr1-" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// storedSet is the conflict set of a stored domain under the service's
+// relation (for Store.Recompute).
+func (s *Service) storedSet(d *Domain) ([]string, error) {
+	rel := s.relations[d.Zone]
+	if rel == nil || d.Lang == LDH {
+		return []string{d.Label}, nil
+	}
+	if set, ok := rel.ConflictSet(d.Label); ok {
+		return set, nil
+	}
+	// over the zone's bound: its own language's set (it was registered)
+	if l, err := akshara.Lookup(d.Lang); err == nil {
+		if set := l.ConflictSet(d.Label); len(set) > 0 {
+			return set, nil
+		}
+	}
+	return []string{d.Label}, nil
 }
 
 // Zones lists the zones.
@@ -164,10 +255,13 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 		if c.alabel == "" {
 			c.alabel = res.ULabel
 		}
-		c.blocks = l.ConflictSet(res.ULabel)
-		if len(c.blocks) == 0 {
-			c.blocks = []string{res.ULabel}
+		set, ok := s.relations[z.Name].ConflictSet(res.ULabel)
+		if !ok {
+			c.errs = []*akshara.Error{{Code: akshara.VariantLimit, Pos: 0,
+				Message: fmt.Sprintf("the label has more than %d homographs under the variant tables of zone %s", akshara.MaxZoneConflictSet, z.Name)}}
+			return c, nil
 		}
+		c.blocks = set
 		return c, nil
 	}
 	return &canonical{label: first.ULabel, lang: first.Lang, errs: first.Errors}, nil
@@ -254,6 +348,18 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		res.Status, res.BlockedBy = Registered, d.Name
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
+	}
+	if res.Status != Available && d.Exempted {
+		// the name itself may be registered, exempted with the holder
+		own, err := s.store.Domain(ctx, n.zone.Name, c.label)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			res.Status, res.BlockedBy = Registered, own.Name
+			res.Exempted, res.ExemptWith = own.Exempted, own.ExemptWith
+		}
 	}
 	return res, nil
 }
@@ -379,4 +485,54 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Registrar, e
 func HashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
+}
+
+// Conflict reports whether labels a (in language la) and b (in lb) of a
+// zone conflict: both valid, their zone conflict sets intersect. A
+// language "" is the zone's first that accepts the label. Whichever
+// languages are named, the answer is the same (the zone relation).
+func (s *Service) Conflict(zone, a, la, b, lb string) (bool, error) {
+	_, ca, err := s.judgeName(a+"."+zone, la)
+	if err != nil {
+		return false, err
+	}
+	_, cb, err := s.judgeName(b+"."+zone, lb)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range []*canonical{ca, cb} {
+		if len(c.errs) > 0 {
+			return false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", c.label, c.lang), Errors: c.errs}
+		}
+	}
+	in := map[string]bool{}
+	for _, l := range ca.blocks {
+		in[l] = true
+	}
+	for _, l := range cb.blocks {
+		if in[l] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// CreateExempt registers name in lang for the registrar even when it
+// conflicts with registered domains: it is judged as Create judges it
+// (ErrInvalid and the others), then stored with Store.CreateExemptDomain,
+// kept and exempted with every domain it conflicts with. It is for
+// bringing in names registered elsewhere before (a bulk import), not for
+// registrars' creates. ErrConflict only if the name itself is registered.
+func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
+	n, c, err := s.judgeName(input, lang)
+	if err == nil && len(c.errs) > 0 {
+		err = &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
+	}
+	if err != nil {
+		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "create-exempt", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	full, afull := s.fullName(c, n.zone)
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	return s.store.CreateExemptDomain(ctx, d, r.ID)
 }

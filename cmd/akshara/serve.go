@@ -95,6 +95,12 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}
+	if rep := svc.Recomputed(); rep != nil && rep.From != rep.To {
+		log.Info("conflict sets recomputed", "from", rep.From, "to", rep.To, "domains", rep.Domains, "changed", rep.Changed, "exempted_pairs", len(rep.Exempted))
+		for _, p := range rep.Exempted {
+			log.Warn("domains conflict under the new relation: both kept, exempted", "first", p[0], "second", p[1])
+		}
+	}
 	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler()})
 	srv := httpapi.NewHTTPServer(*addr, api)
 	ln, err := net.Listen("tcp", *addr)

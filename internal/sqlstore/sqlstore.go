@@ -352,9 +352,14 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
+	row := s.queryRow(ctx, nil, `SELECT `+domainColumns+`, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
 		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
-	d, err := scanDomain(row)
+	d := &registry.Domain{}
+	var created, exempt int64
+	err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &exempt)
+	d.Name = d.Label + "." + d.Zone
+	d.Created = time.Unix(0, created).UTC()
+	d.Exempted = exempt > 0
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
 	}
@@ -371,7 +376,10 @@ func (s *Store) Domain(ctx context.Context, zone, label string) (*registry.Domai
 	if err != nil {
 		return nil, internal("finding domain", err)
 	}
-	return d, internal("loading conflict set", s.blocksOf(ctx, d))
+	if err := s.blocksOf(ctx, d); err != nil {
+		return nil, internal("loading conflict set", err)
+	}
+	return d, internal("loading exemptions", s.exemptionsOf(ctx, d))
 }
 
 // DeleteDomain implements registry.Store.
@@ -391,6 +399,9 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
+			return err
+		}
+		if err := s.release(ctx, tx, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {
@@ -424,6 +435,9 @@ func (s *Store) DomainsOf(ctx context.Context, registrarID int64) ([]*registry.D
 	for _, d := range ds {
 		if err := s.blocksOf(ctx, d); err != nil {
 			return nil, internal("loading conflict set", err)
+		}
+		if err := s.exemptionsOf(ctx, d); err != nil {
+			return nil, internal("loading exemptions", err)
 		}
 	}
 	return ds, nil

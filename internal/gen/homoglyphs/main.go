@@ -1,0 +1,345 @@
+// Command homoglyphs derives the cross-script homoglyph table
+// (homoglyphs/indic.txt) from its two sources, for pairs of the Indic
+// scripts:
+//
+//   - the cross-script variants of ICANN's Root Zone LGR (RZ-LGR-5,
+//     common LGR, RFC 7940 XML): `rz-lgr-5`;
+//   - Unicode's confusables (UTS #39 confusables.txt): a source mapped to
+//     a prototype, and two sources mapped to the same prototype: `uts39`.
+//
+// Where the sources agree (a pair in both) the row is kept. Where they
+// disagree (a pair in one only) the two sequences are rendered with
+// pango-view in the system's default fonts for each script (Debian
+// fonts-indic: Lohit, Noto) and compared: the ink of each, cropped and
+// scaled to 32×32, overlap as intersection over union; the row is kept
+// when that is at least -keep, and written as a comment (dropped, with its
+// score) otherwise. Every row records its sources and score.
+//
+//	go run ./internal/gen/homoglyphs -shared ../shared -out homoglyphs/indic.txt
+//
+// Without pango-view the disagreeing rows are left out, each commented
+// `not rendered`.
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+var indic = []struct {
+	code  string
+	table *unicode.RangeTable
+}{
+	{"Deva", unicode.Devanagari}, {"Beng", unicode.Bengali}, {"Guru", unicode.Gurmukhi},
+	{"Gujr", unicode.Gujarati}, {"Orya", unicode.Oriya}, {"Taml", unicode.Tamil},
+	{"Telu", unicode.Telugu}, {"Knda", unicode.Kannada}, {"Mlym", unicode.Malayalam},
+}
+
+// scriptOf returns the one Indic script of every code point of s, or "".
+func scriptOf(s string) string {
+	sc := ""
+	for _, r := range s {
+		c := ""
+		for _, in := range indic {
+			if unicode.Is(in.table, r) {
+				c = in.code
+			}
+		}
+		if c == "" || (sc != "" && c != sc) {
+			return ""
+		}
+		sc = c
+	}
+	return sc
+}
+
+func decode(hex string) string {
+	var b strings.Builder
+	for _, f := range strings.Fields(hex) {
+		v, err := strconv.ParseUint(f, 16, 32)
+		if err != nil {
+			log.Fatalf("bad code point %q", f)
+		}
+		b.WriteRune(rune(v))
+	}
+	return b.String()
+}
+
+func hexOf(s string) string {
+	var f []string
+	for _, r := range s {
+		f = append(f, fmt.Sprintf("%04X", r))
+	}
+	return strings.Join(f, " ")
+}
+
+type pair struct{ a, b string } // a < b
+
+func mk(a, b string) pair {
+	if b < a {
+		a, b = b, a
+	}
+	return pair{a, b}
+}
+
+type lgrDoc struct {
+	Chars []struct {
+		CP   string `xml:"cp,attr"`
+		Vars []struct {
+			CP      string `xml:"cp,attr"`
+			Type    string `xml:"type,attr"`
+			Comment string `xml:"comment,attr"`
+		} `xml:"var"`
+	} `xml:"data>char"`
+}
+
+func main() {
+	shared := flag.String("shared", "../shared", "the shared reference directory")
+	out := flag.String("out", "homoglyphs/indic.txt", "the table to write")
+	keepLGR := flag.Float64("keep-lgr", 0.55, "the rendering score (0..1) at which a pair only RZ-LGR-5 gives is kept")
+	keepUTS := flag.Float64("keep-uts", 0.85, "the rendering score (0..1) at which a pair only UTS #39 gives is kept")
+	flag.IntVar(&grid, "grid", grid, "the raster renderings are compared on (cells a side)")
+	flag.IntVar(&radius, "radius", radius, "how many cells apart ink still counts as overlapping")
+	score := flag.String("score", "", "print the rendering score of each pair A=B of this space-separated list, and stop")
+	flag.Parse()
+	if *score != "" {
+		for _, p := range strings.Fields(*score) {
+			a, b, _ := strings.Cut(p, "=")
+			fmt.Printf("%s = %s   render=%.2f\n", a, b, overlap(a, b))
+		}
+		return
+	}
+
+	sources := map[pair][]string{}
+	add := func(a, b, src string) {
+		sa, sb := scriptOf(a), scriptOf(b)
+		if sa == "" || sb == "" || sa == sb {
+			return
+		}
+		p := mk(a, b)
+		for _, s := range sources[p] {
+			if s == src {
+				return
+			}
+		}
+		sources[p] = append(sources[p], src)
+	}
+
+	lgrPath := filepath.Join(*shared, "refdata/icann-lgr-django/root-zone-lgr-5/lgr-5-common-26may22-en.xml")
+	data, err := os.ReadFile(lgrPath)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var doc lgrDoc
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		log.Fatalf("%s: %v", lgrPath, err)
+	}
+	for _, c := range doc.Chars {
+		for _, v := range c.Vars {
+			add(decode(c.CP), decode(v.CP), "rz-lgr-5")
+		}
+	}
+
+	confPath := filepath.Join(*shared, "unicode/confusables.txt")
+	data, err = os.ReadFile(confPath)
+	if err != nil {
+		log.Fatal(err)
+	}
+	proto := map[string][]string{} // prototype -> sources
+	for _, line := range strings.Split(strings.TrimPrefix(string(data), "\ufeff"), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Split(line, ";")
+		if len(f) < 2 {
+			continue
+		}
+		src, tgt := decode(f[0]), decode(f[1])
+		add(src, tgt, "uts39")
+		proto[tgt] = append(proto[tgt], src)
+	}
+	for _, srcs := range proto {
+		for i := range srcs {
+			for j := i + 1; j < len(srcs); j++ {
+				add(srcs[i], srcs[j], "uts39")
+			}
+		}
+	}
+
+	var pairs []pair
+	for p := range sources {
+		pairs = append(pairs, p)
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].a != pairs[j].a {
+			return pairs[i].a < pairs[j].a
+		}
+		return pairs[i].b < pairs[j].b
+	})
+
+	_, pangoErr := exec.LookPath("pango-view")
+	var b bytes.Buffer
+	b.WriteString(header)
+	kept, dropped := 0, 0
+	for _, p := range pairs {
+		src := sources[p]
+		sort.Strings(src)
+		row := fmt.Sprintf("%s = %s   | %s = %s   § %s", p.a, p.b, hexOf(p.a), hexOf(p.b), strings.Join(src, " "))
+		if len(src) == 2 {
+			fmt.Fprintf(&b, "%s\n", row)
+			kept++
+			continue
+		}
+		if pangoErr != nil {
+			fmt.Fprintf(&b, "# not rendered: %s\n", row)
+			dropped++
+			continue
+		}
+		score := overlap(p.a, p.b)
+		keep := *keepUTS
+		if src[0] == "rz-lgr-5" {
+			keep = *keepLGR
+		}
+		if score >= keep {
+			fmt.Fprintf(&b, "%s render=%.2f\n", row, score)
+			kept++
+		} else {
+			fmt.Fprintf(&b, "# dropped: %s render=%.2f\n", row, score)
+			dropped++
+		}
+	}
+	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%d rows kept, %d dropped, from %d candidate pairs", kept, dropped, len(pairs))
+}
+
+const header = `# Cross-script homoglyphs of the Indic scripts (docs/variants.md,
+# "Cross-script lookalikes"). Generated by internal/gen/homoglyphs from:
+#   rz-lgr-5  ICANN Root Zone LGR 5, common LGR (lgr-5-common-26may22-en.xml),
+#             cross-script variants ("Cross-script homoglyph", type blocked)
+#   uts39     Unicode confusables.txt (UTS #39): a character and its
+#             prototype, or two characters with the same prototype
+# A row both sources give is kept. A row one source gives is rendered
+# (pango-view, font "Sans 64": fontconfig picks Lohit/Noto of Debian's
+# fonts-indic for each script) and scored, render=: each one's ink, cropped
+# and scaled to 32x32, within one cell of the other's ink (the smaller
+# share). The score separates poorly on its own (क and ਕ, which no source
+# calls alike, score 0.75), so the bar depends on the source: a row only
+# RZ-LGR-5 gives (reviewed pair by pair by the script Generation Panels)
+# is kept at 0.55, a row only UTS #39 gives (mostly signs and digits that
+# share a prototype) at 0.85. Rows below the bar are comments, dropped.
+# Review: a row can be removed or added by hand; say why in a comment.
+#
+# Format: TEXT = TEXT | CODE POINTS = CODE POINTS § SOURCES [render=SCORE]
+# Each member is one or more code points of one script; the two members
+# of a row are of different scripts. Marks are written bare.
+
+`
+
+// overlap renders a and b and compares their ink, each cropped to its
+// bounding box and scaled to a grid×grid raster: the share of each one's
+// ink that lies within -radius cells (one) of the other's ink, the smaller of the
+// two. (Plain intersection over union punishes thin strokes a cell apart,
+// which a reader does not see.)
+func overlap(a, b string) float64 {
+	ia, ib := ink(a), ink(b)
+	if ia == nil || ib == nil {
+		return 0
+	}
+	return min(near(ia, ib), near(ib, ia))
+}
+
+// near is the share of x's ink within two cells of y's ink.
+func near(x, y []bool) float64 {
+	r := radius
+	n, hit := 0, 0
+	for i, v := range x {
+		if !v {
+			continue
+		}
+		n++
+		gx, gy := i%grid, i/grid
+	search:
+		for dy := -r; dy <= r; dy++ {
+			for dx := -r; dx <= r; dx++ {
+				px, py := gx+dx, gy+dy
+				if px >= 0 && py >= 0 && px < grid && py < grid && y[py*grid+px] {
+					hit++
+					break search
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(hit) / float64(n)
+}
+
+var (
+	grid   = 32
+	radius = 1
+)
+
+// ink renders s (a mark on a dotted circle would add the circle's ink to
+// both sides alike, so marks are rendered alone) and returns its ink on a
+// grid×grid raster.
+func ink(s string) []bool {
+	f, err := os.CreateTemp("", "homoglyph-*.png")
+	if err != nil {
+		return nil
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	cmd := exec.Command("pango-view", "-q", "--font=Sans 64", "--margin=4", "-t", s, "-o", f.Name())
+	if err := cmd.Run(); err != nil {
+		log.Printf("pango-view %q: %v", s, err)
+		return nil
+	}
+	r, err := os.Open(f.Name())
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	img, err := png.Decode(r)
+	if err != nil {
+		return nil
+	}
+	bb := img.Bounds()
+	dark := func(x, y int) bool {
+		rr, gg, bl, _ := img.At(x, y).RGBA()
+		return (rr+gg+bl)/3 < 0x8000
+	}
+	box := image.Rectangle{Min: image.Point{bb.Max.X, bb.Max.Y}}
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			if dark(x, y) {
+				box.Min.X, box.Min.Y = min(box.Min.X, x), min(box.Min.Y, y)
+				box.Max.X, box.Max.Y = max(box.Max.X, x+1), max(box.Max.Y, y+1)
+			}
+		}
+	}
+	if box.Empty() {
+		return nil
+	}
+	out := make([]bool, grid*grid)
+	for gy := 0; gy < grid; gy++ {
+		for gx := 0; gx < grid; gx++ {
+			x := box.Min.X + gx*box.Dx()/grid
+			y := box.Min.Y + gy*box.Dy()/grid
+			out[gy*grid+gx] = dark(x, y)
+		}
+	}
+	return out
+}

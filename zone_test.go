@@ -1,0 +1,258 @@
+package akshara
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseZones(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		err        string // a substring of the error, "" for none
+		want       []ZoneSpec
+	}{
+		{"one", "zone भारत\n  languages hi mr\n  source x y\n", "", []ZoneSpec{{Name: "भारत", Languages: []string{"hi", "mr"}, Source: "x y"}}},
+		{"ldh and comments", "# c\nzone in   # the ASCII zone\n\tlanguages hi\n\tldh\n", "", []ZoneSpec{{Name: "in", Languages: []string{"hi"}, LDH: true}}},
+		{"setting first", "  languages hi\n", "before the first zone", nil},
+		{"no languages", "zone in\n  ldh\n", "has no languages", nil},
+		{"twice", "zone in\n  languages hi\nzone in\n  languages mr\n", "listed twice", nil},
+		{"language twice", "zone in\n  languages hi hi\n", "language hi listed twice", nil},
+		{"unknown setting", "zone in\n  languages hi\n  colour red\n", "unknown setting", nil},
+		{"bad directive", "zones in\n", "want `zone NAME`", nil},
+		{"empty", "# nothing\n", "no zones", nil},
+		{"not utf-8", "zone \xff\n", "not UTF-8", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseZones("test", []byte(tc.text))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("ParseZones = %v, %v; want an error with %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("ParseZones = %+v, want %+v", got, tc.want)
+			}
+			for i := range got {
+				g, w := got[i], tc.want[i]
+				if g.Name != w.Name || g.LDH != w.LDH || g.Source != w.Source || !slices.Equal(g.Languages, w.Languages) {
+					t.Errorf("zone %d = %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// TestDefaultZones: the embedded zones file loads, names only languages
+// with a policy, lists each language of a zone once, and puts Hindi first
+// among the Devanagari languages in भारत and in.
+func TestDefaultZones(t *testing.T) {
+	zones, err := DefaultZones()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]ZoneSpec{}
+	for _, z := range zones {
+		byName[z.Name] = z
+		if z.Source == "" {
+			t.Errorf("zone %s has no source", z.Name)
+		}
+	}
+	for _, name := range []string{"भारत", "in"} {
+		z, ok := byName[name]
+		if !ok {
+			t.Fatalf("no zone %s", name)
+		}
+		if z.Languages[0] != "hi" {
+			t.Errorf("zone %s: languages %q, want hi first", name, z.Languages)
+		}
+	}
+	if in := byName["in"]; !in.LDH || len(in.Languages) != len(Tags()) {
+		t.Errorf("zone in = %+v, want LDH and all %d languages", in, len(Tags()))
+	}
+	if LanguageRank("hi") != 0 || LanguageRank("hi") >= LanguageRank("brx") || LanguageRank("nope") < LanguageRank("pa") {
+		t.Errorf("LanguageRank: hi %d, brx %d, pa %d, unknown %d", LanguageRank("hi"), LanguageRank("brx"), LanguageRank("pa"), LanguageRank("nope"))
+	}
+}
+
+// TestDetectOrder: -lang auto lists languages in the zones file's order
+// and gives the verdict in the first (issue 9: it said Bodo for किताब).
+func TestDetectOrder(t *testing.T) {
+	d, err := Detect("किताब")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Langs) < 2 || d.Langs[0] != "hi" || d.Result.Lang != "hi" {
+		t.Errorf("Detect(किताब) = langs %q, result in %q; want hi first", d.Langs, d.Result.Lang)
+	}
+	for i := 1; i < len(d.Langs); i++ {
+		if LanguageRank(d.Langs[i-1]) > LanguageRank(d.Langs[i]) {
+			t.Errorf("Detect(किताब).Langs = %q: not in the zones file's order", d.Langs)
+		}
+	}
+}
+
+func TestParseHomoglyphs(t *testing.T) {
+	for _, tc := range []struct{ name, text, err string }{
+		{"ok", "ट = ਟ | 091F = 0A1F § rz-lgr-5\n", ""},
+		{"sequence", "त्त = ਜ | 0924 094D 0924 = 0A1C § rz-lgr-5\n", ""},
+		{"no source", "ट = ਟ | 091F = 0A1F\n", "sources"},
+		{"same script", "ट = ठ | 091F = 0920 § x\n", "cross-script"},
+		{"text differs", "ट = ਟ | 0920 = 0A1F § x\n", "is not the code points"},
+		{"three members", "ट = ਟ = ট | 091F = 0A1F = 099F § x\n", "two members"},
+		{"twice", "ट = ਟ | 091F = 0A1F § x\nਟ = ट | 0A1F = 091F § y\n", "listed twice"},
+		{"not indic", "a = ਟ | 0061 = 0A1F § x\n", "one Indic script"},
+		{"bad hex", "ट = ਟ | 09ZF = 0A1F § x\n", "bad code point"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseHomoglyphs("test", []byte(tc.text))
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("ParseHomoglyphs(%q) = %v, want error containing %q", tc.text, err, tc.err)
+			}
+		})
+	}
+}
+
+// TestHomoglyphTable: the embedded table loads; every row traces to a
+// source; a row both sources give is kept whatever it renders, a row one
+// source gives carries its rendering score.
+func TestHomoglyphTable(t *testing.T) {
+	h, err := DefaultHomoglyphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Rows) < 50 {
+		t.Fatalf("%d rows", len(h.Rows))
+	}
+	for _, r := range h.Rows {
+		both := strings.Contains(r.Sources, "rz-lgr-5") && strings.Contains(r.Sources, "uts39")
+		if !both && !strings.Contains(r.Sources, "render=") {
+			t.Errorf("line %d: %s = %s: one source and no rendering score: %q", r.Line, r.A, r.B, r.Sources)
+		}
+		if !strings.Contains(r.Sources, "rz-lgr-5") && !strings.Contains(r.Sources, "uts39") {
+			t.Errorf("line %d: %s = %s: no source", r.Line, r.A, r.B)
+		}
+	}
+}
+
+// TestZoneConflictSets: the zone relation on the issue's cases.
+func TestZoneConflictSets(t *testing.T) {
+	deva := []string{"hi", "mr", "mai", "ne", "sd-Deva", "doi", "kok", "brx", "sa"}
+	all := append(append([]string{}, deva...), "bn", "as", "te", "ta", "gu", "kn", "or", "ml", "pa")
+	for _, tc := range []struct {
+		langs []string
+		label string
+		want  []string
+	}{
+		{deva, "किताब", []string{"किताब", "कित्ताब"}},
+		{[]string{"mr", "ne"}, "किताब", []string{"किताब"}}, // no table in the zone
+		{deva, "चाँद", []string{"चाँद", "चॉंद"}},
+		{deva, "चॉंद", []string{"चाँद", "चॉंद"}},
+		{deva, "आँख", []string{"आँख", "ऑंख"}},
+		{deva, "एँड", []string{"ऍंड", "एँड"}},
+		{deva, "काँग्रेस", []string{"काँग्रेस", "कॉंग्रेस"}},
+		{deva, "टीम", []string{"टीम"}}, // one script: no twins
+		{all, "टीम", []string{"टीम", "ਟੀਸ"}},
+		{all, "ਟੀਸ", []string{"टीम", "ਟੀਸ"}},
+		{all, "हिम", []string{"हिम", "ਵਿਸ"}},
+		{all, "ਵਿਸ", []string{"हिम", "ਵਿਸ"}},
+		{all, "कमल", []string{"कमल"}}, // क has no twin: no label maps
+		{[]string{"pa"}, "ਟੀਸ", []string{"ਟੀਸ"}},
+	} {
+		z, err := NewZoneRelation(tc.langs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := z.ConflictSet(tc.label)
+		if !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("zone %q: ConflictSet(%s) = %q, %v; want %q", tc.langs, tc.label, got, ok, tc.want)
+		}
+	}
+	// पेट / ਧੇਟ: े has two Gurmukhi lookalikes (ੇ, ੋ)
+	z, _ := NewZoneRelation(all)
+	if got, _ := z.ConflictSet("पेट"); !slices.Contains(got, "ਧੇਟ") {
+		t.Errorf("ConflictSet(पेट) = %q, want ਧੇਟ in it", got)
+	}
+	if got, _ := z.ConflictSet("ਧੇਟ"); !slices.Contains(got, "पेट") {
+		t.Errorf("ConflictSet(ਧੇਟ) = %q, want पेट in it", got)
+	}
+}
+
+// TestZoneSetBound: a label whose zone set would exceed the bound is
+// reported, not truncated.
+func TestZoneSetBound(t *testing.T) {
+	z, err := NewZoneRelation([]string{"hi", "mr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// eleven त: 2^11 combinations under the row त्त = त; Marathi (no
+	// table, no VARIANT_LIMIT) accepts it
+	label := strings.Repeat("त", 11)
+	if l, _ := Lookup("mr"); !l.Valid(label) {
+		t.Skip("Marathi refuses " + label)
+	}
+	if set, ok := z.ConflictSet(label); ok {
+		t.Errorf("ConflictSet(%s) = %d labels, want over the bound", label, len(set))
+	}
+	if set, ok := z.ConflictSet("ततत"); !ok || len(set) != 8 {
+		t.Errorf("ConflictSet(ततत) = %q, %v; want 8 labels", set, ok)
+	}
+}
+
+func BenchmarkZoneConflictSet(b *testing.B) {
+	deva := []string{"hi", "mr", "mai", "ne", "sd-Deva", "doi", "kok", "brx", "sa", "bn", "as", "te", "ta", "gu", "kn", "or", "ml", "pa"}
+	z, err := NewZoneRelation(deva)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		z.ConflictSet("द्धष्टश्वकम")
+	}
+}
+
+// FuzzParseZones: the zones parser never panics, and what it accepts has
+// zones with languages.
+func FuzzParseZones(f *testing.F) {
+	f.Add(zonesFile)
+	f.Add([]byte("zone in\n  languages hi\n  ldh\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		zones, err := ParseZones("fuzz", data)
+		if err != nil {
+			return
+		}
+		for _, z := range zones {
+			if z.Name == "" || len(z.Languages) == 0 {
+				t.Fatalf("accepted a zone %+v", z)
+			}
+		}
+	})
+}
+
+// FuzzParseHomoglyphs: the homoglyph parser never panics, and the images
+// of any label under what it accepts are of the target script.
+func FuzzParseHomoglyphs(f *testing.F) {
+	f.Add(homoglyphFile, "टीम")
+	f.Add([]byte("त्त = ਜ | 0924 094D 0924 = 0A1C § x\n"), "त्तत्त")
+	f.Fuzz(func(t *testing.T, data []byte, label string) {
+		h, err := ParseHomoglyphs("fuzz", data)
+		if err != nil {
+			return
+		}
+		from := ScriptOf(label)
+		for _, to := range []string{"Deva", "Guru", "Beng"} {
+			if to == from || from == "" {
+				continue
+			}
+			for _, img := range h.Images(label, from, to, 8) {
+				if s := ScriptOf(img); s != to && s != "" {
+					t.Fatalf("image %q of %q in %s is of script %s", img, label, to, s)
+				}
+			}
+		}
+	})
+}
