@@ -341,6 +341,18 @@ func TestPage(t *testing.T) {
 		}
 	})
 
+	t.Run("plain ASCII in in", func(t *testing.T) {
+		if err := typeLabel(ctx, "in", "auto", "akshara-2026"); err != nil {
+			t.Fatal(err)
+		}
+		if s, tone, w := verdict(ctx, t); s != "available" || tone != "ok" || !strings.Contains(w, "akshara-2026.in is available") {
+			t.Errorf("verdict %q %q %q", s, tone, w)
+		}
+		if d := text(ctx, t, "#detail"); !strings.Contains(d, "ASCII letters, digits and hyphens") {
+			t.Errorf("detail %q", d)
+		}
+	})
+
 	t.Run("Tamil word with detect", func(t *testing.T) {
 		if err := typeLabel(ctx, "இந்தியா", "auto", "கிடங்கு"); err != nil {
 			t.Fatal(err)
