@@ -11,15 +11,17 @@ import (
 )
 
 // readIDNA2008 parses the vendored RFC 5892 derived property file directly,
-// independently of the generated table.
-func readIDNA2008(t *testing.T) map[rune]string {
+// independently of the generated table: the property of every code point,
+// indexed by code point (a slice: a map of 1.1 million entries took seconds).
+func readIDNA2008(t *testing.T) []string {
 	t.Helper()
 	f, err := os.Open("testdata/idna2008/Idna2008-15.0.0.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	props := map[rune]string{}
+	props := make([]string, 0x110000)
+	covered := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line, _, _ := strings.Cut(sc.Text(), "#")
@@ -33,12 +35,16 @@ func readIDNA2008(t *testing.T) map[rune]string {
 		}
 		l, _ := strconv.ParseUint(lo, 16, 32)
 		h, _ := strconv.ParseUint(hi, 16, 32)
-		for r := l; r <= h; r++ {
-			props[rune(r)] = strings.TrimSpace(prop)
+		p := strings.TrimSpace(prop)
+		for r := l; r <= h && r < 0x110000; r++ {
+			if props[r] == "" {
+				covered++
+			}
+			props[r] = p
 		}
 	}
-	if len(props) != 0x110000 {
-		t.Fatalf("the file covers %d code points, want 0x110000", len(props))
+	if covered != 0x110000 {
+		t.Fatalf("the file covers %d code points, want 0x110000", covered)
 	}
 	return props
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/akshara-idn/akshara/internal/longtest"
 )
 
 func contains(set []string, s string) bool {
@@ -120,7 +122,7 @@ func TestVariantSymmetry(t *testing.T) {
 		}
 		pieces = append(pieces, "क", "ा", "र", "ि", "ं", "स", "्", "ब")
 		labels := append([]string(nil), words...)
-		for i := 0; i < 20000; i++ {
+		for i := 0; i < longtest.Pick(4000, 20000); i++ {
 			var b strings.Builder
 			for j := 0; j < 2+rng.Intn(5); j++ {
 				b.WriteString(pieces[rng.Intn(len(pieces))])

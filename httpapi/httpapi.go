@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ const (
 	CodeRateLimited      = "RATE_LIMITED"
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	CodeTimeout          = "TIMEOUT"
+	CodeBadParam         = "BAD_PARAM"
 )
 
 // statusOf is the one table from error codes to HTTP statuses.
@@ -56,6 +58,9 @@ var statusOf = map[string]int{
 	CodeRateLimited:              http.StatusTooManyRequests,
 	CodeMethodNotAllowed:         http.StatusMethodNotAllowed,
 	CodeTimeout:                  http.StatusServiceUnavailable,
+	CodeBadParam:                 http.StatusBadRequest,
+	registry.CodeReserved:        http.StatusConflict,
+	registry.CodeUnavailable:     http.StatusServiceUnavailable,
 }
 
 // StatusOf returns the HTTP status of an error code.
@@ -83,6 +88,28 @@ type Options struct {
 	RequestTimeout time.Duration         // per request (default 10 s)
 	RateLimit      float64               // requests per second per registrar (default 50)
 	RateBurst      int                   // (default 100)
+	// PublicRate limits the requests per second of one client address to
+	// the public endpoints (default 100, burst PublicBurst, default 200;
+	// negative: no limit).
+	PublicRate  float64
+	PublicBurst int
+	// AuthFailRate limits failed authentications per client address: after
+	// AuthFailBurst failures (default 10) the address is refused with
+	// RATE_LIMITED, refilled at AuthFailRate per second (default 1/6:
+	// ten a minute; negative: no limit).
+	AuthFailRate  float64
+	AuthFailBurst int
+	// TrustedProxies are the addresses of reverse proxies in front of the
+	// server: for a request from one of them, the client is the last
+	// address of X-Forwarded-For that is not a trusted proxy (for the
+	// per-address limits and the request log). Empty: the client is the
+	// TCP peer, and X-Forwarded-For is ignored.
+	TrustedProxies []netip.Prefix
+	// PrivateMetrics leaves /metrics out of the handler: serve
+	// MetricsHandler on a private address instead.
+	PrivateMetrics bool
+	// Collectors are more metrics to serve at /metrics.
+	Collectors []prometheus.Collector
 	// Page, if set, is served at / (the web page).
 	Page http.Handler
 	// Mount adds handlers under patterns of http.ServeMux (such as
@@ -99,11 +126,16 @@ type Server struct {
 
 	mu       sync.Mutex
 	limiters map[int64]*rate.Limiter
+	perAddr  *addrLimiters // public endpoints, per client address
+	authFail *addrLimiters // failed authentications, per client address
+	mux      *http.ServeMux
+	ready    readiness
+	metrics  http.Handler
 
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	created  prometheus.Counter
-	checks   *prometheus.CounterVec
+	ops      *prometheus.CounterVec
+	notReady prometheus.Counter
 }
 
 // New makes the API server for a service.
@@ -115,7 +147,7 @@ func New(svc *registry.Service, o Options) *Server {
 		o.MaxBody = 64 << 10
 	}
 	if o.MaxName <= 0 {
-		o.MaxName = 1024
+		o.MaxName = registry.MaxNameBytes
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 10 * time.Second
@@ -126,7 +158,20 @@ func New(svc *registry.Service, o Options) *Server {
 	if o.RateBurst <= 0 {
 		o.RateBurst = 100
 	}
-	s := &Server{svc: svc, opts: o, log: o.Logger, limiters: map[int64]*rate.Limiter{}}
+	if o.PublicRate == 0 {
+		o.PublicRate = 100
+	}
+	if o.PublicBurst <= 0 {
+		o.PublicBurst = 200
+	}
+	if o.AuthFailRate == 0 {
+		o.AuthFailRate = 1.0 / 6
+	}
+	if o.AuthFailBurst <= 0 {
+		o.AuthFailBurst = 10
+	}
+	s := &Server{svc: svc, opts: o, log: o.Logger, limiters: map[int64]*rate.Limiter{},
+		perAddr: newAddrLimiters(o.PublicRate, o.PublicBurst), authFail: newAddrLimiters(o.AuthFailRate, o.AuthFailBurst)}
 	reg := prometheus.NewRegistry()
 	var r prometheus.Registerer = reg
 	if o.Metrics != nil {
@@ -134,21 +179,25 @@ func New(svc *registry.Service, o Options) *Server {
 	}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_http_requests_total", Help: "HTTP requests by route, method and status."}, []string{"route", "method", "status"})
 	s.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "akshara_http_request_duration_seconds", Help: "HTTP request latency by route.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}, []string{"route"})
-	s.created = prometheus.NewCounter(prometheus.CounterOpts{Name: "akshara_domains_created_total", Help: "Domains created."})
-	s.checks = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_checks_total", Help: "Checks by answer."}, []string{"status"})
-	r.MustRegister(s.requests, s.duration, s.created, s.checks)
+	r.MustRegister(s.requests, s.duration)
+	s.registerCollectors(r, o.Metrics == nil)
 
 	mux := http.NewServeMux()
+	s.mux = mux
 	route := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		mux.Handle(pattern, s.wrap(pattern, h))
 	}
-	route("GET /v1/zones", s.zones)
-	route("GET /v1/check", s.check)
-	route("GET /v1/analyze", s.analyze)
+	route("GET /v1/zones", s.public(s.zones))
+	route("GET /v1/check", s.public(s.check))
+	route("GET /v1/analyze", s.public(s.analyze))
 	route("POST /v1/domains", s.auth(s.create))
 	route("GET /v1/domains", s.auth(s.list))
-	route("GET /v1/domains/{name}", s.info)
+	route("GET /v1/domains/{name}", s.public(s.info))
 	route("DELETE /v1/domains/{name}", s.auth(s.delete))
+	route("GET /v1/audit", s.auth(s.audit))
+	route("/v1/", s.public(s.unmatched)) // 404 and 405 in JSON
+	route("GET /readyz", s.readyz)
+	// liveness: the process answers (nothing else is asked of it)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
@@ -157,7 +206,10 @@ func New(svc *registry.Service, o Options) *Server {
 	if g, ok := o.Metrics.(prometheus.Gatherer); ok {
 		gatherer = g
 	}
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	s.metrics = promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})
+	if !o.PrivateMetrics {
+		mux.Handle("GET /metrics", s.metrics)
+	}
 	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(openAPI)
@@ -172,8 +224,23 @@ func New(svc *registry.Service, o Options) *Server {
 	return s
 }
 
+// MetricsHandler serves the metrics (Prometheus text format), for a
+// private address when Options.PrivateMetrics keeps them off the API's.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics }
+
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if len(r.TransferEncoding) > 0 {
+		// RFC 9112 §6.1: a request with both Transfer-Encoding and
+		// Content-Length may be smuggling, and the connection must be
+		// closed after the answer. net/http drops the Content-Length before
+		// a handler sees the request, so every request with a
+		// Transfer-Encoding closes its connection (the API's bodies are
+		// small; clients send them with a Content-Length).
+		w.Header().Set("Connection", "close")
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
 // NewHTTPServer returns an http.Server for the handler with the timeouts a
 // public server needs.
@@ -207,7 +274,9 @@ const registrarKey ctxKey = 0
 func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+		info := &requestInfo{id: requestID(r), client: s.clientAddr(r)}
+		w.Header().Set("X-Request-Id", info.id)
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), infoKey, info), s.opts.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -221,9 +290,12 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 		elapsed := time.Since(start)
 		s.requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
 		s.duration.WithLabelValues(route).Observe(elapsed.Seconds())
-		attrs := []any{"method", r.Method, "route", route, "status", sw.status, "duration", elapsed}
-		if reg, ok := r.Context().Value(registrarKey).(*registry.Registrar); ok {
-			attrs = append(attrs, "registrar", reg.Name)
+		attrs := []any{"id", info.id, "client", info.client, "method", r.Method, "route", route, "status", sw.status, "duration", elapsed}
+		if info.registrar != "" {
+			attrs = append(attrs, "registrar", info.registrar)
+		}
+		if info.name != "" {
+			attrs = append(attrs, "name", info.name)
 		}
 		if err != nil {
 			attrs = append(attrs, "code", registry.CodeOf(err))
@@ -246,8 +318,11 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 			body.Message = "internal error" // the cause is logged, not shown
 		}
 	}
-	if body.Code == CodeRateLimited {
+	switch body.Code {
+	case CodeRateLimited:
 		w.Header().Set("Retry-After", "1")
+	case registry.CodeUnavailable:
+		w.Header().Set("Retry-After", "30") // space or the database must come back first
 	}
 	writeJSON(w, StatusOf(body.Code), body)
 }
@@ -264,14 +339,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 // applies the registrar's rate limit.
 func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || token == "" {
+		addr := infoOf(r).client
+		if s.authFail.exhausted(addr) {
+			return registry.Errorf(CodeRateLimited, "too many failed authentications from %s; retry later", addr)
+		}
+		// the scheme is case-insensitive (RFC 9110 §11.1)
+		scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		token = strings.TrimSpace(token)
+		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			s.authFail.allow(addr)
 			return registry.Errorf(registry.CodeUnauthorized, "an API token is required: Authorization: Bearer TOKEN")
 		}
-		reg, err := s.svc.Authenticate(r.Context(), strings.TrimSpace(token))
+		reg, err := s.svc.Authenticate(r.Context(), token)
 		if err != nil {
+			if registry.CodeOf(err) == registry.CodeUnauthorized {
+				s.authFail.allow(addr)
+			}
 			return err
 		}
+		infoOf(r).registrar = reg.Name
 		if !s.limiter(reg.ID).Allow() {
 			return registry.Errorf(CodeRateLimited, "too many requests for registrar %s; retry later", reg.Name)
 		}
@@ -322,11 +408,13 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	setName(r, name)
 	res, err := s.svc.Check(r.Context(), name, lang)
 	if err != nil {
+		s.count("check", resultOf(err))
 		return err
 	}
-	s.checks.WithLabelValues(string(res.Status)).Inc()
+	s.count("check", string(res.Status))
 	return writeJSON(w, http.StatusOK, res)
 }
 
@@ -360,22 +448,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	if req.Name == "" {
 		return registry.Errorf(registry.CodeBadName, "name is required")
 	}
-	if len(req.Name) > s.opts.MaxName {
-		return registry.Errorf(registry.CodeBadName, "name is longer than %d bytes", s.opts.MaxName)
-	}
+	setName(r, req.Name) // the service checks it, and records a refusal
 	d, err := s.svc.Create(r.Context(), registrarOf(r), req.Name, req.Lang)
+	s.count("create", resultOf(err))
 	if err != nil {
 		return err
 	}
-	s.created.Inc()
 	w.Header().Set("Location", "/v1/domains/"+d.ALabel)
 	return writeJSON(w, http.StatusCreated, d)
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("name")
-	if !utf8.ValidString(name) {
-		return registry.Errorf(CodeBadUTF8, "the name is not valid UTF-8")
+	name, err := s.pathName(r)
+	if err != nil {
+		return err
 	}
 	d, err := s.svc.Info(r.Context(), name)
 	if err != nil {
@@ -385,11 +471,13 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("name")
-	if !utf8.ValidString(name) {
-		return registry.Errorf(CodeBadUTF8, "the name is not valid UTF-8")
+	name, err := s.pathName(r)
+	if err != nil {
+		return err
 	}
-	if err := s.svc.Delete(r.Context(), registrarOf(r), name); err != nil {
+	err = s.svc.Delete(r.Context(), registrarOf(r), name)
+	s.count("delete", resultOf(err))
+	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -405,4 +493,16 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 		ds = []*registry.Domain{}
 	}
 	return writeJSON(w, http.StatusOK, ds)
+}
+
+// pathName reads the {name} of a path. The registry service checks it as
+// it checks every name (length, UTF-8, control characters, form), and
+// records a refused delete.
+func (s *Server) pathName(r *http.Request) (string, error) {
+	name := r.PathValue("name")
+	setName(r, name)
+	if !utf8.ValidString(name) {
+		return "", registry.Errorf(CodeBadUTF8, "the name is not valid UTF-8")
+	}
+	return name, nil
 }

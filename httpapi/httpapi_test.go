@@ -265,7 +265,7 @@ func FuzzAPI(f *testing.F) {
 	ctx := context.Background()
 	svc := registrytest.SQLiteService(f)
 	_, token, _ := svc.AddRegistrar(ctx, "fuzz")
-	h := httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1e9})
+	h := httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1e9, PublicRate: -1, AuthFailRate: -1})
 	f.Fuzz(func(t *testing.T, name, lang string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", q(name, lang), nil))

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/akshara-idn/akshara/httpapi"
@@ -83,8 +84,13 @@ func TestIssue9(t *testing.T) {
 				if r.StatusCode != s.status {
 					t.Fatalf("create %s (%q): %d %+v %+v, want %d", s.name, s.lang, r.StatusCode, d, eb, s.status)
 				}
-				if s.status == 409 && (eb.Code != "CONFLICT" || eb.BlockedBy != s.blockedBy) {
-					t.Errorf("create %s (%q): %+v, want CONFLICT blocked by %s", s.name, s.lang, eb, s.blockedBy)
+				// EXISTS for the very name registered (issue 10), else CONFLICT
+				wantCode := "CONFLICT"
+				if strings.EqualFold(strings.TrimSuffix(s.name, "."), s.blockedBy) {
+					wantCode = "EXISTS"
+				}
+				if s.status == 409 && (eb.Code != wantCode || eb.BlockedBy != s.blockedBy) {
+					t.Errorf("create %s (%q): %+v, want %s blocked by %s", s.name, s.lang, eb, wantCode, s.blockedBy)
 				}
 				if s.status == 201 && s.wantLang != "" && d.Lang != s.wantLang {
 					t.Errorf("create %s (%q): language %q, want %q", s.name, s.lang, d.Lang, s.wantLang)

@@ -32,7 +32,8 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, IsUnique: isUnique, Migrations: sub})
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, IsUnique: isUnique, Migrations: sub,
+		IsTransient: isTransient, IsRefused: isRefused, IsFull: isFull})
 	if err != nil {
 		db.Close()
 		return nil, err

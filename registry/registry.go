@@ -87,6 +87,7 @@ const (
 	Invalid    Status = "invalid"
 	Registered Status = "registered"
 	Blocked    Status = "blocked"
+	Reserved   Status = "reserved" // held back by the registry operator (akshara reserve)
 )
 
 // CheckResult is the answer to "may this name be registered?".
@@ -119,6 +120,8 @@ const (
 	CodeBadName         = "BAD_NAME"
 	CodeExists          = "EXISTS"
 	CodeInternal        = "INTERNAL"
+	CodeReserved        = "RESERVED"    // the name is reserved by the registry operator
+	CodeUnavailable     = "UNAVAILABLE" // the database cannot take writes now (disk full, down)
 )
 
 // Error is a registry error with a stable code.
@@ -158,6 +161,7 @@ var (
 	ErrUnknownLanguage = &Error{Code: CodeUnknownLanguage}
 	ErrBadName         = &Error{Code: CodeBadName}
 	ErrExists          = &Error{Code: CodeExists}
+	ErrReserved        = &Error{Code: CodeReserved}
 )
 
 // Errorf makes an *Error.
@@ -228,6 +232,9 @@ type Store interface {
 	Audit(ctx context.Context, e AuditEntry) error
 	// AuditLog returns the last n entries, newest first.
 	AuditLog(ctx context.Context, n int) ([]AuditEntry, error)
+
+	// What operators do (operations.go).
+	OperatorStore
 
 	Close() error
 }

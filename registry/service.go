@@ -2,13 +2,14 @@ package registry
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -47,6 +48,9 @@ type Service struct {
 	list      []Zone
 	relations map[string]*akshara.ZoneRelation // by zone U-label
 	recompute *RecomputeReport
+
+	log           atomic.Pointer[slog.Logger] // SetLogger
+	auditFailures atomic.Uint64
 }
 
 // NewService loads the zones of the store (creating the defaults) and
@@ -178,8 +182,8 @@ type name struct {
 
 // parseName splits label.zone (a final dot is allowed) and finds the zone.
 func (s *Service) parseName(input string) (*name, error) {
-	if !utf8.ValidString(input) {
-		return nil, Errorf(CodeBadName, "the name is not valid UTF-8")
+	if err := checkInput(input); err != nil {
+		return nil, err
 	}
 	n := strings.TrimSuffix(input, ".")
 	label, zone, ok := strings.Cut(n, ".")
@@ -218,6 +222,9 @@ type canonical struct {
 // lang "", the first of the zone's languages that accepts it).
 func (s *Service) judge(n *name, lang string) (*canonical, error) {
 	z := n.zone
+	if strings.EqualFold(lang, "auto") {
+		lang = "" // as /v1/analyze and the CLI take it
+	}
 	if lang == LDH || (lang == "" && z.LDH && isASCII(n.label) && !hasACEPrefix(n.label)) {
 		if !z.LDH {
 			return nil, Errorf(CodeUnknownLanguage, "zone %s takes no plain ASCII labels", z.Name)
@@ -342,6 +349,13 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	switch {
 	case errors.Is(err, ErrNotFound):
 		res.Status = Available
+		r, err := s.reservedAmong(ctx, n.zone.Name, c.blocks)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			res.Status = Reserved
+		}
 	case err != nil:
 		return nil, err
 	case d.Label == c.label:
@@ -349,7 +363,7 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
-	if res.Status != Available && d.Exempted {
+	if d != nil && d.Exempted {
 		// the name itself may be registered, exempted with the holder
 		own, err := s.store.Domain(ctx, n.zone.Name, c.label)
 		switch {
@@ -373,7 +387,7 @@ func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) 
 	if err != nil {
 		// a refused create is recorded too; a successful one was recorded
 		// in its transaction
-		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
 	}
 	return d, err
 }
@@ -387,15 +401,31 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) 
 		return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
 	}
 	full, afull := s.fullName(c, n.zone)
+	if rn, err := s.reservedAmong(ctx, n.zone.Name, c.blocks); err != nil {
+		return nil, err
+	} else if rn != nil {
+		msg := full + " is reserved by the registry"
+		if rn.Label != c.label {
+			msg = full + " is a variant of " + rn.Label + "." + rn.Zone + ", which is reserved by the registry"
+		}
+		return nil, &Error{Code: CodeReserved, Message: msg}
+	}
 	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
 	created, err := s.store.CreateDomain(ctx, d, r.ID)
 	if errors.Is(err, ErrConflict) {
+		// the name itself registered (exempted domains share labels, so the
+		// first holder of the set need not be it): EXISTS, as
+		// docs/registry.md promises
+		if own, ferr := s.store.Domain(ctx, n.zone.Name, c.label); ferr == nil {
+			return nil, &Error{Code: CodeExists, Message: full + " is already registered", BlockedBy: own.Name}
+		}
 		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}
 		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
 			e.BlockedBy = b.Name
 			e.Message = full + " is blocked by " + b.Name
 			if b.Label == c.label {
-				e.Message = full + " is already registered"
+				// the name itself: EXISTS, as docs/registry.md promises
+				e.Code, e.Message = CodeExists, full+" is already registered"
 			}
 		}
 		return nil, e
@@ -442,7 +472,7 @@ func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error 
 		err = s.store.DeleteDomain(ctx, z.Name, label, r.ID)
 	}
 	if err != nil {
-		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "delete", Name: input, Result: CodeOf(err)})
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "delete", Name: input, Result: CodeOf(err)})
 	}
 	return err
 }
@@ -455,20 +485,27 @@ func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
 // AddRegistrar creates a registrar and returns its API token, which is
 // shown once: only its hash is stored.
 func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, string, error) {
+	r, token, err := s.addRegistrar(ctx, name)
+	// recorded whatever the outcome (docs/registry.md); a failed audit
+	// write is logged and counted by audit, and the token still returned:
+	// the registrar exists
+	s.audit(ctx, AuditEntry{Registrar: name, Action: "registrar-add", Name: name, Result: resultOf(err)})
+	return r, token, err
+}
+
+func (s *Service) addRegistrar(ctx context.Context, name string) (*Registrar, string, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 100 || !utf8.ValidString(name) {
-		return nil, "", Errorf(CodeBadName, "a registrar name has 1 to 100 characters")
+	if name == "" || len(name) > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, isControl) >= 0 {
+		return nil, "", Errorf(CodeBadName, "a registrar name has 1 to 100 bytes of UTF-8, no control characters")
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	token, err := newToken()
+	if err != nil {
 		return nil, "", err
 	}
-	token := "ak_" + hex.EncodeToString(b[:])
 	r, err := s.store.CreateRegistrar(ctx, name, HashToken(token))
 	if err != nil {
 		return nil, "", err
 	}
-	s.store.Audit(ctx, AuditEntry{Registrar: name, Action: "registrar-add", Name: name, Result: "ok"})
 	return r, token, nil
 }
 
@@ -476,6 +513,9 @@ func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, st
 func (s *Service) Authenticate(ctx context.Context, token string) (*Registrar, error) {
 	if token == "" {
 		return nil, Errorf(CodeUnauthorized, "an API token is required")
+	}
+	if len(token) > 200 {
+		return nil, Errorf(CodeUnauthorized, "unknown API token")
 	}
 	return s.store.RegistrarByToken(ctx, HashToken(token))
 }

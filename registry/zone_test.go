@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 )
@@ -83,10 +84,7 @@ func conflictEverywhere(t testing.TB, svc *registry.Service, z registry.Zone, a,
 func TestConflictProperty(t *testing.T) {
 	svc := registrytest.SQLiteService(t)
 	rng := rand.New(rand.NewSource(9))
-	n := 3000
-	if testing.Short() {
-		n = 300
-	}
+	n := longtest.Pick(300, 3000) // 3000 pairs with AKSHARA_LONG_TESTS=1 (CI)
 	for _, z := range svc.Zones() {
 		if z.Name != "भारत" && z.Name != "in" && z.Name != "ਭਾਰਤ" {
 			continue

@@ -43,7 +43,8 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "sqlite", IsUnique: isUnique, Migrations: sub})
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "sqlite", IsUnique: isUnique, Migrations: sub,
+		IsTransient: isBusy, IsRefused: isBusy, IsFull: isFull})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -61,6 +62,27 @@ func isUnique(err error) bool {
 		return true
 	}
 	return false
+}
+
+// isBusy reports a database still locked after the busy timeout: the
+// statement did not run, so it may run again.
+func isBusy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// isFull reports SQLITE_FULL: the disk (or the database's page limit) is
+// full.
+func isFull(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_FULL
 }
 
 var _ registry.Store = (*sqlstore.Store)(nil)

@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/internal/logrl"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/sqlite"
@@ -22,7 +24,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add NAME: create a registrar and print its API token",
+	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate: registrars and their API tokens",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdRegistrar(args, stdout, stderr)
 		}})
@@ -35,15 +37,18 @@ func init() {
 		}})
 }
 
-const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN]
+const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE]
 
 Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml) and the
 web page at /. The store is the SQLite file -db (default akshara.db in the
 working directory, created on first start with the default zones) or, with
--dsn, PostgreSQL. Stops gracefully on SIGINT or SIGTERM, finishing the
-requests in flight.
+-dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
+later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
+flight. /healthz is liveness, /readyz readiness (the database takes a
+write), /metrics Prometheus (docs/operations.md).
 
-Environment: AKSHARA_ADDR, AKSHARA_DB, AKSHARA_DSN (flags win).
+Environment: AKSHARA_ADDR, AKSHARA_DB, AKSHARA_DSN, AKSHARA_TLS_CERT,
+AKSHARA_TLS_KEY (flags win).
 
 Flags:
 `
@@ -73,6 +78,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	openStore := storeFlags(fs)
 	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
+	o := serveFlags(fs)
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -80,7 +86,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if *jsonLogs {
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
-	log := slog.New(handler)
+	limited := logrl.New(handler, o.errorLogRate, o.errorLogBurst)
+	log := slog.New(limited)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -101,17 +108,39 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 			log.Warn("domains conflict under the new relation: both kept, exempted", "first", p[0], "second", p[1])
 		}
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler()})
+	svc.SetLogger(log)
+	proxies, err := o.proxies()
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(),
+		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
+		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
+			func() float64 { return float64(limited.Suppressed()) })}})
 	srv := httpapi.NewHTTPServer(*addr, api)
-	ln, err := net.Listen("tcp", *addr)
+	ln, scheme, err := o.listen(*addr, srv)
 	if err != nil {
 		log.Error("listening", "addr", *addr, "error", err)
 		return exitUsage
 	}
-	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()))
-	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	msrv, maddr, err := o.serveMetrics(api, errc)
+	if err != nil {
+		ln.Close()
+		log.Error("listening", "error", err)
+		return exitUsage
+	}
+	o.reloadOnHangup(ctx, log)
+	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()), "tls", scheme == "https", "max_conns", o.maxConns)
+	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	go func() { errc <- srv.Serve(ln) }()
+	if msrv != nil {
+		log.Info("serving metrics", "addr", maddr)
+		fmt.Fprintf(stdout, "metrics on http://%s\n", maddr)
+		defer msrv.Close()
+	}
 	select {
 	case err := <-errc:
 		log.Error("serving", "error", err)
@@ -139,8 +168,7 @@ Flags:
 
 func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "add" {
-		fmt.Fprint(stderr, registrarUsage)
-		return exitUsage
+		return cmdRegistrarOps(args, stdout, stderr) // operate.go (and the usage of all four)
 	}
 	fs := newFlags("registrar add", registrarUsage, stderr)
 	openStore := storeFlags(fs)

@@ -29,6 +29,16 @@ type Dialect struct {
 	IsUnique func(err error) bool
 	// Migrations holds NNN_name.sql files, applied in order once each.
 	Migrations fs.FS
+	// IsTransient reports a fault worth retrying (retry.go): a lost
+	// connection, a serialization failure, a deadlock. Nil: none is.
+	IsTransient func(err error) bool
+	// IsRefused reports an answer from the database that a transaction
+	// was not committed (serialization failure, deadlock), so that a
+	// fault at COMMIT may be retried.
+	IsRefused func(err error) bool
+	// IsFull reports that the database cannot take writes for lack of
+	// space (the disk is full): UNAVAILABLE rather than INTERNAL.
+	IsFull func(err error) bool
 }
 
 // Store is a registry.Store on a *sql.DB.
@@ -36,6 +46,10 @@ type Store struct {
 	db    *sql.DB
 	d     Dialect
 	stmts sync.Map // query text -> *sql.Stmt: parsed once, not per call
+
+	retry    Retry
+	retries  retryCounter
+	resolved retryCounter
 }
 
 // stmt returns the prepared statement of a query (with ? placeholders).
@@ -110,7 +124,7 @@ func (s *Store) prepare(ctx context.Context) error {
 
 // New applies the migrations and returns the store.
 func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
-	s := &Store{db: db, d: d}
+	s := &Store{db: db, d: d, retry: DefaultRetry}
 	if err := s.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("%s: migrating: %w", d.Name, err)
 	}
@@ -152,11 +166,20 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
+	versions := map[string]int{}
 	for _, name := range names {
 		v, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with its number", name)
+		}
+		versions[name] = v
+	}
+	// in numeric order (9_x before 10_y), whatever the zero padding
+	sort.Slice(names, func(i, j int) bool { return versions[names[i]] < versions[names[j]] })
+	for i, name := range names {
+		v := versions[name]
+		if i > 0 && versions[names[i-1]] == v {
+			return fmt.Errorf("migrations %s and %s have the same number", names[i-1], name)
 		}
 		body, err := fs.ReadFile(s.d.Migrations, name)
 		if err != nil {
@@ -167,10 +190,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), v).Scan(&n); err != nil || n > 0 {
 				return err
 			}
-			for _, stmt := range strings.Split(string(body), ";") {
-				if strings.TrimSpace(stmt) == "" {
-					continue
-				}
+			for _, stmt := range SplitSQL(string(body)) {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
@@ -185,8 +205,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// tx runs f in a transaction, committing if it returns nil.
+// tx runs f in a transaction, committing if it returns nil, and runs it
+// again on a transient fault (retry.go).
 func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	return s.do(ctx, func() error { return s.tx1(ctx, f) })
+}
+
+func (s *Store) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -195,7 +220,10 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return &commitError{err}
+	}
+	return nil
 }
 
 func internal(what string, err error) error {
@@ -207,6 +235,14 @@ func internal(what string, err error) error {
 		return err
 	}
 	return &registry.Error{Code: registry.CodeInternal, Message: what, Err: err}
+}
+
+// internal is internalErr for a store whose dialect can tell a full disk.
+func (s *Store) internal(what string, err error) error {
+	if err != nil && s.d.IsFull != nil && s.d.IsFull(err) {
+		return &registry.Error{Code: registry.CodeUnavailable, Message: what + ": the database cannot take writes now", Err: err}
+	}
+	return internal(what, err)
 }
 
 // EnsureZones implements registry.Store.
@@ -238,7 +274,15 @@ func boolInt(b bool) int {
 }
 
 // Zones implements registry.Store.
-func (s *Store) Zones(ctx context.Context) ([]registry.Zone, error) {
+func (s *Store) Zones(ctx context.Context) (zones []registry.Zone, err error) {
+	err = s.do(ctx, func() error {
+		zones, err = s.zones(ctx)
+		return err
+	})
+	return zones, err
+}
+
+func (s *Store) zones(ctx context.Context) ([]registry.Zone, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT name, alabel, languages, ldh, min_length, max_length FROM zones ORDER BY name`)
 	if err != nil {
 		return nil, internal("listing zones", err)
@@ -273,7 +317,9 @@ func (s *Store) CreateRegistrar(ctx context.Context, name string, tokenHash []by
 func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*registry.Registrar, error) {
 	r := &registry.Registrar{}
 	var created int64
-	err := s.queryRow(ctx, nil, `SELECT id, name, created FROM registrars WHERE token_hash = ?`, tokenHash).Scan(&r.ID, &r.Name, &created)
+	err := s.do(ctx, func() error {
+		return s.queryRow(ctx, nil, `SELECT id, name, created FROM registrars WHERE token_hash = ? AND revoked IS NULL`, tokenHash).Scan(&r.ID, &r.Name, &created)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeUnauthorized, "unknown API token")
 	}
@@ -288,7 +334,20 @@ func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*regist
 func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
 	out.Created = time.Now().UTC()
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	// a fault at COMMIT leaves the outcome unknown: the domain is looked up
+	// (its creation time is this attempt's own) to tell
+	committed := func() (bool, error) {
+		got, err := s.Domain(ctx, d.Zone, d.Label)
+		if errors.Is(err, registry.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		out.ID = got.ID
+		return got.Created.Equal(out.Created), nil
+	}
+	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
 		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
@@ -306,7 +365,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
 	}
 	if err != nil {
-		return nil, internal("creating domain", err)
+		return nil, s.internal("creating domain", err)
 	}
 	return &out, nil
 }
@@ -352,14 +411,19 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	row := s.queryRow(ctx, nil, `SELECT `+domainColumns+`, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
-		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
 	d := &registry.Domain{}
-	var created, exempt int64
-	err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &exempt)
-	d.Name = d.Label + "." + d.Zone
-	d.Created = time.Unix(0, created).UTC()
-	d.Exempted = exempt > 0
+	err := s.do(ctx, func() error {
+		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+`, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
+		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
+		var created, exempt int64
+		if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &exempt); err != nil {
+			return err
+		}
+		d.Name = d.Label + "." + d.Zone
+		d.Created = time.Unix(0, created).UTC()
+		d.Exempted = exempt > 0
+		return nil
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
 	}
@@ -367,24 +431,38 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 }
 
 // Domain implements registry.Store.
-func (s *Store) Domain(ctx context.Context, zone, label string) (*registry.Domain, error) {
-	row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`, zone, label)
-	d, err := scanDomain(row)
+func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Domain, err error) {
+	err = s.do(ctx, func() error {
+		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`, zone, label)
+		if d, err = scanDomain(row); err != nil {
+			return err
+		}
+		if err := s.blocksOf(ctx, d); err != nil {
+			return err
+		}
+		return s.exemptionsOf(ctx, d)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
 	}
 	if err != nil {
 		return nil, internal("finding domain", err)
 	}
-	if err := s.blocksOf(ctx, d); err != nil {
-		return nil, internal("loading conflict set", err)
-	}
-	return d, internal("loading exemptions", s.exemptionsOf(ctx, d))
+	return d, nil
 }
 
 // DeleteDomain implements registry.Store.
 func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarID int64) error {
-	return internal("deleting domain", s.tx(ctx, func(tx *sql.Tx) error {
+	// a fault at COMMIT: the domain gone means the delete took effect (only
+	// its owner deletes it, and that is this call)
+	committed := func() (bool, error) {
+		_, err := s.Domain(ctx, zone, label)
+		if errors.Is(err, registry.ErrNotFound) {
+			return true, nil
+		}
+		return false, err
+	}
+	return s.internal("deleting domain", s.txResolved(ctx, committed, func(tx *sql.Tx) error {
 		var id, owner int64
 		var name string
 		err := tx.QueryRowContext(ctx, s.q(`SELECT d.id, d.registrar_id, r.name FROM domains d JOIN registrars r ON r.id = ? WHERE d.zone = ? AND d.label = ?`),
@@ -414,7 +492,15 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 }
 
 // DomainsOf implements registry.Store.
-func (s *Store) DomainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
+func (s *Store) DomainsOf(ctx context.Context, registrarID int64) (ds []*registry.Domain, err error) {
+	err = s.do(ctx, func() error {
+		ds, err = s.domainsOf(ctx, registrarID)
+		return err
+	})
+	return ds, err
+}
+
+func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`), registrarID)
 	if err != nil {
 		return nil, internal("listing domains", err)
@@ -448,29 +534,17 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, ?, ?, ?)`),
-		e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result)
-	return internal("writing audit log", err)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, ?, ?, ?)`),
+			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result)
+		return err
+	})
+	return s.internal("writing audit log", err)
 }
 
 // AuditLog implements registry.Store.
 func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, at, registrar, action, name, result FROM audit ORDER BY id DESC LIMIT ?`), n)
-	if err != nil {
-		return nil, internal("reading audit log", err)
-	}
-	defer rows.Close()
-	var out []registry.AuditEntry
-	for rows.Next() {
-		var e registry.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Registrar, &e.Action, &e.Name, &e.Result); err != nil {
-			return nil, internal("reading audit log", err)
-		}
-		e.At = time.Unix(0, at).UTC()
-		out = append(out, e)
-	}
-	return out, internal("reading audit log", rows.Err())
+	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result FROM audit ORDER BY id DESC LIMIT ?`, n)
 }
 
 // Close implements registry.Store.

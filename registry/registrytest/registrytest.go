@@ -43,6 +43,10 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"ASCIIZone", testASCIIZone},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
+		{"HostileNames", testHostileNames},
+		{"Operators", testOperators},
+		{"Reserved", testReserved},
+		{"AddZone", testAddZone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
@@ -162,6 +166,16 @@ func wantConflict(t *testing.T, what string, err error, blockedBy string) {
 	re := wantErr(t, what, err, registry.ErrConflict)
 	if re.BlockedBy != blockedBy {
 		t.Errorf("%s: conflict blocked by %q (%v), want %q", what, re.BlockedBy, err, blockedBy)
+	}
+}
+
+// wantExists requires err to be ErrExists (the name itself is registered)
+// naming the holder.
+func wantExists(t *testing.T, what string, err error, holder string) {
+	t.Helper()
+	re := wantErr(t, what, err, registry.ErrExists)
+	if re.BlockedBy != holder {
+		t.Errorf("%s: exists as %q (%v), want %q", what, re.BlockedBy, err, holder)
 	}
 }
 
@@ -483,8 +497,12 @@ func testRace(t *testing.T, open func(*testing.T) registry.Store) {
 			if i == g {
 				continue
 			}
-			if !errors.Is(a.err, registry.ErrConflict) {
-				t.Errorf("round %d: goroutine %d (%s): error %v, want CONFLICT", round, i, choice[i], a.err)
+			want := registry.ErrConflict // blocked by a variant
+			if choice[i] == w.Label {
+				want = registry.ErrExists // the very name the winner took
+			}
+			if !errors.Is(a.err, want) {
+				t.Errorf("round %d: goroutine %d (%s): error %v, want %s", round, i, choice[i], a.err, want.Code)
 				continue
 			}
 			var re *registry.Error
@@ -571,18 +589,25 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 	e.create(r, kitab, "hi", registry.Domain{
 		Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: []string{"किताब", "कित्ताब"},
 	})
-	for _, tc := range []struct{ name, lang string }{
-		{kittabA + ".भारत", ""},
-		{kittabA + ".भारत", "hi"},
-		{kittabALbl, "hi"},
-		{"XN--11B4AYA5ED.XN--H2BRJ9C", ""},
-		{"XN--11B4AYA5ED.XN--H2BRJ9C", "hi"},
-		{kitabALabel, "hi"},
-		{"xn--11b4aya5ed.भारत", "mr"},
-		{"किताब.भारत.", "hi"},
+	for _, tc := range []struct {
+		name, lang string
+		same       bool // the registered name itself: EXISTS, else CONFLICT
+	}{
+		{kittabA + ".भारत", "", false},
+		{kittabA + ".भारत", "hi", false},
+		{kittabALbl, "hi", false},
+		{"XN--11B4AYA5ED.XN--H2BRJ9C", "", true},
+		{"XN--11B4AYA5ED.XN--H2BRJ9C", "hi", true},
+		{kitabALabel, "hi", true},
+		{"xn--11b4aya5ed.भारत", "mr", true},
+		{"किताब.भारत.", "hi", true},
 	} {
 		_, err := e.svc.Create(e.ctx, r, tc.name, tc.lang)
-		wantConflict(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
+		if tc.same {
+			wantExists(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
+		} else {
+			wantConflict(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
+		}
 	}
 	res := e.check(kittabALbl, "hi", registry.Blocked, kitab)
 	if res.ULabel != kittab || res.ALabel != kittabALbl {
@@ -601,9 +626,9 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 		Name: qalam, ALabel: "xn--11b4cl3b.xn--h2brj9c", Label: "\u0915\u093cलम", Zone: "भारत", Lang: "hi", Blocks: []string{"\u0915\u093cलम"},
 	})
 	_, err := e.svc.Create(e.ctx, r, "\u0958लम.भारत", "hi")
-	wantConflict(t, "Create(U+0958 लम.भारत)", err, qalam)
+	wantExists(t, "Create(U+0958 लम.भारत)", err, qalam)
 	_, err = e.svc.Create(e.ctx, r, "\u0958लम.भारत", "")
-	wantConflict(t, "Create(U+0958 लम.भारत, \"\")", err, qalam)
+	wantExists(t, "Create(U+0958 लम.भारत, \"\")", err, qalam)
 	e.check("\u0958लम.भारत", "hi", registry.Registered, qalam)
 	e.check("xn--11b4cl3b.xn--h2brj9c", "hi", registry.Registered, qalam)
 
@@ -748,7 +773,7 @@ func testASCIIZone(t *testing.T, open func(*testing.T) registry.Store) {
 	})
 	for _, name := range []string{"EXAMPLE.in", "Example.IN", "example.in."} {
 		_, err := e.svc.Create(e.ctx, r, name, "")
-		wantConflict(t, fmt.Sprintf("Create(%q)", name), err, "example.in")
+		wantExists(t, fmt.Sprintf("Create(%q)", name), err, "example.in")
 	}
 	res := e.check("EXAMPLE.IN", "", registry.Registered, "example.in")
 	if res.Lang != "ldh" || res.ULabel != "example.in" || res.ALabel != "example.in" {

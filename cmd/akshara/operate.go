@@ -1,0 +1,375 @@
+package main
+
+// The registry operator's commands (docs/operations.md): registrar
+// list|revoke|rotate, audit-log, reserve, zone and backup. Each opens the
+// store, does one thing and closes it.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+func init() {
+	register(&command{name: "audit-log", order: 52, summary: "print the registry's audit log as JSON lines, filtered",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdAuditLog(args, stdout, stderr)
+		}})
+	register(&command{name: "reserve", order: 53, summary: "add|remove|list: names held back per zone",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdReserve(args, stdout, stderr)
+		}})
+	register(&command{name: "zone", order: 54, summary: "list|add: the zones of the registry",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdZone(args, stdout, stderr)
+		}})
+	register(&command{name: "backup", order: 55, summary: "an online, consistent copy of a SQLite registry",
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			return cmdBackup(args, stdout, stderr)
+		}})
+}
+
+// withService opens the store, runs f on a service and closes the store;
+// an error is printed as "akshara CMD: error" (exit 1 for a refusal by the
+// registry, 2 for usage and I/O).
+func withService(name string, open func(context.Context) (registry.Store, error), stderr io.Writer, f func(ctx context.Context, svc *registry.Service) error) int {
+	ctx := context.Background()
+	store, err := open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara %s: %v\n", name, err)
+		return exitUsage
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err == nil {
+		err = f(ctx, svc)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara %s: %v\n", name, err)
+		var re *registry.Error
+		if errors.As(err, &re) && re.Code != registry.CodeInternal {
+			return exitInvalid
+		}
+		return exitUsage
+	}
+	return exitOK
+}
+
+// subcommand splits "cmd sub args": the subcommand must be one of subs.
+func subcommand(args []string, usage string, stderr io.Writer, subs ...string) (string, []string, bool) {
+	if len(args) > 0 {
+		for _, s := range subs {
+			if args[0] == s {
+				return s, args[1:], true
+			}
+		}
+	}
+	fmt.Fprint(stderr, usage)
+	return "", nil, false
+}
+
+const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate [-db FILE | -dsn DSN] [NAME]
+
+  add NAME     create a registrar and print its API token (shown once)
+  list         the registrars: id, name, created, revoked, domains (-json)
+  revoke NAME  stop the registrar's token at once (its domains stay)
+  rotate NAME  give the registrar a new token (printed once); the old one
+               stops at once, and a revocation is lifted
+
+Every change is recorded in the audit log.
+`
+
+// cmdRegistrarOps runs registrar list|revoke|rotate (add is in serve.go).
+func cmdRegistrarOps(args []string, stdout, stderr io.Writer) int {
+	sub, rest, ok := subcommand(args, registrarOpsUsage, stderr, "list", "revoke", "rotate")
+	if !ok {
+		return exitUsage
+	}
+	fs := newFlags("registrar "+sub, registrarOpsUsage, stderr)
+	openStore := storeFlags(fs)
+	jsonOut := fs.Bool("json", false, "list: JSON lines")
+	minArgs := 1
+	if sub == "list" {
+		minArgs = 0
+	}
+	if status, ok := parseFlags(fs, rest, minArgs); !ok {
+		return status
+	}
+	return withService("registrar", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+		switch sub {
+		case "revoke":
+			if err := svc.RevokeRegistrar(ctx, fs.Arg(0)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "registrar %q revoked: its token no longer works\n", fs.Arg(0))
+		case "rotate":
+			token, err := svc.RotateToken(ctx, fs.Arg(0))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "registrar %q has a new API token, shown this once (the old one no longer works):\n", fs.Arg(0))
+			fmt.Fprintln(stdout, token)
+		case "list":
+			rs, err := svc.Registrars(ctx)
+			if err != nil {
+				return err
+			}
+			if *jsonOut {
+				enc := json.NewEncoder(stdout)
+				enc.SetEscapeHTML(false)
+				for _, r := range rs {
+					if err := enc.Encode(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tCREATED\tREVOKED\tDOMAINS")
+			for _, r := range rs {
+				revoked := "-"
+				if !r.Revoked.IsZero() {
+					revoked = r.Revoked.Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\n", r.ID, r.Name, r.Created.Format(time.RFC3339), revoked, r.Domains)
+			}
+			return tw.Flush()
+		}
+		return nil
+	})
+}
+
+const auditLogUsage = `usage: akshara audit-log [-db FILE | -dsn DSN] [-registrar NAME] [-name NAME]
+       [-action ACTION] [-since TIME] [-until TIME] [-after ID] [-limit N]
+
+Prints the audit log, oldest first, one JSON object a line:
+{"id", "at", "registrar", "action", "name", "result"}. Actions: create,
+delete, registrar-add, registrar-revoke, registrar-rotate. TIME is RFC 3339
+(2026-01-02T15:04:05Z) or a duration before now (24h). -after ID continues
+from a record id (for paging or following).
+
+Flags:
+`
+
+// parseWhen reads an RFC 3339 time or a duration before now.
+func parseWhen(v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time nor a duration such as 24h", v)
+	}
+	return t, nil
+}
+
+func cmdAuditLog(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("audit-log", auditLogUsage, stderr)
+	openStore := storeFlags(fs)
+	var f registry.AuditFilter
+	fs.StringVar(&f.Registrar, "registrar", "", "only this registrar's records")
+	fs.StringVar(&f.Name, "name", "", "only records of this name (as recorded)")
+	fs.StringVar(&f.Action, "action", "", "only this action")
+	since := fs.String("since", "", "records at or after `TIME`")
+	until := fs.String("until", "", "records before `TIME`")
+	fs.Int64Var(&f.AfterID, "after", 0, "records after this record `ID`")
+	fs.IntVar(&f.Limit, "limit", 0, "at most `N` records (0: all)")
+	if status, ok := parseFlags(fs, args, 0); !ok {
+		return status
+	}
+	now := time.Now()
+	var err error
+	if f.Since, err = parseWhen(*since, now); err == nil {
+		f.Until, err = parseWhen(*until, now)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara audit-log: %v\n", err)
+		return exitUsage
+	}
+	return withService("audit-log", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+		es, err := svc.Audit(ctx, f)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		for _, e := range es {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const reserveUsage = `usage: akshara reserve add|remove|list [-db FILE | -dsn DSN] [flags] [NAME]
+
+  add NAME [-reason TEXT]  hold label.zone back: checks answer "reserved",
+                           creates are refused with RESERVED (the name and
+                           every name of its conflict set)
+  remove NAME              release it
+  list [-zone ZONE]        the reserved names (-json: JSON lines)
+
+NAME is label.zone in any form (U-labels, A-labels); it is stored canonical.
+A name registered before it was reserved stays registered.
+`
+
+func cmdReserve(args []string, stdout, stderr io.Writer) int {
+	sub, rest, ok := subcommand(args, reserveUsage, stderr, "add", "remove", "list")
+	if !ok {
+		return exitUsage
+	}
+	fs := newFlags("reserve "+sub, reserveUsage, stderr)
+	openStore := storeFlags(fs)
+	reason := fs.String("reason", "", "add: why the name is reserved")
+	zone := fs.String("zone", "", "list: only this zone")
+	jsonOut := fs.Bool("json", false, "list: JSON lines")
+	minArgs := 1
+	if sub == "list" {
+		minArgs = 0
+	}
+	if status, ok := parseFlags(fs, rest, minArgs); !ok {
+		return status
+	}
+	return withService("reserve", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+		switch sub {
+		case "add":
+			r, err := svc.Reserve(ctx, fs.Arg(0), *reason)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "reserved %s.%s\n", r.Label, r.Zone)
+		case "remove":
+			if err := svc.Unreserve(ctx, fs.Arg(0)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "released %s\n", fs.Arg(0))
+		case "list":
+			rs, err := svc.ReservedNames(ctx, *zone)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetEscapeHTML(false)
+			for _, r := range rs {
+				if *jsonOut {
+					if err := enc.Encode(r); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(stdout, "%s.%s\t%s\n", r.Label, r.Zone, r.Reason)
+			}
+		}
+		return nil
+	})
+}
+
+const zoneUsage = `usage: akshara zone list|add [-db FILE | -dsn DSN] [flags] [ZONE]
+
+  list                               the zones, one JSON object a line
+  add ZONE -langs TAG,TAG [-ldh]     add a zone (a running server takes it
+                                     on its next start)
+
+The built-in zones are created on first start; more are data in the
+store, added here.
+`
+
+func cmdZone(args []string, stdout, stderr io.Writer) int {
+	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add")
+	if !ok {
+		return exitUsage
+	}
+	fs := newFlags("zone "+sub, zoneUsage, stderr)
+	openStore := storeFlags(fs)
+	langs := fs.String("langs", "", "add: the zone's languages, comma-separated (akshara langs)")
+	ldh := fs.Bool("ldh", false, "add: the zone also takes plain ASCII letter-digit-hyphen labels")
+	minArgs := 1
+	if sub == "list" {
+		minArgs = 0
+	}
+	if status, ok := parseFlags(fs, rest, minArgs); !ok {
+		return status
+	}
+	return withService("zone", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+		if sub == "add" {
+			var tags []string
+			for _, t := range strings.Split(*langs, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					tags = append(tags, t)
+				}
+			}
+			z, err := registry.NewZone(fs.Arg(0), tags, *ldh)
+			if err != nil {
+				return err
+			}
+			if err := svc.AddZone(ctx, z); err != nil {
+				return err
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetEscapeHTML(false)
+			return enc.Encode(z)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		for _, z := range svc.Zones() {
+			if err := enc.Encode(z); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const backupUsage = `usage: akshara backup [-db FILE] OUT
+
+Writes an online, consistent copy of the SQLite registry -db to the new
+file OUT (SQLite's VACUUM INTO: one read transaction, while the server
+keeps serving). Restore by stopping the server and putting OUT in place of
+the database file. For PostgreSQL use pg_dump (docs/operations.md).
+
+Flags:
+`
+
+func cmdBackup(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("backup", backupUsage, stderr)
+	db := fs.String("db", envOr("AKSHARA_DB", "akshara.db"), "SQLite database `FILE`")
+	dsn := fs.String("dsn", os.Getenv("AKSHARA_DSN"), "(PostgreSQL: refused; use pg_dump)")
+	if status, ok := parseFlags(fs, args, 1); !ok {
+		return status
+	}
+	if *dsn != "" {
+		fmt.Fprintln(stderr, "akshara backup: for PostgreSQL use pg_dump -Fc (docs/operations.md)")
+		return exitUsage
+	}
+	if _, err := os.Stat(*db); err != nil {
+		fmt.Fprintf(stderr, "akshara backup: %v\n", err)
+		return exitUsage
+	}
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara backup: %v\n", err)
+		return exitUsage
+	}
+	defer store.Close()
+	start := time.Now()
+	if err := sqlite.Backup(ctx, store, fs.Arg(0)); err != nil {
+		fmt.Fprintf(stderr, "akshara backup: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "backed up %s to %s in %v\n", *db, fs.Arg(0), time.Since(start).Round(time.Millisecond))
+	return exitOK
+}

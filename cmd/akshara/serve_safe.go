@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/net/netutil"
+
+	"github.com/akshara-idn/akshara/httpapi"
+)
+
+// serveOptions are serve's flags for serving safely (docs/operations.md).
+type serveOptions struct {
+	tlsCert, tlsKey string
+	maxConns        int
+	publicRate      float64
+	authFailBurst   int
+	errorLogRate    float64
+	errorLogBurst   int
+	trustedProxies  string
+	metricsAddr     string
+
+	cert atomic.Pointer[tls.Certificate] // the certificate served, reloaded on SIGHUP
+}
+
+func serveFlags(fs *flag.FlagSet) *serveOptions {
+	o := &serveOptions{}
+	fs.StringVar(&o.tlsCert, "tls-cert", os.Getenv("AKSHARA_TLS_CERT"), "serve HTTPS with this certificate chain `FILE` (PEM)")
+	fs.StringVar(&o.tlsKey, "tls-key", os.Getenv("AKSHARA_TLS_KEY"), "and this private key `FILE` (PEM)")
+	fs.IntVar(&o.maxConns, "max-conns", 1024, "at most `N` connections at once (more wait to be accepted)")
+	fs.Float64Var(&o.publicRate, "public-rate", 100, "requests per second per client address to the public endpoints (burst twice that)")
+	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
+	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
+	fs.StringVar(&o.trustedProxies, "trusted-proxies", os.Getenv("AKSHARA_TRUSTED_PROXIES"), "reverse proxies (comma-separated `CIDRs` or addresses) whose X-Forwarded-For names the client")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", os.Getenv("AKSHARA_METRICS_ADDR"), "serve /metrics (and /healthz, /readyz) on this private `ADDRESS` only, not on -addr")
+	o.errorLogBurst = 100
+	return o
+}
+
+// proxies parses -trusted-proxies.
+func (o *serveOptions) proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(o.trustedProxies, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("-trusted-proxies: %q is not an address or CIDR", f)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("-trusted-proxies: %q is not an address or CIDR", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// listen opens the listening socket: capped at maxConns connections, and
+// TLS (1.2 or later) when a certificate is given. It returns the scheme.
+func (o *serveOptions) listen(addr string, srv *http.Server) (net.Listener, string, error) {
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return nil, "", errors.New("-tls-cert and -tls-key go together")
+	}
+	if o.maxConns < 1 {
+		return nil, "", fmt.Errorf("-max-conns %d: at least 1", o.maxConns)
+	}
+	var cfg *tls.Config
+	if o.tlsCert != "" {
+		if err := o.reloadCert(); err != nil {
+			return nil, "", err
+		}
+		cfg = &tls.Config{
+			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return o.cert.Load(), nil },
+			MinVersion:     tls.VersionTLS12,
+			NextProtos:     []string{"h2", "http/1.1"},
+		}
+		srv.TLSConfig = cfg
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	ln = netutil.LimitListener(ln, o.maxConns)
+	if cfg != nil {
+		return tls.NewListener(ln, cfg), "https", nil
+	}
+	return ln, "http", nil
+}
+
+// reloadCert reads the certificate and key files; the new pair is served
+// to the next handshakes. On an error the old pair stays.
+func (o *serveOptions) reloadCert() error {
+	cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return fmt.Errorf("loading the TLS certificate: %w", err)
+	}
+	o.cert.Store(&cert)
+	return nil
+}
+
+// reloadOnHangup reloads the certificate on each SIGHUP (a renewed
+// certificate without a restart) until ctx ends.
+func (o *serveOptions) reloadOnHangup(ctx context.Context, log *slog.Logger) {
+	if o.tlsCert == "" {
+		return
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := o.reloadCert(); err != nil {
+					log.Error("SIGHUP: the old certificate stays", "error", err)
+					continue
+				}
+				log.Info("SIGHUP: TLS certificate reloaded", "cert", o.tlsCert)
+			}
+		}
+	}()
+}
+
+// serveMetrics serves the metrics, /healthz and /readyz on -metrics-addr
+// (plain HTTP: a private address, for the monitoring system). It returns
+// the server (nil without -metrics-addr) and its address.
+func (o *serveOptions) serveMetrics(api *httpapi.Server, errc chan<- error) (*http.Server, string, error) {
+	if o.metricsAddr == "" {
+		return nil, "", nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", api.MetricsHandler())
+	mux.Handle("GET /healthz", api)
+	mux.Handle("GET /readyz", api)
+	srv := httpapi.NewHTTPServer(o.metricsAddr, mux)
+	ln, err := net.Listen("tcp", o.metricsAddr)
+	if err != nil {
+		return nil, "", fmt.Errorf("-metrics-addr: %w", err)
+	}
+	go func() { errc <- srv.Serve(ln) }()
+	return srv, ln.Addr().String(), nil
+}

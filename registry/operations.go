@@ -1,0 +1,352 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/akshara-idn/akshara"
+)
+
+// MaxNameBytes is the longest name (label.zone, as given) any operation
+// accepts, in bytes: a domain name is at most 253 octets in A-label form,
+// and a U-label is at most four UTF-8 bytes per code point, so nothing a
+// registry can hold is longer. Longer input is refused with BAD_NAME
+// before it reaches a store (nor is it kept whole in the audit log).
+const MaxNameBytes = 1024
+
+// maxAuditName is the longest name kept in an audit record, in bytes.
+const maxAuditName = 256
+
+// RegistrarInfo is a registrar as operators see it.
+type RegistrarInfo struct {
+	Registrar
+	Revoked time.Time `json:"revoked,omitzero"` // zero while the token works
+	Domains int       `json:"domains"`
+}
+
+// AuditFilter selects audit records; zero fields select everything.
+type AuditFilter struct {
+	Registrar string
+	Name      string // exact name as recorded
+	Action    string
+	Since     time.Time // inclusive
+	Until     time.Time // exclusive
+	AfterID   int64     // records with a larger ID only (a cursor)
+	Limit     int       // at most this many (0: no limit)
+}
+
+// ReservedName is a label an operator holds back in a zone.
+type ReservedName struct {
+	Zone    string    `json:"zone"`
+	Label   string    `json:"label"` // canonical U-label (or LDH label)
+	Reason  string    `json:"reason"`
+	Created time.Time `json:"created"`
+}
+
+// OperatorStore is what the registry operator's commands need of a store.
+type OperatorStore interface {
+	// Registrars lists every registrar, revoked ones included.
+	Registrars(ctx context.Context) ([]RegistrarInfo, error)
+	// RevokeRegistrar stops the registrar's token at once (ErrNotFound if
+	// there is no such registrar).
+	RevokeRegistrar(ctx context.Context, name string) error
+	// RotateToken replaces the registrar's token hash (and lifts a
+	// revocation); ErrNotFound if there is no such registrar.
+	RotateToken(ctx context.Context, name string, tokenHash []byte) error
+	// AuditQuery returns the records f selects, oldest first.
+	AuditQuery(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+
+	// Reserve holds back a label of a zone (ErrExists if it is already).
+	Reserve(ctx context.Context, r ReservedName) error
+	// Unreserve releases it (ErrNotFound if it was not reserved).
+	Unreserve(ctx context.Context, zone, label string) error
+	// ReservedNames lists the reserved labels of a zone ("" for all).
+	ReservedNames(ctx context.Context, zone string) ([]ReservedName, error)
+	// FindReserved returns the first of labels reserved in zone, or
+	// ErrNotFound.
+	FindReserved(ctx context.Context, zone string, labels []string) (*ReservedName, error)
+
+	// Ready reports whether the database answers and takes a durable
+	// write (it fails while the disk is full).
+	Ready(ctx context.Context) error
+}
+
+// checkInput is the validation every name gets before anything else, in
+// every operation: not empty, not longer than MaxNameBytes, valid UTF-8,
+// and no control characters (U+0000 among them, which PostgreSQL cannot
+// store in text and no label may hold).
+func checkInput(input string) error {
+	switch {
+	case input == "":
+		return Errorf(CodeBadName, "the name is empty")
+	case len(input) > MaxNameBytes:
+		return Errorf(CodeBadName, "the name is longer than %d bytes", MaxNameBytes)
+	case !utf8.ValidString(input):
+		return Errorf(CodeBadName, "the name is not valid UTF-8")
+	}
+	for i, r := range input {
+		if unicode.IsControl(r) {
+			return Errorf(CodeBadName, "the name has the control character U+%04X at byte %d", r, i)
+		}
+	}
+	return nil
+}
+
+// auditName is the name as it is kept in the audit log: valid UTF-8
+// without control characters (each becomes U+FFFD), at most maxAuditName
+// bytes (a longer one is cut on a character boundary and marked with …).
+func auditName(name string) string {
+	name = strings.ToValidUTF8(name, "\uFFFD")
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, name)
+	if len(name) <= maxAuditName {
+		return name
+	}
+	cut := maxAuditName - len("…")
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
+}
+
+// SetLogger sets where the service reports what it cannot return to a
+// caller, such as an audit write that failed. The default discards.
+func (s *Service) SetLogger(l *slog.Logger) { s.log.Store(l) }
+
+// AuditFailures counts the audit writes that failed since the service
+// started (each is logged too).
+func (s *Service) AuditFailures() uint64 { return s.auditFailures.Load() }
+
+func (s *Service) logger() *slog.Logger {
+	if l := s.log.Load(); l != nil {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// audit records an action that failed before any transaction (a
+// successful create or delete is recorded in its own transaction). The
+// write does not share the request's deadline: a request that timed out
+// is recorded too. A failed write is logged and counted, and returned.
+func (s *Service) audit(ctx context.Context, e AuditEntry) error {
+	e.Name = auditName(e.Name)
+	e.Registrar = auditName(e.Registrar)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err := s.store.Audit(ctx, e)
+	if err != nil {
+		s.auditFailures.Add(1)
+		s.logger().Error("audit write failed", "action", e.Action, "registrar", e.Registrar, "name", e.Name, "result", e.Result, "error", err)
+	}
+	return err
+}
+
+// Registrars lists the registrars.
+func (s *Service) Registrars(ctx context.Context) ([]RegistrarInfo, error) {
+	return s.store.Registrars(ctx)
+}
+
+// RevokeRegistrar stops a registrar's token at once, and records it.
+func (s *Service) RevokeRegistrar(ctx context.Context, name string) error {
+	err := checkInput(name)
+	if err == nil {
+		err = s.store.RevokeRegistrar(ctx, name)
+	}
+	s.audit(ctx, AuditEntry{Registrar: name, Action: "registrar-revoke", Name: name, Result: resultOf(err)}) // a failure is logged and counted
+	return err
+}
+
+// RotateToken gives a registrar a new token (the old one stops working at
+// once) and returns it, shown once; it records it.
+func (s *Service) RotateToken(ctx context.Context, name string) (string, error) {
+	err := checkInput(name)
+	var token string
+	if err == nil {
+		token, err = newToken()
+	}
+	if err == nil {
+		err = s.store.RotateToken(ctx, name, HashToken(token))
+	}
+	s.audit(ctx, AuditEntry{Registrar: name, Action: "registrar-rotate", Name: name, Result: resultOf(err)}) // a failure is logged and counted
+	if err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "ak_" + hex.EncodeToString(b[:]), nil
+}
+
+func resultOf(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return CodeOf(err)
+}
+
+// Audit returns the audit records f selects, oldest first. Its strings
+// are checked as names are (no record holds a control character or broken
+// UTF-8, and PostgreSQL cannot compare text with a NUL).
+func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	for what, v := range map[string]string{"registrar": f.Registrar, "name": f.Name, "action": f.Action} {
+		if v == "" {
+			continue
+		}
+		if err := checkInput(v); err != nil {
+			return nil, Errorf(CodeBadName, "the %s to look for: %s", what, err.(*Error).Message)
+		}
+	}
+	return s.store.AuditQuery(ctx, f)
+}
+
+// canonicalLabel judges label.zone for an operator's table (reserved
+// names): it must be a valid name of the zone in some language (or LDH).
+func (s *Service) canonicalLabel(input string) (*Zone, *canonical, error) {
+	n, c, err := s.judgeName(input, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.errs) > 0 {
+		return nil, nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid label of %s", n.label, n.zone.Name), Errors: c.errs}
+	}
+	return n.zone, c, nil
+}
+
+// Reserve holds back label.zone (and, through its conflict set, every
+// name that would block it): checks answer reserved and creates are
+// refused with RESERVED. The label is stored canonical.
+func (s *Service) Reserve(ctx context.Context, input, reason string) (*ReservedName, error) {
+	z, c, err := s.canonicalLabel(input)
+	if err != nil {
+		return nil, err
+	}
+	r := ReservedName{Zone: z.Name, Label: c.label, Reason: strings.TrimSpace(reason), Created: time.Now().UTC()}
+	if len(r.Reason) > 200 || !utf8.ValidString(r.Reason) {
+		return nil, Errorf(CodeBadName, "a reason has at most 200 bytes of UTF-8")
+	}
+	if err := s.store.Reserve(ctx, r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Unreserve releases a reserved label.zone.
+func (s *Service) Unreserve(ctx context.Context, input string) error {
+	z, label, err := s.locate(input)
+	if err != nil {
+		return err
+	}
+	return s.store.Unreserve(ctx, z.Name, label)
+}
+
+// ReservedNames lists the reserved labels of a zone ("" for every zone).
+func (s *Service) ReservedNames(ctx context.Context, zone string) ([]ReservedName, error) {
+	if zone != "" {
+		z := s.zoneByName(zone)
+		if z == nil {
+			return nil, Errorf(CodeUnknownZone, "there is no zone %q", zone)
+		}
+		zone = z.Name
+	}
+	return s.store.ReservedNames(ctx, zone)
+}
+
+func (s *Service) zoneByName(zone string) *Zone {
+	zkey := norm.NFC.String(strings.TrimSuffix(zone, "."))
+	if isASCII(zkey) {
+		zkey = strings.ToLower(zkey)
+	}
+	return s.zones[zkey]
+}
+
+// reservedAmong returns the reserved name among a conflict set, or nil.
+func (s *Service) reservedAmong(ctx context.Context, zone string, blocks []string) (*ReservedName, error) {
+	r, err := s.store.FindReserved(ctx, zone, blocks)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// Ready reports whether the store answers and takes a durable write.
+func (s *Service) Ready(ctx context.Context) error { return s.store.Ready(ctx) }
+
+// NewZone makes a zone from its name and languages, with the default
+// lengths, checking both: the name must be a valid IDNA2008 name (one
+// label), every language must exist.
+func NewZone(name string, langs []string, ldh bool) (Zone, error) {
+	name = norm.NFC.String(strings.TrimSuffix(strings.TrimSpace(name), "."))
+	if isASCII(name) {
+		name = strings.ToLower(name)
+	}
+	if name == "" || strings.Contains(name, ".") {
+		return Zone{}, Errorf(CodeBadName, "a zone is one label, such as भारत or in")
+	}
+	if err := checkInput(name); err != nil {
+		return Zone{}, err
+	}
+	a, err := idna.Registration.ToASCII(name)
+	if err != nil {
+		return Zone{}, Errorf(CodeBadName, "%q is not a valid zone name: %v", name, err)
+	}
+	if len(langs) == 0 && !ldh {
+		return Zone{}, Errorf(CodeUnknownLanguage, "a zone needs at least one language (or plain LDH labels)")
+	}
+	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength}
+	for _, tag := range langs {
+		l, err := akshara.Lookup(tag)
+		if err != nil {
+			return Zone{}, Errorf(CodeUnknownLanguage, "there is no language %q", tag)
+		}
+		z.Languages = append(z.Languages, l.Tag)
+	}
+	if z.Languages == nil {
+		z.Languages = []string{}
+	}
+	return z, nil
+}
+
+// AddZone creates a zone in the store (ErrExists if there is one of that
+// name); a running server takes it on its next start. It is for the
+// operator's command: not safe for use beside other calls.
+func (s *Service) AddZone(ctx context.Context, z Zone) error {
+	if s.zones[z.Name] != nil || s.zones[z.ALabel] != nil {
+		return Errorf(CodeExists, "zone %s exists", z.Name)
+	}
+	rel, err := akshara.NewZoneRelation(z.Languages)
+	if err != nil {
+		return &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
+	}
+	if err := s.store.EnsureZones(ctx, []Zone{z}); err != nil {
+		return err
+	}
+	s.relations[z.Name] = rel
+	s.list = append(s.list, z)
+	for i := range s.list {
+		zz := &s.list[i]
+		s.zones[zz.Name], s.zones[zz.ALabel] = zz, zz
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return unicode.IsControl(r) }
