@@ -107,6 +107,9 @@ func server(t *testing.T) *httptest.Server {
 	if _, err := svc.Create(ctx, r, "किताब.भारत", "hi"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := svc.Reserve(ctx, "सरकार.भारत", "held by the registry"); err != nil {
+		t.Fatal(err)
+	}
 	ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{Page: web.Handler()}))
 	t.Cleanup(ts.Close)
 	return ts
@@ -310,6 +313,15 @@ func TestPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s, tone, w := verdict(ctx, t); s != "registered" || tone != "taken" || !strings.Contains(w, "already registered") {
+			t.Errorf("verdict %q %q %q", s, tone, w)
+		}
+	})
+
+	t.Run("reserved", func(t *testing.T) {
+		if err := typeLabel(ctx, "भारत", "auto", "सरकार"); err != nil {
+			t.Fatal(err)
+		}
+		if s, tone, w := verdict(ctx, t); s != "reserved" || tone != "taken" || !strings.Contains(w, "reserved by the registry") {
 			t.Errorf("verdict %q %q %q", s, tone, w)
 		}
 	})
