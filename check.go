@@ -166,7 +166,13 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 	if d != nil {
 		d.contexts(u)
 		d.variantLimit(u)
+		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.raw) == 0) {
+			d.add(Bidi, 0, -1, NoClass)
+		}
 		return valid && len(d.raw) == 0
+	}
+	if bad, _ := l.bidiFault(u); bad {
+		return false
 	}
 	return valid && l.contextsOK(u) && l.variantLimitOK(u)
 }
@@ -231,7 +237,8 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	digitsOnly, broken, triggered := true, false, false
-	varStarts := 0 // code points that start a variant sequence
+	outside := false // a repertoire letter outside the block was read
+	varStarts := 0   // code points that start a variant sequence
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -260,14 +267,33 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			}
 			off := r - l.block
 			if off < 0 || off >= 128 || l.kinds[off] == kindNone {
-				return false, l.hopelessAt(s, i, size)
+				es, starter := l.extraStarters[r]
+				if !starter {
+					return false, l.hopelessAt(s, i, size)
+				}
+				// A repertoire letter outside the block that NFC never
+				// changes (the Arabic letters of U+0680..U+06FF). A mark
+				// after it may compose with it only if it is a composer
+				// (prevOff -1 sends such a mark to norm); -2 says that
+				// nothing composes with it.
+				k, outside = es.kind, true
+				lastCC, prevOff = 0, -2
+				if es.composer {
+					prevOff = -1
+				}
+				triggered = triggered || l.extraTrigger
+				if _, ok := l.varIndex.byFirst[r]; ok {
+					varStarts++
+				}
+				i += size
+				goto step
 			}
 			k = l.kinds[off]
 			cc := l.ccc[off]
 			if cc != 0 && cc < lastCC {
 				return false, false
 			}
-			if l.maybe[off] && (prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
+			if l.maybe[off] && (prevOff == -1 || lastCC != 0 || prevOff >= 0 && l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
 				return false, false
 			}
 			lastCC, prevOff = cc, off
@@ -277,6 +303,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			}
 			i += size
 		}
+	step:
 		if !broken {
 			// A broken rule decides the verdict once the rest is known to
 			// be NFC, so the loop goes on only to make sure of that.
@@ -296,10 +323,17 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			return false, true
 		}
 	}
+	if l.RTL && s[0] <= '9' && s[0] >= '0' {
+		return false, true // BIDI: checkRTL makes the leading digit the only way to break the Bidi rule here
+	}
 	if nBasic == n {
 		return len(s) <= MaxALabelLength, true
 	}
-	if n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	safe := &l.safeLen
+	if outside {
+		safe = &l.safeLenWide
+	}
+	if n > int(safe[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
@@ -418,7 +452,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooShort, 0, "the label has "+countOf(n, "character")+"; at least "+itoa(minLen)+" are required")
+		d.addMessage(TooShort, 0, "the label has "+itoa(n)+plural(n, " character", " characters")+"; at least "+itoa(minLen)+" are required")
 	}
 	if allDigits && n <= 2 {
 		if d == nil {
@@ -492,14 +526,6 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 		prev = cl
 	}
 	return 0, false
-}
-
-// countOf says n things: "1 character", "2 characters".
-func countOf(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return itoa(n) + " " + thing + "s"
 }
 
 func itoa(n int) string {

@@ -37,6 +37,9 @@ const (
 	Addak                           // ADDAK: Punjabi addak placement
 	TippiBindi                      // TIPPI_BINDI: Punjabi tippi where bindi belongs or the reverse
 	VariantLimit                    // VARIANT_LIMIT: more than three aksharas of the label have variants
+	Bidi                            // BIDI: a right-to-left label that breaks the Bidi rule of RFC 5893 (a digit first)
+	VowelMark                       // VOWEL_MARK: an Arabic vowel mark (haraka) where the language refuses it
+	LetterMix                       // LETTER_MIX: two letters the language keeps out of one label (homographs)
 	numCodes
 )
 
@@ -50,6 +53,7 @@ var codeNames = [numCodes]string{
 	IdenticalConsonants: "IDENTICAL_CONSONANTS", HalantFollower: "HALANT_FOLLOWER",
 	NuktaBase: "NUKTA_BASE", SignCombination: "SIGN_COMBINATION", Conjunct: "CONJUNCT",
 	Addak: "ADDAK", TippiBindi: "TIPPI_BINDI", VariantLimit: "VARIANT_LIMIT",
+	Bidi: "BIDI", VowelMark: "VOWEL_MARK", LetterMix: "LETTER_MIX",
 }
 
 // codeSummaries explain each rule in words a registrant can read.
@@ -82,6 +86,9 @@ var codeSummaries = [numCodes]string{
 	Addak:               "the addak is misplaced",
 	TippiBindi:          "tippi and bindi are used in the wrong place",
 	VariantLimit:        "more than three syllables of the label have variants",
+	Bidi:                "a right-to-left label must begin with a letter and follow the Bidi rule for domain names",
+	VowelMark:           "vowel marks (harakat) are not allowed in this language's labels",
+	LetterMix:           "these two letters cannot be used in the same label",
 }
 
 // Codes returns every rule code, in a stable order (OK excluded).

@@ -33,9 +33,10 @@ const (
 	ruleOnlyIn ruleKind = iota
 	ruleNotAfter
 	ruleOnlyAfter
+	ruleNoMix // the trigger and a context must not both be in the label
 )
 
-var ruleKindNames = map[string]ruleKind{"only-in": ruleOnlyIn, "not-after": ruleNotAfter, "only-after": ruleOnlyAfter}
+var ruleKindNames = map[string]ruleKind{"only-in": ruleOnlyIn, "not-after": ruleNotAfter, "only-after": ruleOnlyAfter, "no-mix": ruleNoMix}
 
 type contextRule struct {
 	kind     ruleKind
@@ -208,12 +209,36 @@ func (l *Language) checkContexts(rs []rune, report func(*contextRule, int) bool)
 					found = found || l.matches(c[0], rs, p-1)
 				}
 				bad = found == (cr.kind == ruleNotAfter)
+			case ruleNoMix:
+				// Reported at the later of the two letters.
+				if q, found := l.findAny(cr.contexts, rs); found {
+					bad = true
+					if q > p {
+						if !report(cr, q) {
+							return
+						}
+						continue
+					}
+				}
 			}
 			if bad && !report(cr, p+len(cr.trigger)-1) {
 				return
 			}
 		}
 	}
+}
+
+// findAny returns the first position of rs where one of the single-item
+// contexts matches.
+func (l *Language) findAny(contexts [][]item, rs []rune) (int, bool) {
+	for q := range rs {
+		for _, c := range contexts {
+			if l.matches(c[0], rs, q) {
+				return q, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // contextsOK is checkContexts for the verdict-only path.

@@ -17,11 +17,15 @@ func TestDetect(t *testing.T) {
 		{"चाँद", "hi", "sd-Deva", "", ""},            // chandrabindu: not Sindhi
 		{"ॻारो", "sd-Deva", "hi mr", "", ""},         // implosive: Sindhi
 		{"xn--11b4aya5ed", "hi sd-Deva", "", "", ""}, // A-label
-		{"ভারত", "bn as", "hi", "", ""},              // Bengali script: Bangla, and Assamese (র is in its table)
-		{"ভাৰত", "as", "bn", "", ""},
+		{"ভারত", "bn mni", "as hi", "", ""},          // Bengali script: Bangla and Manipuri; not Assamese (র is not in its table)
+		{"ভাৰত", "as", "bn mni", "", ""},
+		{"بھارت", "ur sd ks", "hi", "", ""}, // the Urdu ccTLD: letters Sindhi and Kashmiri share
+		{"ڀارت", "sd", "ur ks", "", ""},     // ڀ: Sindhi only
+		{"ᱥᱟᱱᱛᱟᱲᱤ", "sat", "hi", "", ""},
+		{"ꯃꯤꯇꯩ", "mni-Mtei", "mni", "", ""},
 		{"க்அ", "", "", "Taml", "none"}, // invalid everywhere
 		{"क्अब", "", "", "Deva", "none"},
-		{"123", "", "", "", "all"}, // digits only: every language
+		{"123", "", "ur sd ks", "", ""}, // digits only: every left-to-right language; the Bidi rule refuses it in Arabic script
 	}
 	for _, tt := range tests {
 		d, err := Detect(tt.label)

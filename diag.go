@@ -261,7 +261,7 @@ func (l *Language) message(e rawError, runes []rune) string {
 	}
 	after := "the start of the label"
 	if p := at(e.pos - 1); p >= 0 && e.pos > 0 {
-		after = classWords[e.prev] + " " + show(p)
+		after = l.classWord(e.prev) + " " + show(p)
 		if e.prev == NoClass {
 			after = show(p)
 		}
@@ -279,16 +279,31 @@ func (l *Language) message(e rawError, runes []rune) string {
 		switch cl {
 		case M:
 			why = "a vowel sign (matra) must follow a consonant, and a syllable takes only one"
+			if l.Alphabet {
+				why = "a mark must follow a letter, and a letter takes only one"
+			}
 		case H:
 			why = "a halant must follow a consonant"
 		case D, B, X, S:
-			why = "this sign must follow a consonant, an independent vowel or a vowel sign"
+			why = "this sign must follow " + l.signPredecessors(e.r)
 		case N:
 			why = "a nukta must follow a consonant"
 		case Y:
 			why = "an avagraha must follow a syllable, once"
 		case C:
 			why = "the syllable before it is incomplete"
+		}
+		if e.prev == C && cl != M {
+			// The consonant ends a syllable shape that does not take this
+			// character: say which, rather than "must follow a consonant".
+			if c := l.consonantContext(runes, e.pos); c != "" {
+				why = c
+			} else if cl != C {
+				why = "the syllable that this consonant ends cannot take it"
+			}
+		}
+		if e.pos == 0 {
+			return what + " cannot begin a label: " + why
 		}
 		return what + " cannot follow " + after + ": " + why
 	case NuktaBase:
@@ -298,13 +313,18 @@ func (l *Language) message(e rawError, runes []rune) string {
 	case ClusterTooLong:
 		return what + " makes a cluster of more than " + itoa(l.K+1) + " consonants joined by halants, the most " + l.Name + " allows"
 	case IdenticalConsonants:
-		return show(at(e.pos)) + " is the third identical consonant joined by halants: at most two may be joined (त्त is allowed, त्त्त is not)"
+		return show(at(e.pos)) + " is the third identical consonant joined by halants: at most two may be joined" + l.identicalExample(at(e.pos))
 	case SignCombination:
 		return what + " cannot follow " + after + ": " + l.signRule()
 	case HyphenStart, HyphenEnd, HyphenDouble, Empty:
 		return e.code.Summary()
 	case Addak:
 		return what + " cannot follow " + after + ": " + Addak.Summary()
+	case Bidi:
+		if len(runes) > 0 && runes[0] >= '0' && runes[0] <= '9' {
+			return "the label begins with a digit: a right-to-left (" + l.Name + ") label must begin with a letter (the Bidi rule, RFC 5893)"
+		}
+		return "the label breaks the Bidi rule for right-to-left labels (RFC 5893)"
 	}
 	// Refusals of single characters (POLICY.md §4).
 	more := ""
@@ -325,19 +345,76 @@ func (l *Language) message(e rawError, runes []rune) string {
 	return what + more + ": " + e.code.Summary()
 }
 
-// article is "an" before a vowel sound, else "a" (an Assamese label, a
-// Hindi label).
-func article(word string) string {
-	if word != "" && strings.ContainsRune("AEIOUaeiou", rune(word[0])) {
-		return "an"
+// signPredecessors lists what a sign may follow in the language: a
+// consonant, an independent vowel or a vowel sign, less what a not-after
+// rule of the language forbids for the sign (Tamil rule 5: no aytham after
+// a vowel sign).
+func (l *Language) signPredecessors(r rune) string {
+	afterM := l.hasClass(M)
+	for _, cr := range l.contexts {
+		if cr.kind != ruleNotAfter || !l.matches(cr.trigger[0], []rune{r}, 0) {
+			continue
+		}
+		for _, c := range cr.contexts {
+			if c[0].kind == itemClass && c[0].class == M {
+				afterM = false
+			}
+		}
 	}
-	return "a"
+	if afterM {
+		return "a consonant, an independent vowel or a vowel sign"
+	}
+	return "a consonant or an independent vowel"
+}
+
+// consonantContext explains why a character cannot follow the consonant at
+// pos-1: the consonant closes a syllable shape that does not take it.
+func (l *Language) consonantContext(runes []rune, pos int) string {
+	class := func(i int) Class {
+		if i >= 0 && i < len(runes) {
+			return l.classOf(runes[i])
+		}
+		return NoClass
+	}
+	switch {
+	case class(pos-2) == A:
+		return "a consonant after an addak takes only a vowel sign, a bindi or a visarga (the addak syllable is addak, consonant, then at most a vowel sign and a sign)"
+	case class(pos-2) == H && class(pos-3) == V:
+		return "a vowel, halant and consonant (such as " + l.vowelConjunctExample() + ") must end in a vowel sign"
+	case class(pos-2) == H && class(pos-3) == L:
+		return "a consonant after a chillu and halant takes only a vowel sign, an anusvara or a halant"
+	}
+	return ""
+}
+
+func (l *Language) vowelConjunctExample() string {
+	if len(l.spec.vowelConjuncts) > 0 {
+		return l.spec.vowelConjuncts[0]
+	}
+	return "a vowel conjunct"
+}
+
+// identicalExample gives the rule's example in the label's own letters:
+// " (త్త is allowed, త్త్త is not)".
+func (l *Language) identicalExample(c rune) string {
+	var h rune = -1
+	for _, m := range l.Repertoire() {
+		if m.Class == H {
+			h = m.Rune
+			break
+		}
+	}
+	if c < 0 || h < 0 {
+		return ""
+	}
+	two := string([]rune{c, h, c})
+	return " (" + two + " is allowed, " + two + string(h) + string(c) + " is not)"
 }
 
 func (l *Language) scriptName() string {
 	for name, t := range unicode.Scripts {
 		if t == l.script.table {
-			return name
+			return strings.ReplaceAll(name, "_", " ")
 		}
 	}
 	return l.Script
@@ -365,7 +442,27 @@ func (l *Language) signRule() string {
 	if l.grammar.pairs != 0 {
 		return "a syllable takes one sign, or chandrabindu followed by anusvara or visarga"
 	}
-	return "a syllable takes at most one of anusvara, chandrabindu and visarga"
+	var names []string
+	for _, c := range []struct {
+		class Class
+		name  string
+	}{{D, "anusvara"}, {B, "chandrabindu"}, {X, "visarga"}, {S, "modifier letter apostrophe"}} {
+		if l.hasClass(c.class) {
+			names = append(names, c.name)
+		}
+	}
+	if len(names) < 2 {
+		return "a syllable takes at most one " + strings.Join(names, "")
+	}
+	return "a syllable takes at most one of " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// article is "a" or "an" before an English name.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (l *Language) hasClass(c Class) bool {
@@ -397,7 +494,12 @@ func (l *Language) contextMessage(e rawError, what, after string) string {
 	case ruleOnlyIn:
 		return what + " is allowed here only as part of " + list + rule
 	case ruleNotAfter:
+		if e.pos == 0 {
+			return what + " cannot begin a label: " + e.code.Summary() + rule
+		}
 		return what + " cannot follow " + after + ": " + e.code.Summary() + rule
+	case ruleNoMix:
+		return describeItems(cr.trigger) + " cannot be in the same label as " + list + rule
 	}
 	return what + " may follow only " + list + ", not " + after + rule
 }

@@ -23,6 +23,11 @@ func randomLabel(rng *rand.Rand, pool []rune) string {
 	return b.String()
 }
 
+// perLanguage spreads a random-label budget set for the first 18 languages
+// over all of them, so that the per-language tests take the same time as
+// languages are added (26 since issue 13).
+func perLanguage(n int) int { return n * 18 / len(Tags()) }
+
 func pool(l *Language) []rune {
 	var p []rune
 	for _, m := range l.Repertoire() {
@@ -39,7 +44,7 @@ func TestQuickNFC(t *testing.T) {
 		rng := rand.New(rand.NewSource(1))
 		p := pool(l)
 		quick := 0
-		for i := 0; i < longtest.Pick(20000, 200000); i++ {
+		for i := 0; i < perLanguage(longtest.Pick(20000, 200000)); i++ {
 			s := randomLabel(rng, p)
 			if l.quickNFC(s) {
 				quick++
@@ -108,6 +113,15 @@ func FuzzALabelLength(f *testing.F) {
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"किताब", "xn--11b4aya5ed", "क्अ", "कंं", "\xff", "", "-", "क\u0958", "ॐ", "a.b", "XN--", "xn--a-"} {
 		f.Add(s, uint8(0))
+	}
+	// The alphabet family and right-to-left labels (issue 13): the seeds
+	// pick ks, sat, sd, ur and mni-Mtei among the sorted tags.
+	for _, s := range []string{"بھارت", "123اردو", "کُِر", "ہمه", "ۓ", "ᱥᱟᱱᱛᱟᱲᱤ", "ᱹᱚ", "ꯃꯤꯇꯩꯂꯣꯟ", "ꯀꯟ꯭ꯔ", "xn--mgbbh1a71e"} {
+		for which := uint8(0); which < 30; which++ {
+			if tag := Tags()[int(which)%len(Tags())]; tag == "ks" || tag == "ur" || tag == "sd" || tag == "sat" || tag == "mni-Mtei" {
+				f.Add(s, which)
+			}
+		}
 	}
 	tags := Tags()
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
@@ -183,6 +197,7 @@ example invalid  ्क  SYLLABLE@0 TOO_SHORT  add. 1
 example akshara  क्त
 `))
 	f.Add([]byte("language x\nname X\nscript Beng\nk 1\nclass Z\n  U+09CE\nclass L\n  U+0995\n"))
+	f.Add([]byte("language x\nname X\nscript Arab\nk 0\ngrammar alphabet § a\ndirection rtl § b\nclass C\n  U+0628\n  U+0647\n  U+06C1\nclass M\n  U+064E\nno-mix LETTER_MIX § c\n  ه : ہ\nrefuse VOWEL_MARK x\n  U+064B..U+064D\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := LoadLanguage("fuzz.lang", data)
 		if err == nil {
@@ -204,7 +219,7 @@ func TestRandomLabels(t *testing.T) {
 		rng := rand.New(rand.NewSource(3))
 		p := pool(l)
 		valid := 0
-		for i := 0; i < longtest.Pick(10000, 100000); i++ {
+		for i := 0; i < perLanguage(longtest.Pick(10000, 100000)); i++ {
 			s := randomLabel(rng, p)
 			res := l.Check(s)
 			if res.Valid != l.Valid(s) {
@@ -261,6 +276,42 @@ func TestALabelBound(t *testing.T) {
 			}
 		}
 	}
+	// The languages whose repertoire leaves the block: their whole span.
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		if len(l.extra) == 0 {
+			continue
+		}
+		lo, hi := l.block, l.block+127
+		for r := range l.extra {
+			lo, hi = min(lo, r), max(hi, r)
+		}
+		for i := 0; i < 20000; i++ {
+			n := 1 + rng.Intn(40)
+			if i%4 == 3 {
+				n = int(l.safeLenWide[rng.Intn(8)]) + rng.Intn(2)
+			}
+			rs := make([]rune, n)
+			nBasic := 0
+			for j := range rs {
+				switch {
+				case rng.Intn(8) == 0:
+					rs[j] = rune('0' + rng.Intn(10))
+					nBasic++
+				case i%2 == 0:
+					rs[j] = lo + rune(rng.Intn(int(hi-lo)+1))
+				default:
+					rs[j] = []rune{lo, hi}[j%2]
+				}
+			}
+			if nBasic == n {
+				continue
+			}
+			if exact := aLabelLength(rs, nBasic, n); n <= int(l.safeLenWide[nBasic]) && exact > MaxALabelLength {
+				t.Fatalf("%s %U: %d code points (%d ASCII) are declared safe, but the A-label has %d octets", tag, rs, n, nBasic, exact)
+			}
+		}
+	}
 }
 
 // TestFastPath holds the one-pass verdict to the careful pipeline: whenever
@@ -270,7 +321,7 @@ func TestFastPath(t *testing.T) {
 		l := mustLang(t, tag)
 		rng := rand.New(rand.NewSource(5))
 		p := append(pool(l), 0xFF, 0xE0) // stray bytes make invalid UTF-8
-		sure, n := 0, longtest.Pick(20000, 200000)
+		sure, n := 0, perLanguage(longtest.Pick(20000, 200000))
 		for i := 0; i < n; i++ {
 			var s string
 			if i%50 == 0 {

@@ -16,6 +16,12 @@ package akshara
 // explores the reachable states into a transition table, so the verdict-only
 // path and the diagnostics follow the same definition. Every refusal carries
 // the rule code that names it.
+//
+// Two extensions are parameters too. A language whose nukta-after lists
+// vowel signs (Santali: ा ो, ICANN's Devanagari LGR classes M1) reads
+// C[N] M [N] where the consonant syllable has M. The alphabet family
+// (grammar alphabet, alphabet.go) is this grammar with only C and M and
+// k = 0: a letter and at most one mark.
 
 // kind is a class refined by the language's restrictions: a consonant or
 // vowel that accepts a nukta is a kind of its own.
@@ -24,7 +30,8 @@ type kind uint8
 const (
 	kindCn    = kind(numClasses)     // consonant that accepts a nukta
 	kindVn    = kind(numClasses + 1) // vowel that accepts a nukta
-	numKinds  = int(numClasses) + 2
+	kindMn    = kind(numClasses + 2) // vowel sign that accepts a nukta (Santali)
+	numKinds  = int(numClasses) + 3
 	kindNone  = kind(NoClass)
 	kindDigit = kind(Digit)
 	kindHyph  = kind(Hyphen)
@@ -36,11 +43,13 @@ func (k kind) class() Class {
 		return C
 	case kindVn:
 		return V
+	case kindMn:
+		return M
 	}
 	return Class(k)
 }
 
-func (k kind) nuktaBase() bool { return k == kindCn || k == kindVn }
+func (k kind) nuktaBase() bool { return k == kindCn || k == kindVn || k == kindMn }
 
 type node uint8
 
@@ -106,6 +115,7 @@ type grammarParams struct {
 	k             int
 	pairs         signSet // second signs allowed after B (D and/or X): BD, BX
 	vowelConjunct bool    // V H C M exists (Bangla, Assamese)
+	matraNukta    bool    // a vowel sign may take the nukta (Santali: ा़ ो़)
 }
 
 // move is one transition: the next state, the rule broken (OK if none),
@@ -141,7 +151,7 @@ func (g *grammarParams) step(s gstate, k kind) move {
 			}
 			return ok(gstate{n: nCH, h: h})
 		case M:
-			return ok(gstate{n: nCM, allow: allSigns})
+			return ok(gstate{n: nCM, allow: allSigns, base: k.nuktaBase()})
 		case D, B, X, S:
 			return g.sign(cl, allSigns)
 		case Y:
@@ -167,6 +177,20 @@ func (g *grammarParams) step(s gstate, k kind) move {
 		return g.recoverAt(HalantFollower, k)
 	case nCM, nVHCM, nACM, nLHCM:
 		switch cl {
+		case N:
+			// Only a language whose nukta may follow a vowel sign
+			// (nukta-after lists one) reads M N; elsewhere N after M
+			// stays a SYLLABLE error.
+			if g.matraNukta && s.n == nCM {
+				next := gstate{n: nCM, allow: s.allow, nukta: true}
+				if s.nukta {
+					return g.recoverAt(Syllable, k)
+				}
+				if !s.base {
+					return fail(NuktaBase, next)
+				}
+				return ok(next)
+			}
 		case D, B, X, S:
 			if s.allow.has(cl) {
 				return g.sign(cl, s.allow)

@@ -70,6 +70,11 @@ type langSpec struct {
 	lgrNotes                          map[rune]string // lgr-cross-check: why the repertoire differs from an LGR
 	vowelConjuncts                    []string
 	vowelConjunctRef                  Ref
+	grammar                           string // "syllable" (the default) or "alphabet"
+	grammarRef                        Ref
+	rtl                               bool // direction rtl: the Bidi rule of RFC 5893 applies
+	directionRef                      Ref
+	classWords                        map[Class]string // class-word: how messages name a class
 }
 
 type fileError struct {
@@ -216,7 +221,7 @@ func parseLangFile(name string, data []byte) (*langSpec, error) {
 				sp.variants = append(sp.variants, row)
 				return nil
 			}
-		case "only-in", "not-after", "only-after":
+		case "only-in", "not-after", "only-after", "no-mix":
 			codeName, refText, _ := strings.Cut(rest, " ")
 			code, ok := ParseCode(codeName)
 			if !ok || code == OK {
@@ -254,6 +259,29 @@ func parseLangFile(name string, data []byte) (*langSpec, error) {
 				sp.lgrNotes[r] = strings.Join(rest, " ")
 				return nil
 			}
+		case "grammar":
+			v, ref := splitRef(rest)
+			if v != "syllable" && v != "alphabet" {
+				return nil, errf(lineNo, "grammar: want syllable or alphabet, have %q", v)
+			}
+			sp.grammar, sp.grammarRef = v, ref
+		case "class-word":
+			v, _ := splitRef(rest)
+			name, word, _ := strings.Cut(v, " ")
+			cl, ok := parseClass(name)
+			if !ok || strings.TrimSpace(word) == "" {
+				return nil, errf(lineNo, "class-word: want a class and its name in messages, such as \"L a lonsum letter\"")
+			}
+			if sp.classWords == nil {
+				sp.classWords = map[Class]string{}
+			}
+			sp.classWords[cl] = strings.TrimSpace(word)
+		case "direction":
+			v, ref := splitRef(rest)
+			if v != "rtl" && v != "ltr" {
+				return nil, errf(lineNo, "direction: want rtl or ltr, have %q", v)
+			}
+			sp.rtl, sp.directionRef = v == "rtl", ref
 		case "vowel-conjuncts":
 			_, sp.vowelConjunctRef = splitRef(rest)
 			section = func(line int, text string) error {

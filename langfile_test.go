@@ -22,7 +22,7 @@ func TestLanguageFileErrors(t *testing.T) {
 		{"other script", header + "class C\n  U+0995\n", "not of script Deva"},
 		{"glyph mismatch", header + "class C\n  U+0915  ख  DEVANAGARI LETTER KA\n", "is not U+0915"},
 		{"two classes", header + "class C\n  U+0915\nclass V\n  U+0915\n", "class C and class V"},
-		{"nukta after non-letter", header + "class C\n  U+0915\nclass M\n  U+093E\nnukta-after\n  U+093E\n", "not a consonant or vowel"},
+		{"nukta after non-letter", header + "class C\n  U+0915\nclass H\n  U+094D\nnukta-after\n  U+094D\n", "not a consonant, vowel or vowel sign"},
 		{"refused and in repertoire", header + "class C\n  U+0915\nrefuse RARE x\n  U+0915\n", "both in the repertoire and refused"},
 		{"unknown refuse code", header + "refuse NOPE x\n", "unknown rule code"},
 		{"variant outside repertoire", header + "class C\n  U+0915\nvariants\n  क = ख | 0915 = 0916\n", "not in the repertoire"},

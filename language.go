@@ -20,6 +20,12 @@ type Language struct {
 	K      int    // at most K+1 consonants joined by halants
 	CcTLD  string // the language's IDN ccTLD (U-label)
 
+	// Alphabet is the grammar family of the language file ("grammar
+	// alphabet"): letters (class C) each with at most one mark (class M),
+	// no halant, as in the Arabic script and Ol Chiki. RTL says that the
+	// Bidi rule of RFC 5893 applies ("direction rtl").
+	Alphabet, RTL bool
+
 	spec     *langSpec
 	script   scriptInfo
 	class    map[rune]Class // the repertoire
@@ -32,9 +38,13 @@ type Language struct {
 	// Fast tables over the script's 128-code-point block.
 	block rune
 	kinds [128]kind
-	extra map[rune]kind // repertoire outside the block (class S)
-	ccc   [128]uint8    // canonical combining class
-	maybe [128]bool     // may compose with the character before it (NFC_QC=Maybe)
+	extra map[rune]kind // repertoire outside the block (class S, Arabic U+0680..U+06FF)
+	// extraStarters are the members of extra that NFC never changes and
+	// that compose with nothing before them: the verdict-only path reads
+	// them without asking norm.
+	extraStarters map[rune]extraStarter
+	ccc           [128]uint8 // canonical combining class
+	maybe         [128]bool  // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
@@ -49,11 +59,21 @@ type Language struct {
 	// safeLen[nBasic] is the longest label (in code points, nBasic of them
 	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
 	safeLen [MaxALabelLength + 1]uint8
+	// safeLenWide is safeLen for labels with repertoire code points outside
+	// the block (extra): the span of the whole repertoire.
+	safeLenWide [MaxALabelLength + 1]uint8
 
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
 	ends    []Code
+}
+
+// extraStarter is a repertoire letter outside the block that NFC never
+// changes; composer says that a character after it may compose with it.
+type extraStarter struct {
+	kind     kind
+	composer bool
 }
 
 // transition packs a move for the tables: next state, code, flags.
@@ -114,6 +134,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	l := &Language{
 		Tag: sp.tag, Name: sp.name, Native: sp.native, Script: sp.script, Source: sp.source,
 		K: sp.k, CcTLD: sp.cctld, spec: sp, script: si, block: si.block,
+		Alphabet: sp.grammar == "alphabet", RTL: sp.rtl,
 		class: map[rune]Class{}, extra: map[rune]kind{},
 	}
 	errf := func(line int, format string, args ...any) error {
@@ -140,10 +161,27 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	if len(l.class) == 0 {
 		return nil, errf(0, "the language has no repertoire")
 	}
+	if err := l.checkRTL(); err != nil {
+		return nil, errf(0, "%v", err)
+	}
+	if l.Alphabet {
+		for _, cs := range sp.classes {
+			if cs.class != C && cs.class != M && len(cs.members) > 0 {
+				return nil, errf(cs.members[0].line, "grammar alphabet has only classes C (letters) and M (marks), not %v", cs.class)
+			}
+		}
+		if sp.k != 0 {
+			return nil, errf(0, "grammar alphabet joins no consonants: k must be 0")
+		}
+	}
 	nukta := map[rune]bool{}
 	for _, m := range sp.nuktaAfter {
-		if c := l.class[m.lo]; c != C && c != V {
-			return nil, errf(m.line, "nukta-after U+%04X: not a consonant or vowel of the language", m.lo)
+		switch l.class[m.lo] {
+		case C, V:
+		case M:
+			l.grammar.matraNukta = true
+		default:
+			return nil, errf(m.line, "nukta-after U+%04X: not a consonant, vowel or vowel sign of the language", m.lo)
 		}
 		nukta[m.lo] = true
 	}
@@ -164,7 +202,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	for r, c := range l.class {
 		k := kind(c)
 		if nukta[r] {
-			k = map[Class]kind{C: kindCn, V: kindVn}[c]
+			k = map[Class]kind{C: kindCn, V: kindVn, M: kindMn}[c]
 		}
 		if off := r - l.block; off >= 0 && off < 128 {
 			l.kinds[off] = k
@@ -193,6 +231,11 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	}
 	l.buildNFCTables()
 	l.safeLen = safeLengths(l.block)
+	lo, hi := l.block, l.block+127
+	for r := range l.extra {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	l.safeLenWide = safeLengthsSpan(hi, hi-lo)
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
@@ -218,6 +261,19 @@ func (l *Language) buildNFCTables() {
 			if off := d - l.block; off >= 0 && off < 128 {
 				l.decomposed[off] = true
 			}
+		}
+	}
+	l.extraStarters = map[rune]extraStarter{}
+	for r, k := range l.extra {
+		p := norm.NFC.PropertiesString(string(r))
+		if p.CCC() == 0 && p.BoundaryBefore() && p.Decomposition() == nil && unicode.IsLetter(r) {
+			composer := false // a repertoire character composes with it (ے + ٔ = ۓ)
+			for m := range l.class {
+				if s := string(r) + string(m); norm.NFC.String(s) != s {
+					composer = true
+				}
+			}
+			l.extraStarters[r] = extraStarter{k, composer}
 		}
 	}
 	for r := range l.class {

@@ -25,6 +25,11 @@ type Policy struct {
 	VowelConjunctRef                  Ref
 	Rules                             []PolicyRule
 	Examples                          []Example
+	Grammar                           string // "syllable" (the generic grammar) or "alphabet" (letters with one mark)
+	GrammarRef                        Ref
+	RTL                               bool // "direction rtl": the Bidi rule of RFC 5893 applies
+	DirectionRef                      Ref
+	ClassWords                        map[Class]string // "class-word": how messages name a class
 }
 
 // PolicyClass is one class of the repertoire.
@@ -49,7 +54,7 @@ type PolicyRefusal struct {
 }
 
 // PolicyRule is one context rule (languages/README.md): Kind is "only-in",
-// "not-after" or "only-after"; Text is the rule as written in the file,
+// "not-after", "only-after" or "no-mix"; Text is the rule as written in the file,
 // "TRIGGER : CONTEXT | CONTEXT"; Trigger and Contexts are its two sides.
 type PolicyRule struct {
 	Kind     string
@@ -80,6 +85,16 @@ func (l *Language) Policy() *Policy {
 		VariantsRef:    sp.variantsRef,
 		VowelConjuncts: append([]string(nil), sp.vowelConjuncts...), VowelConjunctRef: sp.vowelConjunctRef,
 		Examples: l.Examples(),
+		Grammar:  "syllable", GrammarRef: sp.grammarRef, RTL: sp.rtl, DirectionRef: sp.directionRef,
+	}
+	if l.Alphabet {
+		p.Grammar = "alphabet"
+	}
+	if len(sp.classWords) > 0 {
+		p.ClassWords = map[Class]string{}
+		for c, w := range sp.classWords {
+			p.ClassWords[c] = w
+		}
 	}
 	for _, c := range sp.classes {
 		p.Classes = append(p.Classes, PolicyClass{Class: c.class, Ref: c.ref, Chars: policyChars(c.members)})

@@ -40,8 +40,24 @@ func TestPolicyView(t *testing.T) {
 				t.Errorf("%s: incomplete rule %+v", l.Tag, r)
 			}
 		}
+		if want := map[bool]string{false: "syllable", true: "alphabet"}[l.Alphabet]; p.Grammar != want || p.RTL != l.RTL {
+			t.Errorf("%s: grammar %q rtl %v in the view, want %q %v", l.Tag, p.Grammar, p.RTL, want, l.RTL)
+		}
 		if len(p.Variants) != len(l.variants) || len(p.Examples) != len(l.spec.examples) || p.K != l.K {
 			t.Errorf("%s: variants, examples or k differ from the compiled language", l.Tag)
 		}
+	}
+	ur, sat := mustLang(t, "ur").Policy(), mustLang(t, "sat").Policy()
+	if ur.Grammar != "alphabet" || !ur.RTL || ur.DirectionRef == "" || sat.Grammar != "alphabet" || sat.RTL {
+		t.Errorf("ur %q %v %q, sat %q %v", ur.Grammar, ur.RTL, ur.DirectionRef, sat.Grammar, sat.RTL)
+	}
+	noMix := 0
+	for _, r := range ur.Rules {
+		if r.Kind == "no-mix" && r.Code == LetterMix {
+			noMix++
+		}
+	}
+	if noMix != 3 {
+		t.Errorf("ur: %d no-mix rules in the view, want 3", noMix)
 	}
 }

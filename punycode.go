@@ -201,6 +201,15 @@ func aLabelLengthOf(u string, nBasic, n int) int {
 //   - f is concave, so those k-1 deltas take at most (k-1) f(S/(k-1))
 //     digits in all (Jensen's inequality).
 func safeLengths(block rune) (safe [MaxALabelLength + 1]uint8) {
+	return safeLengthsSpan(block+127, 127)
+}
+
+// safeLengthsSpan is safeLengths for non-ASCII code points that lie
+// between hi-span and hi: the first delta is at most (hi-128)(nBasic+1) + n
+// and the code point steps add up to at most span. The alphabets whose
+// letters do not fit in one 128-code-point block (Arabic: U+0621..U+06D3)
+// use it.
+func safeLengthsSpan(hi, span rune) (safe [MaxALabelLength + 1]uint8) {
 	f := func(q float64) float64 { return 1 + math.Log(34*q+1)/math.Log(35) }
 	for nBasic := 0; nBasic <= MaxALabelLength; nBasic++ {
 		for n := nBasic + 1; n <= MaxALabelLength; n++ {
@@ -209,9 +218,9 @@ func safeLengths(block rune) (safe [MaxALabelLength + 1]uint8) {
 			if nBasic > 0 {
 				total++
 			}
-			total += math.Floor(f(float64(int(block-1)*(nBasic+1) + n)))
+			total += math.Floor(f(float64(int(hi-128)*(nBasic+1) + n)))
 			if k > 1 {
-				total += (k - 1) * f(float64((n+1)*(127+n))/(k-1))
+				total += (k - 1) * f(float64((n+1)*(int(span)+n))/(k-1))
 			}
 			if math.Floor(total+1e-9) > MaxALabelLength {
 				break

@@ -40,36 +40,20 @@ const (
 	CodeBadParam         = "BAD_PARAM"
 )
 
-// statusOf is the one table from error codes to HTTP statuses.
-var statusOf = map[string]int{
-	registry.CodeInvalid:         http.StatusUnprocessableEntity,
-	registry.CodeConflict:        http.StatusConflict,
-	registry.CodeExists:          http.StatusConflict,
-	registry.CodeNotFound:        http.StatusNotFound,
-	registry.CodeForbidden:       http.StatusForbidden,
-	registry.CodeUnauthorized:    http.StatusUnauthorized,
-	registry.CodeUnknownZone:     http.StatusBadRequest,
-	registry.CodeUnknownLanguage: http.StatusBadRequest,
-	registry.CodeBadName:         http.StatusBadRequest,
-	registry.CodeInternal:        http.StatusInternalServerError,
-	CodeBadJSON:                  http.StatusBadRequest,
-	CodeBadUTF8:                  http.StatusBadRequest,
-	CodeTooLarge:                 http.StatusRequestEntityTooLarge,
-	CodeRateLimited:              http.StatusTooManyRequests,
-	CodeMethodNotAllowed:         http.StatusMethodNotAllowed,
-	CodeTimeout:                  http.StatusServiceUnavailable,
-	CodeBadParam:                 http.StatusBadRequest,
-	registry.CodeReserved:        http.StatusConflict,
-	registry.CodeUnavailable:     http.StatusServiceUnavailable,
+// The HTTP-level codes' entries in the one code table (registry/codes.go).
+func init() {
+	registry.DefineCode(CodeBadJSON, registry.CodeInfo{HTTP: http.StatusBadRequest, EPP: 2001, Reason: "bad request"})
+	registry.DefineCode(CodeBadUTF8, registry.CodeInfo{HTTP: http.StatusBadRequest, EPP: 2005, Reason: "bad utf-8"})
+	registry.DefineCode(CodeTooLarge, registry.CodeInfo{HTTP: http.StatusRequestEntityTooLarge, EPP: 2001, Reason: "too large"})
+	registry.DefineCode(CodeRateLimited, registry.CodeInfo{HTTP: http.StatusTooManyRequests, EPP: 2502, Reason: "rate limited"})
+	registry.DefineCode(CodeMethodNotAllowed, registry.CodeInfo{HTTP: http.StatusMethodNotAllowed, EPP: 2101, Reason: "method not allowed"})
+	registry.DefineCode(CodeTimeout, registry.CodeInfo{HTTP: http.StatusServiceUnavailable, EPP: 2400, Reason: "timeout"})
+	registry.DefineCode(CodeBadParam, registry.CodeInfo{HTTP: http.StatusBadRequest, EPP: 2005, Reason: "bad parameter"})
 }
 
-// StatusOf returns the HTTP status of an error code.
-func StatusOf(code string) int {
-	if s, ok := statusOf[code]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+// StatusOf returns the HTTP status of an error code (from the one code
+// table, registry.InfoOf).
+func StatusOf(code string) int { return registry.InfoOf(code).HTTP }
 
 // ErrorBody is every error response.
 type ErrorBody struct {

@@ -91,19 +91,22 @@ func NewService(ctx context.Context, store Store) (*Service, error) {
 }
 
 // orderLanguages puts a stored zone's languages in the order of the zones
-// file when it names the same zone with the same languages (a database
-// created before the file had an order keeps its zones as they were).
+// file when it names the same zone with the same languages, or with more:
+// a database created before languages were added to the file (the 18 of
+// the first release in "in"; issue 13 added 8) takes them, and conflict
+// sets are recomputed because the relation's version changes. A zone whose
+// languages are not among the file's keeps them as they were.
 func orderLanguages(z *Zone, defaults []Zone) {
 	for _, d := range defaults {
-		if d.Name != z.Name || len(d.Languages) != len(z.Languages) {
+		if d.Name != z.Name || len(d.Languages) < len(z.Languages) {
 			continue
 		}
-		have := map[string]bool{}
-		for _, t := range z.Languages {
-			have[t] = true
-		}
+		inFile := map[string]bool{}
 		for _, t := range d.Languages {
-			if !have[t] {
+			inFile[t] = true
+		}
+		for _, t := range z.Languages {
+			if !inFile[t] {
 				return
 			}
 		}

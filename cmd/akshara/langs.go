@@ -61,7 +61,11 @@ func cmdLangs(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TAG\tNAME\tSCRIPT\tREPERTOIRE\tK\tCCTLD")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s (%s)\n", r.Tag, r.Name, r.Script, r.Repertoire, r.K, r.CcTLD, r.CcTLDA)
+		cctld := "–" // Ol Chiki and Meetei Mayek have no ccTLD of their own
+		if r.CcTLD != "" {
+			cctld = r.CcTLD + " (" + r.CcTLDA + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", r.Tag, r.Name, r.Script, r.Repertoire, r.K, cctld)
 	}
 	if err := tw.Flush(); err != nil {
 		fmt.Fprintf(stderr, "akshara langs: %v\n", err)

@@ -208,6 +208,9 @@ func TestLangs(t *testing.T) {
 	if code != exitOK || json.Unmarshal([]byte(out), &rows) != nil {
 		t.Fatalf("exit %d: %s", code, out)
 	}
+	if len(rows) != 26 {
+		t.Errorf("%d language tables, want 26 (every scheduled language of India)", len(rows))
+	}
 	found := false
 	for _, r := range rows {
 		if r.Tag == "hi" {

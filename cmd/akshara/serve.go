@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/internal/logrl"
@@ -24,8 +26,11 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate: registrars and their API tokens",
+	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|epp-password|epp-cert: registrars, API tokens and EPP credentials",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			if len(args) > 0 && (args[0] == "epp-password" || args[0] == "epp-cert") {
+				return cmdRegistrarEPP(args[0], args[1:], stdin, stdout, stderr) // epp.go
+			}
 			return cmdRegistrar(args, stdout, stderr)
 		}})
 }
@@ -37,10 +42,11 @@ func init() {
 		}})
 }
 
-const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE]
+const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE] [-epp ADDR [-epp-cert FILE -epp-key FILE]]
 
-Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml) and the
-web page at /. The store is the SQLite file -db (default akshara.db in the
+Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml), RDAP
+at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
+(docs/epp.md). The store is the SQLite file -db (default akshara.db in the
 working directory, created on first start with the default zones) or, with
 -dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
 later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
@@ -79,6 +85,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	o := serveFlags(fs)
+	startEPP := eppFlags(fs) // epp.go
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -114,7 +121,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting", "error", err)
 		return exitUsage
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(),
+	// one Prometheus registry for the HTTP API and EPP, with the runtime,
+	// process and database pool collectors
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if db, ok := store.(interface{ DB() *sql.DB }); ok {
+		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
+	}
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: rdapMount(svc), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
@@ -135,6 +149,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	o.reloadOnHangup(ctx, log)
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()), "tls", scheme == "https", "max_conns", o.maxConns)
 	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
+	stopEPP, err := startEPP(ctx, svc, log, stdout, metrics)
+	if err != nil {
+		ln.Close()
+		log.Error("starting EPP", "error", err)
+		return exitUsage
+	}
+	defer stopEPP()
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"RegistrarIsolation", testIsolation},
 		{"Errors", testErrors},
 		{"ASCIIZone", testASCIIZone},
+		{"EPPCredentials", testEPPCredentials},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
 		{"HostileNames", testHostileNames},
@@ -193,7 +194,8 @@ func testZones(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
 	// the zones file's order: Hindi first among the Devanagari languages
 	deva := []string{"hi", "mr", "mai", "ne", "sd-Deva", "doi", "kok", "brx", "sa"}
-	all := append(append([]string{}, deva...), "bn", "as", "te", "ta", "gu", "kn", "or", "ml", "pa")
+	all := []string{"hi", "mr", "mai", "sat-Deva", "ks-Deva", "ne", "sd-Deva", "doi", "kok", "brx", "sa",
+		"bn", "as", "mni", "te", "ta", "gu", "ur", "ks", "sd", "kn", "or", "ml", "pa", "sat", "mni-Mtei"}
 	want := []registry.Zone{
 		{Name: "भारत", ALabel: "xn--h2brj9c", Languages: deva},
 		{Name: "in", ALabel: "in", Languages: all, LDH: true},
@@ -207,9 +209,13 @@ func testZones(t *testing.T, open func(*testing.T) registry.Store) {
 		{Name: "ಭಾರತ", ALabel: "xn--2scrj9c", Languages: []string{"kn"}},
 		{Name: "ഭാരതം", ALabel: "xn--rvc1e0am3e", Languages: []string{"ml"}},
 		{Name: "भारतम्", ALabel: "xn--h2breg3eve", Languages: []string{"sa"}},
+		{Name: "भारोत", ALabel: "xn--h2brj9c8c", Languages: []string{"sat-Deva"}},
+		{Name: "بھارت", ALabel: "xn--mgbbh1a71e", Languages: []string{"ur"}},
+		{Name: "ڀارت", ALabel: "xn--mgbgu82a", Languages: []string{"sd"}},
+		{Name: "بارت", ALabel: "xn--mgbbh1a", Languages: []string{"ks"}},
 	}
-	if tags := akshara.Tags(); len(all) != len(tags) {
-		t.Fatalf("akshara.Tags() = %q: the zone in must take all %d languages", tags, len(tags))
+	if tags := akshara.Tags(); len(all) != len(tags) || len(tags) != 26 {
+		t.Fatalf("akshara.Tags() = %q: the zone in must take all %d languages, 26 of them", tags, len(tags))
 	}
 	compare := func(what string, got []registry.Zone) {
 		t.Helper()

@@ -62,7 +62,10 @@ const T = {
       CONJUNCT: "This combination of letters is not allowed in the language.",
       ADDAK: "The addak is in the wrong place.",
       TIPPI_BINDI: "Tippi and bindi are in the wrong place.",
-      VARIANT_LIMIT: "More than three aksharas of the name have look-alike variants."
+      VARIANT_LIMIT: "More than three aksharas of the name have look-alike variants.",
+      BIDI: "A right-to-left name must begin with a letter (the Bidi rule for domain names).",
+      VOWEL_MARK: "Vowel marks (harakat) are not allowed in this language's names.",
+      LETTER_MIX: "These two letters cannot be used in the same name."
     }
   },
   hi: {
@@ -117,7 +120,10 @@ const T = {
       CONJUNCT: "अक्षरों का यह मेल इस भाषा में मान्य नहीं है।",
       ADDAK: "अद्धक गलत स्थान पर है।",
       TIPPI_BINDI: "टिप्पी और बिंदी गलत स्थान पर हैं।",
-      VARIANT_LIMIT: "नाम के तीन से अधिक अक्षरों के मिलते-जुलते रूप हैं।"
+      VARIANT_LIMIT: "नाम के तीन से अधिक अक्षरों के मिलते-जुलते रूप हैं।",
+      BIDI: "दाएँ से बाएँ लिखा जाने वाला नाम किसी अक्षर से शुरू होना चाहिए (डोमेन नामों का Bidi नियम)।",
+      VOWEL_MARK: "इस भाषा के नामों में स्वर चिह्न (हरकात) मान्य नहीं हैं।",
+      LETTER_MIX: "ये दो अक्षर एक ही नाम में नहीं आ सकते।"
     }
   }
 };
@@ -136,7 +142,7 @@ const VERDICTS = {
 };
 
 // Rule codes about the whole name: their position marks no akshara.
-const WHOLE_NAME = new Set(["EMPTY", "TOO_LONG", "TOO_SHORT", "DIGITS_ONLY", "BAD_ALABEL", "VARIANT_LIMIT"]);
+const WHOLE_NAME = new Set(["EMPTY", "TOO_LONG", "TOO_SHORT", "DIGITS_ONLY", "BAD_ALABEL", "VARIANT_LIMIT", "BIDI"]);
 
 // The languages' names in the Hindi interface; English names come from the
 // server (/keyboard/languages.json, the language files).

@@ -103,7 +103,10 @@ func scriptOnly(l *akshara.Language, w string, table *unicode.RangeTable) bool {
 		if l.Class(r) != akshara.NoClass {
 			continue
 		}
-		if !(unicode.IsLetter(r) || unicode.IsMark(r)) || !unicode.Is(table, r) {
+		// The Arabic harakat (U+064B..U+065F, U+0670) have the script
+		// property Inherited, but they are the Arabic script's marks.
+		harakat := (r >= 0x064B && r <= 0x065F) || r == 0x0670
+		if !(unicode.IsLetter(r) || unicode.IsMark(r)) || !(unicode.Is(table, r) || harakat && table == unicode.Arabic) {
 			return false
 		}
 	}
@@ -113,6 +116,7 @@ func scriptOnly(l *akshara.Language, w string, table *unicode.RangeTable) bool {
 var scriptTables = map[string]*unicode.RangeTable{
 	"Beng": unicode.Bengali, "Deva": unicode.Devanagari, "Gujr": unicode.Gujarati, "Guru": unicode.Gurmukhi,
 	"Knda": unicode.Kannada, "Mlym": unicode.Malayalam, "Orya": unicode.Oriya, "Taml": unicode.Tamil, "Telu": unicode.Telugu,
+	"Arab": unicode.Arabic, "Olck": unicode.Ol_Chiki, "Mtei": unicode.Meetei_Mayek,
 }
 
 func measure(l *akshara.Language, file string, nExamples int) (*stats, error) {

@@ -1,4 +1,4 @@
-// Command lgrsets extracts, for each Indic script, the code points of
+// Command lgrsets extracts, for each Indic script and the Arabic script, the code points of
 // ICANN's Root Zone LGR (RZ-LGR-5) and second-level reference LGR (RFC 7940
 // XML, in ../shared/refdata) into testdata/lgr/<Script>.txt, so that the
 // LGR cross-check test needs no file outside the repository.
@@ -47,10 +47,12 @@ func main() {
 	scripts := map[string]string{
 		"Beng": "bengali", "Deva": "devanagari", "Gujr": "gujarati", "Guru": "gurmukhi",
 		"Knda": "kannada", "Mlym": "malayalam", "Orya": "oriya", "Taml": "tamil", "Telu": "telugu",
+		"Arab": "arabic",
 	}
 	tables := map[string]*unicode.RangeTable{
 		"Beng": unicode.Bengali, "Deva": unicode.Devanagari, "Gujr": unicode.Gujarati, "Guru": unicode.Gurmukhi,
 		"Knda": unicode.Kannada, "Mlym": unicode.Malayalam, "Orya": unicode.Oriya, "Taml": unicode.Tamil, "Telu": unicode.Telugu,
+		"Arab": unicode.Arabic,
 	}
 	for code, name := range scripts {
 		own := tables[code]

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/term"
+
+	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/rdap"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca and
+// -epp-max-sessions to serve; the function it returns starts the EPP
+// server (if -epp is set) and returns a function that stops it.
+func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
+	addr := fs.String("epp", os.Getenv("AKSHARA_EPP"), "serve EPP (RFC 5730-5734, TLS) on `ADDRESS`, such as :700")
+	certFile := fs.String("epp-cert", "", "EPP server certificate `FILE` (PEM); without it a self-signed one is made at start")
+	keyFile := fs.String("epp-key", "", "EPP server key `FILE` (PEM)")
+	clientCA := fs.String("epp-client-ca", "", "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
+	maxSessions := fs.Int("epp-max-sessions", 128, "most concurrent EPP sessions")
+	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
+		if *addr == "" {
+			return func() {}, nil
+		}
+		cfg := &tls.Config{}
+		switch {
+		case *certFile != "" || *keyFile != "":
+			cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+			if err != nil {
+				return nil, fmt.Errorf("-epp-cert/-epp-key: %w", err)
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+		default:
+			host, _, _ := net.SplitHostPort(*addr)
+			cert, fp, err := epp.SelfSigned("localhost", "127.0.0.1", "::1", host)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+			log.Warn("EPP: using a self-signed certificate (development only: give -epp-cert and -epp-key)", "sha256", fp)
+		}
+		if *clientCA != "" {
+			pem, err := os.ReadFile(*clientCA)
+			if err != nil {
+				return nil, fmt.Errorf("-epp-client-ca: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("-epp-client-ca: no certificate in %s", *clientCA)
+			}
+			cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+		}
+		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics})
+		if err != nil {
+			return nil, err
+		}
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("serving EPP", "addr", ln.Addr().String())
+		fmt.Fprintf(stdout, "EPP on %s (TLS)\n", ln.Addr())
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, epp.ErrServerClosed) {
+				log.Error("EPP", "error", err)
+			}
+		}()
+		return func() { srv.Close() }, nil
+	}
+}
+
+// rdapMount is what serve mounts on the HTTP API for RDAP.
+func rdapMount(svc *registry.Service) map[string]http.Handler {
+	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{})}
+}
+
+const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME
+       akshara registrar epp-cert [-db FILE | -dsn DSN] NAME SHA256
+
+epp-password sets registrar NAME's EPP password (6 to 16 characters, the
+EPP schema's limits), read from standard input (one line; on a terminal,
+without echo). Only a salted argon2id hash is stored. A registrar may also
+change it at EPP login with <newPW>.
+
+epp-cert pins the SHA-256 fingerprint (hex, colons allowed) of the client
+certificate registrar NAME must present at EPP login; "" unpins.
+
+Flags:
+`
+
+// cmdRegistrarEPP runs "registrar epp-password" and "registrar epp-cert".
+func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("registrar "+sub, eppPasswordUsage, stderr)
+	openStore := storeFlags(fs)
+	min := 1
+	if sub == "epp-cert" {
+		min = 2
+	}
+	if status, ok := parseFlags(fs, args, min); !ok {
+		return status
+	}
+	name := fs.Arg(0)
+	var secret string
+	if sub == "epp-password" {
+		pw, err := readPassword(stdin, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
+			return exitUsage
+		}
+		if err := registry.CheckEPPPassword(pw); err != nil {
+			fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
+			return exitUsage
+		}
+		secret = pw
+	}
+	ctx := context.Background()
+	store, err := openStore(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
+		return exitUsage
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
+		return exitUsage
+	}
+	if sub == "epp-password" {
+		err = svc.SetEPPPassword(ctx, name, secret)
+	} else {
+		err = svc.SetEPPCertificate(ctx, name, fs.Arg(1))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
+		return exitUsage
+	}
+	if sub == "epp-password" {
+		fmt.Fprintf(stdout, "EPP password of registrar %q set\n", name)
+	} else {
+		fmt.Fprintf(stdout, "EPP client certificate of registrar %q pinned\n", name)
+	}
+	return exitOK
+}
+
+// readPassword reads one line: from a terminal without echo, otherwise
+// as it comes (a pipe, a file).
+func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(stderr, "EPP password (6 to 16 characters): ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(stderr)
+		return string(b), err
+	}
+	line, err := bufio.NewReader(io.LimitReader(stdin, 1024)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", errors.New("no password on standard input")
+	}
+	return line, nil
+}

@@ -1,0 +1,451 @@
+package epp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// maxCheck is the most names one <domain:check> may ask about.
+const maxCheck = 64
+
+// CodeUNameMismatch is the error of a create whose <idn:uname> is not the
+// U-label form of its <domain:name>.
+const CodeUNameMismatch = "UNAME_MISMATCH"
+
+func init() {
+	registry.DefineCode(CodeUNameMismatch, registry.CodeInfo{HTTP: 422, EPP: CodePolicy, Reason: "uname mismatch"})
+}
+
+// handle answers one frame: the bytes to send and whether to close after.
+func (ss *session) handle(frame []byte) ([]byte, bool) {
+	svTRID := ss.s.svTRID()
+	req, err := parse(frame)
+	if err != nil {
+		return fail(CodeSyntax, messages[CodeSyntax]+": "+err.Error()).bytes("", svTRID), false
+	}
+	if req.Hello != nil && req.Command == nil && req.Extension == nil && len(req.Other) == 0 {
+		return greeting(ss.s.opts.ServerID, time.Now()), false
+	}
+	if req.Command == nil || req.Hello != nil || len(req.Other) > 0 {
+		if req.Extension != nil && req.Command == nil && req.Hello == nil {
+			return fail(CodeUnimplemented, "protocol extensions (<epp><extension>) are not implemented by this server").bytes("", svTRID), false
+		}
+		return fail(CodeSyntax, messages[CodeSyntax]+": a client frame holds one <hello/> or one <command>").bytes("", svTRID), false
+	}
+	c := req.Command
+	clTRID := ""
+	if c.ClTRID != nil {
+		clTRID = strings.TrimSpace(*c.ClTRID)
+		if n := utf8.RuneCountInString(clTRID); n < 3 || n > 64 || strings.ContainsAny(clTRID, "\t\r\n") {
+			return fail(CodeSyntax, messages[CodeSyntax]+": <clTRID> has 3 to 64 characters").bytes("", svTRID), false
+		}
+	}
+	if c.children != 1 {
+		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
+	}
+	r := ss.dispatch(c)
+	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
+	if r.code >= 2000 {
+		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message(), "registrar", ss.name())
+	}
+	return r.bytes(clTRID, svTRID), closes(r.code)
+}
+
+func (ss *session) name() string {
+	if ss.registrar == nil {
+		return ""
+	}
+	return ss.registrar.Name
+}
+
+// name is the command's name for metrics: login, check, …, or the
+// element's local name for the others.
+func (c *command) name() string {
+	switch {
+	case c.Login != nil:
+		return "login"
+	case c.Logout != nil:
+		return "logout"
+	case c.Check != nil:
+		return "check"
+	case c.Info != nil:
+		return "info"
+	case c.Create != nil:
+		return "create"
+	case c.Delete != nil:
+		return "delete"
+	}
+	if len(c.Other) > 0 {
+		switch n := c.Other[0].XMLName.Local; n {
+		case "update", "renew", "transfer", "poll":
+			return n
+		}
+	}
+	return "other"
+}
+
+// dispatch runs a command.
+func (ss *session) dispatch(c *command) *response {
+	switch {
+	case c.Login != nil:
+		return ss.login(c.Login, c.Ext)
+	case c.Logout != nil:
+		return &response{code: CodeLogout}
+	}
+	if ss.registrar == nil {
+		return fail(CodeUse, messages[CodeUse]+": log in first")
+	}
+	if r := ss.checkExtensions(c); r != nil {
+		return r
+	}
+	var obj *object
+	var verb string
+	switch {
+	case c.Check != nil:
+		obj, verb = c.Check, "check"
+	case c.Info != nil:
+		obj, verb = c.Info, "info"
+	case c.Create != nil:
+		obj, verb = c.Create, "create"
+	case c.Delete != nil:
+		obj, verb = c.Delete, "delete"
+	case len(c.Other) == 0:
+		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
+	default:
+		name := c.Other[0].XMLName
+		if name.Space != NSEPP {
+			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
+		}
+		switch name.Local {
+		case "update", "renew", "transfer", "poll":
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info and delete of domains)", messages[CodeUnimplemented], name.Local))
+		}
+		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
+	}
+	op, got := obj.op()
+	if op == nil {
+		switch got.Space {
+		case NSHost, NSCont:
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
+		case "":
+			return fail(CodeMissing, fmt.Sprintf("%s: <%s> holds a <domain:%s>", messages[CodeMissing], verb, verb))
+		}
+		return fail(CodeUnimplObject, fmt.Sprintf("%s: object namespace %q", messages[CodeUnimplObject], got.Space))
+	}
+	names := make([]string, len(op.Names))
+	for i, n := range op.Names {
+		names[i] = strings.TrimSpace(n.V)
+		if names[i] == "" {
+			return fail(CodeMissing, messages[CodeMissing]+": an empty <domain:name>")
+		}
+		if utf8.RuneCountInString(names[i]) > 255 {
+			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <domain:name> has at most 255 characters")
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>")
+	case verb == "check" && len(names) > maxCheck:
+		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
+	case verb != "check" && len(names) > 1:
+		return fail(CodeSyntax, messages[CodeSyntax]+": one <domain:name> per "+verb)
+	}
+	switch verb {
+	case "check":
+		return ss.check(names)
+	case "info":
+		return ss.info(names[0])
+	case "create":
+		var idn *idnData
+		if c.Ext != nil {
+			idn = c.Ext.IDN
+		}
+		return ss.create(names[0], idn)
+	default:
+		return ss.delete(names[0])
+	}
+}
+
+// checkExtensions refuses extensions the server does not implement, and
+// the IDN extension outside a create. (A login listing another extURI
+// than idn-1.0 was refused; one listing none may still use idn-1.0.)
+func (ss *session) checkExtensions(c *command) *response {
+	if c.Ext == nil {
+		return nil
+	}
+	if len(c.Ext.Other) > 0 {
+		n := c.Ext.Other[0].XMLName
+		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], n.Space, NSIDN))
+	}
+	if c.Ext.IDN != nil {
+		if c.Create == nil {
+			return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
+		}
+	}
+	return nil
+}
+
+// fromError maps a registry error to a response through the one code
+// table.
+func fromError(err error) *response {
+	code := registry.CodeOf(err)
+	info := registry.InfoOf(code)
+	var re *registry.Error
+	msg := messages[info.EPP]
+	if errors.As(err, &re) && code != registry.CodeInternal && re.Message != "" {
+		msg += ": " + re.Message
+	}
+	return &response{code: info.EPP, msg: msg}
+}
+
+func (ss *session) login(l *login, ext *cmdExt) *response {
+	if ss.registrar != nil {
+		return fail(CodeUse, messages[CodeUse]+": already logged in as "+ss.registrar.Name)
+	}
+	if ext != nil {
+		return fail(CodeUnimplExtension, messages[CodeUnimplExtension]+": login takes no extension")
+	}
+	clID, pw := strings.TrimSpace(l.ClID), l.PW
+	switch {
+	case clID == "" || pw == "":
+		return fail(CodeMissing, messages[CodeMissing]+": <clID> and <pw>")
+	case strings.TrimSpace(l.Options.Version) != "1.0":
+		return fail(CodeVersion, messages[CodeVersion]+": this server speaks EPP 1.0")
+	case strings.TrimSpace(l.Options.Lang) != "en":
+		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": the language of responses is en")
+	}
+	for _, u := range l.Svcs.ObjURI {
+		if strings.TrimSpace(u) != NSDomain {
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s)", messages[CodeUnimplObject], u, NSDomain))
+		}
+	}
+	for _, u := range l.Svcs.ExtURI {
+		if u = strings.TrimSpace(u); u != NSIDN {
+			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], u, NSIDN))
+		}
+	}
+	lo := ss.s.lockout
+	// Failures count per address, so that no one elsewhere can lock a
+	// registrar out; a success does not reset the address's count.
+	key := ss.remote
+	if lo.locked(key) {
+		ss.log.Warn("epp: login refused: too many failures", "clID", clID)
+		return fail(CodeAuthClosing, messages[CodeAuthClosing]+": too many failed logins; try again later")
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	r, err := ss.s.svc.EPPLogin(ctx, clID, pw, ss.certSHA)
+	if err != nil {
+		if registry.CodeOf(err) != registry.CodeUnauthorized {
+			ss.log.Error("epp: login", "error", err)
+			return fromError(err)
+		}
+		lo.fail(key)
+		ss.s.loginFailure.Inc()
+		ss.failures++
+		ss.log.Warn("epp: login failed", "clID", clID, "failures", ss.failures)
+		if ss.failures >= ss.s.opts.SessionLoginFailures {
+			return fail(CodeAuthClosing, messages[CodeAuthClosing]+": too many failed logins")
+		}
+		return fromError(err)
+	}
+	if l.NewPW != nil {
+		if err := ss.s.svc.SetEPPPassword(ctx, r.Name, *l.NewPW); err != nil {
+			return fromError(err)
+		}
+	}
+	ss.registrar = r
+	ss.log = ss.log.With("registrar", r.Name)
+	ss.log.Info("epp: logged in", "password_changed", l.NewPW != nil)
+	return &response{code: CodeOK}
+}
+
+// checkReason is the short reason of an unavailable name (≤ 32
+// characters, eppcom:reasonType).
+func checkReason(res *registry.CheckResult) string {
+	switch res.Status {
+	case registry.Invalid:
+		if len(res.Errors) > 0 {
+			return clip("invalid: "+res.Errors[0].Code.String(), 32)
+		}
+		return "invalid"
+	case registry.Blocked:
+		return "blocked variant"
+	}
+	return clip(string(res.Status), 32)
+}
+
+func (ss *session) check(names []string) *response {
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	var b bytes.Buffer
+	b.WriteString(`<domain:chkData xmlns:domain="` + NSDomain + `">`)
+	for _, name := range names {
+		avail, reason := false, ""
+		res, err := ss.s.svc.Check(ctx, name, "")
+		switch {
+		case err != nil && registry.CodeOf(err) == registry.CodeInternal:
+			ss.log.Error("epp: check", "name", name, "error", err)
+			return fail(CodeFailed, "")
+		case err != nil:
+			reason = registry.InfoOf(registry.CodeOf(err)).Reason
+		case res.Status == registry.Available:
+			avail = true
+		default:
+			reason = checkReason(res)
+		}
+		b.WriteString(`<domain:cd><domain:name avail="` + strconv.Itoa(boolInt(avail)) + `">`)
+		esc(&b, name)
+		b.WriteString(`</domain:name>`)
+		if reason != "" {
+			b.WriteString(`<domain:reason>`)
+			esc(&b, reason)
+			b.WriteString(`</domain:reason>`)
+		}
+		b.WriteString(`</domain:cd>`)
+	}
+	b.WriteString(`</domain:chkData>`)
+	return &response{code: CodeOK, resData: b.String()}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+const timeFormat = "2006-01-02T15:04:05.0Z"
+
+// toUnicode decodes a name label by label (A-labels to U-labels, NFC,
+// ASCII lower-cased), for comparing a <domain:name> with an <idn:uname>.
+func toUnicode(name string) string {
+	labels := strings.Split(strings.TrimSuffix(name, "."), ".")
+	for i, l := range labels {
+		if len(l) >= 4 && strings.EqualFold(l[:4], "xn--") {
+			if u, err := idna.Punycode.ToUnicode(strings.ToLower(l)); err == nil {
+				l = u
+			}
+		}
+		labels[i] = strings.ToLower(norm.NFC.String(l))
+	}
+	return strings.Join(labels, ".")
+}
+
+func (ss *session) create(name string, idn *idnData) *response {
+	lang := ""
+	if idn != nil {
+		lang = strings.TrimSpace(idn.Table)
+		if lang == "" {
+			return fail(CodeMissing, messages[CodeMissing]+": <idn:table> names the language table (a language tag such as hi)")
+		}
+		if idn.UName != nil {
+			u := toUnicode(strings.TrimSpace(*idn.UName))
+			n := toUnicode(name)
+			if u != n && u != strings.SplitN(n, ".", 2)[0] {
+				return &response{code: CodePolicy, msg: messages[CodePolicy] + ": <idn:uname> is not the U-label form of <domain:name>",
+					ext: []extValue{{value: elem("idn", NSIDN, "uname", *idn.UName), reason: fmt.Sprintf("%s decodes to %s, not %s", name, n, u)}}}
+			}
+		}
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	d, err := ss.s.svc.Create(ctx, ss.registrar, name, lang)
+	if err != nil {
+		r := fromError(err)
+		var re *registry.Error
+		if errors.As(err, &re) {
+			value := elem("domain", NSDomain, "name", name)
+			switch re.Code {
+			case registry.CodeConflict:
+				if re.BlockedBy != "" {
+					a, aerr := idna.Punycode.ToASCII(re.BlockedBy)
+					if aerr != nil {
+						a = re.BlockedBy
+					}
+					r.ext = append(r.ext, extValue{value: value, reason: fmt.Sprintf("blocked by the registered domain %s (%s)", re.BlockedBy, a)})
+				}
+			case registry.CodeInvalid:
+				for _, e := range re.Errors {
+					r.ext = append(r.ext, extValue{value: value, reason: fmt.Sprintf("%s at position %d: %s", e.Code, e.Pos, e.Message)})
+				}
+			}
+		}
+		if r.code == CodeFailed {
+			ss.log.Error("epp: create", "name", name, "error", err)
+		}
+		return r
+	}
+	var b bytes.Buffer
+	b.WriteString(`<domain:creData xmlns:domain="` + NSDomain + `"><domain:name>`)
+	esc(&b, d.ALabel)
+	b.WriteString(`</domain:name><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:creData>`)
+	ss.log.Info("epp: created", "name", d.Name, "lang", d.Lang)
+	return &response{code: CodeOK, resData: b.String()}
+}
+
+// clID renders a registrar's name as an eppcom:clIDType (a token of 3 to
+// 16 characters). Registrars that log in over EPP have such names; one
+// made for the HTTP API only may not, and is shown clipped or padded.
+func clID(r string) string {
+	r = strings.Join(strings.Fields(r), " ")
+	r = strings.TrimSpace(clip(r, 16))
+	for utf8.RuneCountInString(r) < 3 {
+		r += "_"
+	}
+	return r
+}
+
+func (ss *session) info(name string) *response {
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	d, err := ss.s.svc.Info(ctx, name)
+	if err != nil {
+		r := fromError(err)
+		if r.code == CodeFailed {
+			ss.log.Error("epp: info", "name", name, "error", err)
+		}
+		return r
+	}
+	var b bytes.Buffer
+	b.WriteString(`<domain:infData xmlns:domain="` + NSDomain + `"><domain:name>`)
+	esc(&b, d.ALabel)
+	b.WriteString(`</domain:name><domain:roid>D` + strconv.FormatInt(d.ID, 10) + `-AKSHARA</domain:roid><domain:status s="ok"/><domain:clID>`)
+	esc(&b, clID(d.Registrar))
+	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:infData>`)
+	r := &response{code: CodeOK, resData: b.String()}
+	if d.Lang != registry.LDH {
+		var e bytes.Buffer
+		e.WriteString(`<idn:data xmlns:idn="` + NSIDN + `"><idn:table>`)
+		esc(&e, d.Lang)
+		e.WriteString(`</idn:table><idn:uname>`)
+		esc(&e, d.Name)
+		e.WriteString(`</idn:uname></idn:data>`)
+		r.exts = e.String()
+	}
+	return r
+}
+
+func (ss *session) delete(name string) *response {
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	if err := ss.s.svc.Delete(ctx, ss.registrar, name); err != nil {
+		r := fromError(err)
+		if r.code == CodeFailed {
+			ss.log.Error("epp: delete", "name", name, "error", err)
+		}
+		return r
+	}
+	ss.log.Info("epp: deleted", "name", name)
+	return &response{code: CodeOK}
+}

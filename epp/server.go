@@ -1,0 +1,426 @@
+// Package epp serves the registry over EPP (RFC 5730 the protocol, RFC
+// 5731 domain objects, RFC 5734 its TCP transport over TLS 1.2+), with the
+// IDN mapping extension (draft-ietf-eppext-idnmap, namespace
+// urn:ietf:params:xml:ns:idn-1.0): a thin front end over registry.Service,
+// answering the registry's error codes through the one code table
+// (registry.InfoOf).
+//
+// Commands: hello, login (with newPW), logout, domain check, create (with
+// <idn:data>), info, delete. Everything else answers 2101 (unimplemented
+// command) or 2307 (unimplemented object service). docs/epp.md has a
+// session transcript.
+package epp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// Options configure a Server.
+type Options struct {
+	Logger *slog.Logger
+	// TLS has the server's certificate (required); for client
+	// certificates set ClientAuth and ClientCAs. MinVersion is raised to
+	// TLS 1.2 (RFC 8996).
+	TLS *tls.Config
+	// ServerID is the greeting's svID (default "akshara").
+	ServerID string
+	// MaxFrame is the largest data unit accepted, header included
+	// (default 64 KiB); a longer one is refused before its body is read.
+	MaxFrame int
+	// IdleTimeout closes a session that sends nothing for this long
+	// (default 10 minutes).
+	IdleTimeout time.Duration
+	// ReadTimeout bounds the TLS handshake and the reading of one frame
+	// once its header has arrived (default 30 s): slow clients are closed.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds the writing of one frame (default 30 s).
+	WriteTimeout time.Duration
+	// CommandTimeout bounds the registry's work on one command (default 10 s).
+	CommandTimeout time.Duration
+	// MaxSessions caps concurrent sessions (default 128); one more is
+	// answered 2502 and closed.
+	MaxSessions int
+	// SessionLoginFailures closes a session after this many failed logins
+	// (default 3), with 2501.
+	SessionLoginFailures int
+	// LockoutFailures failed logins from one address within LockoutWindow
+	// refuse further logins from it until the window passes (defaults 10
+	// and 15 minutes). Failures from one address do not lock a registrar
+	// out of another.
+	LockoutFailures int
+	LockoutWindow   time.Duration
+	// Metrics, if set, gets the server's counters: commands by command and
+	// result code, open sessions, failed logins.
+	Metrics prometheus.Registerer
+	// Trace, if set, sees every frame: received (in) and sent. It must be
+	// safe for concurrent use; frames must not be kept without copying.
+	Trace func(in bool, frame []byte)
+}
+
+// Server is an EPP server. It is safe for concurrent use.
+type Server struct {
+	svc   *registry.Service
+	opts  Options
+	log   *slog.Logger
+	tls   *tls.Config
+	slots chan struct{}
+
+	mu     sync.Mutex
+	lns    map[net.Listener]struct{}
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+
+	trPrefix string
+	trSeq    atomic.Uint64
+	lockout  *lockout
+
+	commands     *prometheus.CounterVec
+	sessions     prometheus.Gauge
+	loginFailure prometheus.Counter
+}
+
+// New makes a server for a service.
+func New(svc *registry.Service, o Options) (*Server, error) {
+	if o.TLS == nil || (len(o.TLS.Certificates) == 0 && o.TLS.GetCertificate == nil) {
+		return nil, errors.New("epp: a TLS certificate is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.ServerID == "" {
+		o.ServerID = "akshara"
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.IdleTimeout, 10*time.Minute)
+	def(&o.ReadTimeout, 30*time.Second)
+	def(&o.WriteTimeout, 30*time.Second)
+	def(&o.CommandTimeout, 10*time.Second)
+	def(&o.LockoutWindow, 15*time.Minute)
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = 64 << 10
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 128
+	}
+	if o.SessionLoginFailures <= 0 {
+		o.SessionLoginFailures = 3
+	}
+	if o.LockoutFailures <= 0 {
+		o.LockoutFailures = 10
+	}
+	cfg := o.TLS.Clone()
+	if cfg.MinVersion < tls.VersionTLS12 {
+		cfg.MinVersion = tls.VersionTLS12
+	}
+	if cfg.ClientAuth == tls.NoClientCert {
+		cfg.ClientAuth = tls.RequestClientCert // for pinned fingerprints
+	}
+	var p [4]byte
+	rand.Read(p[:])
+	s := &Server{
+		svc: svc, opts: o, log: o.Logger, tls: cfg,
+		slots:    make(chan struct{}, o.MaxSessions),
+		lns:      map[net.Listener]struct{}{},
+		conns:    map[net.Conn]struct{}{},
+		trPrefix: "AK-" + hex.EncodeToString(p[:]) + "-",
+		lockout:  &lockout{max: o.LockoutFailures, window: o.LockoutWindow, m: map[string]*failures{}},
+
+		commands:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_epp_commands_total", Help: "EPP commands by command and result code."}, []string{"command", "code"}),
+		sessions:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "akshara_epp_sessions", Help: "Open EPP sessions."}),
+		loginFailure: prometheus.NewCounter(prometheus.CounterOpts{Name: "akshara_epp_login_failures_total", Help: "Failed EPP logins."}),
+	}
+	if o.Metrics != nil {
+		for _, c := range []prometheus.Collector{s.commands, s.sessions, s.loginFailure} {
+			if err := o.Metrics.Register(c); err != nil {
+				return nil, fmt.Errorf("epp: metrics: %w", err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// ErrServerClosed is returned by Serve after Close.
+var ErrServerClosed = errors.New("epp: server closed")
+
+// Serve accepts TCP connections on ln and speaks EPP over TLS on each.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.lns[ln] = struct{}{}
+	s.mu.Unlock()
+	var delay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("epp: accept", "error", err, "retry", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		if !s.track(c) {
+			c.Close()
+			return ErrServerClosed
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.untrack(c)
+			s.session(c)
+		}()
+	}
+}
+
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	c.Close()
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// Close stops the listeners, closes every session and waits for their
+// goroutines to end.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for ln := range s.lns {
+		ln.Close()
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// Sessions returns the number of sessions open.
+func (s *Server) Sessions() int { return len(s.slots) }
+
+// session is one connection.
+type session struct {
+	s         *Server
+	conn      *tls.Conn
+	remote    string // host of the peer
+	certSHA   string
+	registrar *registry.Registrar
+	failures  int
+	log       *slog.Logger
+}
+
+func (s *Server) session(raw net.Conn) {
+	start := time.Now()
+	host, _, _ := net.SplitHostPort(raw.RemoteAddr().String())
+	log := s.log.With("remote", raw.RemoteAddr().String())
+	defer func() {
+		if v := recover(); v != nil { // a bug must not take the server down
+			log.Error("epp: session panicked", "panic", fmt.Sprint(v))
+		}
+	}()
+	conn := tls.Server(raw, s.tls)
+	conn.SetDeadline(time.Now().Add(s.opts.ReadTimeout))
+	if err := conn.Handshake(); err != nil {
+		log.Info("epp: TLS handshake failed", "error", err)
+		return
+	}
+	ss := &session{s: s, conn: conn, remote: host, log: log}
+	if pc := conn.ConnectionState().PeerCertificates; len(pc) > 0 {
+		h := sha256.Sum256(pc[0].Raw)
+		ss.certSHA = hex.EncodeToString(h[:])
+	}
+	select {
+	case s.slots <- struct{}{}:
+		s.sessions.Inc()
+		defer func() { <-s.slots; s.sessions.Dec() }()
+	default:
+		log.Warn("epp: session limit reached", "max", s.opts.MaxSessions)
+		ss.write(fail(CodeSessionLimit, "").bytes("", s.svTRID()))
+		return
+	}
+	log.Info("epp: session open", "tls", tls.VersionName(conn.ConnectionState().Version))
+	if !ss.write(greeting(s.opts.ServerID, time.Now())) {
+		return
+	}
+	for {
+		frame, err := ss.read()
+		if err != nil {
+			if r, ok := err.(*response); ok {
+				ss.write(r.bytes("", s.svTRID()))
+			}
+			log.Info("epp: session closed", "reason", err.Error(), "duration", time.Since(start))
+			return
+		}
+		out, done := ss.handle(frame)
+		if !ss.write(out) || done {
+			log.Info("epp: session closed", "duration", time.Since(start))
+			return
+		}
+	}
+}
+
+// read reads one data unit, closing the session on idle and slow clients:
+// the idle deadline runs until the header has come, the read deadline for
+// the body.
+func (ss *session) read() ([]byte, error) {
+	o := ss.s.opts
+	ss.conn.SetReadDeadline(time.Now().Add(o.IdleTimeout))
+	body, err := readFrame(ss.conn, o.MaxFrame, func() { ss.conn.SetReadDeadline(time.Now().Add(o.ReadTimeout)) })
+	if err == nil && o.Trace != nil {
+		o.Trace(true, body)
+	}
+	return body, err
+}
+
+// readFrame reads one data unit (RFC 5734 §4): a 4-octet total length,
+// then the XML. The length is checked before the body is read (and before
+// anything is allocated for it): a bad one is a *response (2500), to be
+// sent before the session is closed. afterHeader, if set, runs between
+// the header and the body.
+func readFrame(r io.Reader, max int, afterHeader func()) ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n <= 4 {
+		return nil, fail(CodeFailedClosing, "a data unit's length counts its own 4 octets and the XML: "+strconv.FormatUint(uint64(n), 10)+" is too short")
+	}
+	if uint64(n) > uint64(max) {
+		return nil, fail(CodeFailedClosing, fmt.Sprintf("a data unit of %d octets is longer than this server's limit of %d", n, max))
+	}
+	if afterHeader != nil {
+		afterHeader()
+	}
+	body := make([]byte, n-4)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, fmt.Errorf("reading a frame of %d octets: %w", n, err)
+	}
+	return body, nil
+}
+
+// write sends one data unit.
+func (ss *session) write(b []byte) bool {
+	if t := ss.s.opts.Trace; t != nil {
+		t(false, b)
+	}
+	ss.conn.SetWriteDeadline(time.Now().Add(ss.s.opts.WriteTimeout))
+	buf := make([]byte, 4+len(b))
+	binary.BigEndian.PutUint32(buf, uint32(4+len(b)))
+	copy(buf[4:], b)
+	_, err := ss.conn.Write(buf)
+	return err == nil
+}
+
+func (s *Server) svTRID() string {
+	return s.trPrefix + strconv.FormatUint(s.trSeq.Add(1), 10)
+}
+
+// failures counts failed logins of one key.
+type failures struct {
+	n     int
+	first time.Time
+}
+
+// lockout counts failed logins per address.
+type lockout struct {
+	mu     sync.Mutex
+	max    int
+	window time.Duration
+	m      map[string]*failures
+}
+
+const maxLockoutKeys = 100000
+
+func (l *lockout) locked(keys ...string) bool { // keys: addresses
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	for _, k := range keys {
+		if f := l.m[k]; f != nil {
+			if now.Sub(f.first) > l.window {
+				delete(l.m, k)
+				continue
+			}
+			if f.n >= l.max {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (l *lockout) fail(keys ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if len(l.m) >= maxLockoutKeys {
+		for k, f := range l.m {
+			if now.Sub(f.first) > l.window {
+				delete(l.m, k)
+			}
+		}
+	}
+	for _, k := range keys {
+		f := l.m[k]
+		if f == nil || now.Sub(f.first) > l.window {
+			if len(l.m) >= maxLockoutKeys {
+				continue
+			}
+			f = &failures{first: now}
+			l.m[k] = f
+		}
+		f.n++
+	}
+}
+
+// contextFor is the context of one command.
+func (ss *session) contextFor() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), ss.s.opts.CommandTimeout)
+}

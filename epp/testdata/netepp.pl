@@ -1,0 +1,38 @@
+#!/usr/bin/perl
+# Drives akshara's EPP server with Net::EPP (Debian libnet-epp-perl), a
+# client we did not write: login, check, create with the idn-1.0
+# extension, info (reading the extension back), delete, info after the
+# delete, logout. Run by epp/thirdparty_test.go with PORT set; prints one
+# line per step for the test to compare.
+use strict; use warnings; use utf8; binmode STDOUT, ':utf8';
+use Net::EPP::Simple; use Net::EPP::Frame::Command::Create::Domain; use Net::EPP::Frame::Command::Info::Domain;
+my $IDN = 'urn:ietf:params:xml:ns:idn-1.0';
+my ($name, $uname) = ('xn--11b4aya5ed.xn--h2brj9c', 'किताब.भारत');
+# No 'verify' key at all: Net::EPP::Simple turns verification on when it is defined, even as 0.
+my $epp = Net::EPP::Simple->new(host => '127.0.0.1', port => $ENV{PORT}, user => 'acme', pass => 'secret12',
+    timeout => 10, load_config => 0) or die "login: $Net::EPP::Simple::Code $Net::EPP::Simple::Error\n";
+print "login: $Net::EPP::Simple::Code\n";
+print "check: avail=", $epp->check_domain($name) // 'undef', " ($Net::EPP::Simple::Code)\n";
+sub create_frame {   # a fresh frame each time: a frame sent once keeps its clTRID
+    my $f = Net::EPP::Frame::Command::Create::Domain->new;
+    $f->setDomain($name); $f->setPeriod(1); $f->setRegistrant('reg-1'); $f->setContacts({admin => 'reg-1'}); $f->setAuthInfo('2fooBAR!');
+    my $data = $f->createElementNS($IDN, 'idn:data');
+    $data->appendTextChild('table', 'hi'); $data->appendTextChild('uname', $uname);
+    my $ext = $f->createElement('extension'); $ext->appendChild($data);
+    $f->command->insertBefore($ext, $f->clTRID);   # <extension> goes before <clTRID>
+    return $f;
+}
+my $r = $epp->request(create_frame());
+print "create: ", $r->code, "\n";
+print "check after create: avail=", $epp->check_domain($name) // 'undef', " ($Net::EPP::Simple::Code)\n";
+$r = $epp->request(create_frame());
+print "create again: ", $r->code, " ", $r->msg // '', "\n";
+my $i = Net::EPP::Frame::Command::Info::Domain->new; $i->setDomain($name);
+$r = $epp->request($i);
+sub txt { my $n = shift; defined $n ? $n->textContent : '' }
+print "info: ", $r->code, " roid=", txt($r->getElementsByLocalName('roid')->shift),
+    " idn:table=", txt($r->getElementsByTagNameNS($IDN, 'table')->shift),
+    " idn:uname=", txt($r->getElementsByTagNameNS($IDN, 'uname')->shift), "\n";
+print "delete: ", ($epp->delete_domain($name) ? 'ok' : 'failed'), " ($Net::EPP::Simple::Code)\n";
+print "info after delete: ", (defined $epp->domain_info($name) ? 'found' : 'gone'), " ($Net::EPP::Simple::Code)\n";
+print "logout: ", ($epp->logout ? 'ok' : 'failed'), "\n";

@@ -1,0 +1,130 @@
+package epp_test
+
+import (
+	"crypto/tls"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	domainr "github.com/domainr/epp"
+
+	"github.com/akshara-idn/akshara/epp"
+)
+
+// TestDomainrClient drives the server with github.com/domainr/epp, a Go
+// client we did not write: greeting, login, check, info.
+func TestDomainrClient(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, epp.Options{})
+	c := e.dial()
+	c.login("acme", "secret12")
+	if r := c.do(createFrame(kitabA, "hi", kitab)); code(r) != 1000 {
+		t.Fatalf("create: %s", r)
+	}
+	raw, err := tls.Dial("tcp", e.addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := domainr.NewTimeoutConn(raw, 10*time.Second)
+	if err != nil {
+		t.Fatalf("greeting: %v", err)
+	}
+	defer conn.Close()
+	if !conn.Greeting.SupportsObject(domainr.ObjDomain) || !conn.Greeting.SupportsExtension(epp.NSIDN) || conn.Greeting.ServerName != "akshara" {
+		t.Errorf("greeting: %+v", conn.Greeting)
+	}
+	if _, err := conn.Login("acme", "wrongpass", ""); err == nil {
+		t.Error("login with a wrong password succeeded")
+	}
+	if res, err := conn.Login("acme", "secret12", ""); err != nil || res.Code != 1000 {
+		t.Fatalf("login: %+v, %v", res, err)
+	}
+	dcr, err := conn.CheckDomain(kitabA, kittabA, "कमल.भारत", "कख.भारत")
+	if err != nil {
+		t.Fatal(err)
+	}
+	invalid, err := e.svc.Check(t.Context(), "कख.भारत", "")
+	if err != nil || len(invalid.Errors) == 0 {
+		t.Fatalf("कख.भारत: %+v, %v", invalid, err)
+	}
+	want := []domainr.DomainCheck{
+		{Domain: kitabA, Available: false, Reason: "registered"},
+		{Domain: kittabA, Available: false, Reason: "blocked variant"},
+		{Domain: "कमल.भारत", Available: true},
+		{Domain: "कख.भारत", Available: false, Reason: "invalid: " + invalid.Errors[0].Code.String()},
+	}
+	if len(dcr.Checks) != len(want) {
+		t.Fatalf("checks: %+v", dcr.Checks)
+	}
+	for i, w := range want {
+		g := dcr.Checks[i]
+		if g != w {
+			t.Errorf("check %d: %+v, want %+v", i, g, w)
+		}
+	}
+	info, err := conn.DomainInfo(kitab, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := info
+	if d.Domain != kitabA || d.ClID != "acme" || !strings.HasPrefix(d.ID, "D") || d.CrDate.IsZero() || len(d.Status) != 1 || d.Status[0] != "ok" {
+		t.Errorf("info: %+v", d)
+	}
+	if _, err := conn.DomainInfo("कमल.भारत", nil); err == nil || !strings.Contains(err.Error(), "2303") {
+		t.Errorf("info of an unregistered name: %v", err)
+	}
+}
+
+// needTool skips when a third-party tool is missing locally, and fails
+// when CI=true (.ci/run installs it).
+func needTool(t *testing.T, what string, check func() error) {
+	t.Helper()
+	if err := check(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required in CI: %v", what, err)
+		}
+		t.Skipf("%s is not installed: %v", what, err)
+	}
+}
+
+// TestNetEPP drives the server with Debian's Net::EPP (Perl), through
+// testdata/netepp.pl: login, check, create with <idn:data>, a second
+// create refused, info with the extension read back, delete, logout.
+func TestNetEPP(t *testing.T) {
+	t.Parallel()
+	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
+		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
+	})
+	e := newEnv(t, epp.Options{})
+	_, port, _ := net.SplitHostPort(e.addr)
+	cmd := exec.Command("perl", "testdata/netepp.pl")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("netepp.pl: %v\n%s", err, out)
+	}
+	want := []string{
+		`^login: 1000$`,
+		`^check: avail=1 \(1000\)$`,
+		`^create: 1000$`,
+		`^check after create: avail=0 \(1000\)$`,
+		`^create again: 2302 Object exists: किताब.भारत is already registered$`,
+		`^info: 1000 roid=D\d+-AKSHARA idn:table=hi idn:uname=किताब.भारत$`,
+		`^delete: ok \(1000\)$`,
+		`^info after delete: gone \(2303\)$`,
+		`^logout: ok$`,
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("netepp.pl printed:\n%s", out)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package rdap_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"testing"
+
+	"github.com/akshara-idn/akshara/rdap"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+)
+
+// FuzzRDAP looks names up: never a 5xx, always an RDAP JSON body with
+// rdapConformance.
+func FuzzRDAP(f *testing.F) {
+	for _, s := range []string{kitab, kitabA, kittabA, "example.in", "nodots", "x.nozone", "xn--zz-.in", "\xff.भारत", "a..b", "."} {
+		f.Add(s)
+	}
+	svc := registrytest.SQLiteService(f)
+	r, _, err := svc.AddRegistrar(f.Context(), "acme")
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := svc.Create(f.Context(), r, kitab, "hi"); err != nil {
+		f.Fatal(err)
+	}
+	h := rdap.Handler(svc, rdap.Options{})
+	f.Fuzz(func(t *testing.T, name string) {
+		req := httptest.NewRequest("GET", "/rdap/domain/x", nil)
+		req.URL.Path = "/rdap/domain/" + name
+		req.URL.RawPath = "/rdap/domain/" + url.PathEscape(name)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code >= 500 {
+			t.Fatalf("%q: %d %s", name, w.Code, w.Body)
+		}
+		if w.Code == http.StatusMovedPermanently || w.Code == http.StatusTemporaryRedirect {
+			return // the mux cleans paths with dots and slashes
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil || doc["rdapConformance"] == nil {
+			t.Fatalf("%q: %d %s", name, w.Code, w.Body)
+		}
+	})
+}

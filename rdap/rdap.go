@@ -1,0 +1,311 @@
+// Package rdap serves registration data over RDAP (RFC 7480 HTTP use, RFC
+// 9082 queries, RFC 9083 JSON responses): GET /rdap/domain/{name} and
+// /rdap/help. A domain's response lists its blocked variants (RFC 9083
+// §5.3 "variants"): the members of its conflict set that no one else may
+// register, with relation "unregistered" and "registration restricted"
+// and idnTable = the language tag. A name that is not registered is a
+// 404 whose description says which registered domain blocks it, if one
+// does. Errors use the one code table (registry.InfoOf). docs/rdap.md.
+package rdap
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// ContentType is RDAP's media type (RFC 7480 §4.2).
+const ContentType = "application/rdap+json"
+
+// Prefix is where the handler is mounted.
+const Prefix = "/rdap/"
+
+// Options configure the handler.
+type Options struct {
+	// Notices are added to every response (for example the terms of use).
+	Notices []Notice
+	// MaxName is the longest name accepted, in bytes (default 1024).
+	MaxName int
+}
+
+// Handler serves RDAP under /rdap/ for a registry service.
+func Handler(svc *registry.Service, o Options) http.Handler {
+	if o.MaxName <= 0 {
+		o.MaxName = 1024
+	}
+	h := &handler{svc: svc, opts: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /rdap/domain/{name}", h.domain)
+	mux.HandleFunc("GET /rdap/help", h.help)
+	for _, t := range []string{"nameserver", "entity", "ip", "autnum", "domains", "nameservers", "entities"} {
+		mux.HandleFunc("GET /rdap/"+t+"/", h.unsupported)
+		mux.HandleFunc("GET /rdap/"+t, h.unsupported)
+	}
+	mux.HandleFunc("/rdap/", h.badRequest)
+	return mux
+}
+
+type handler struct {
+	svc  *registry.Service
+	opts Options
+}
+
+// The JSON of RFC 9083 (what akshara uses of it).
+type (
+	// Notice is a notice or remark (RFC 9083 §4.3).
+	Notice struct {
+		Title       string   `json:"title,omitempty"`
+		Type        string   `json:"type,omitempty"`
+		Description []string `json:"description"`
+		Links       []Link   `json:"links,omitempty"`
+	}
+	// Link is RFC 9083 §4.2.
+	Link struct {
+		Value string `json:"value"`
+		Rel   string `json:"rel"`
+		Href  string `json:"href"`
+		Type  string `json:"type,omitempty"`
+	}
+	// Event is RFC 9083 §4.5.
+	Event struct {
+		Action string `json:"eventAction"`
+		Date   string `json:"eventDate"`
+	}
+	// Entity is RFC 9083 §5.1, as much as the registry knows.
+	Entity struct {
+		ObjectClassName string   `json:"objectClassName"`
+		Handle          string   `json:"handle"`
+		Roles           []string `json:"roles"`
+		VCard           []any    `json:"vcardArray"`
+	}
+	// VariantName is one name of a variants group.
+	VariantName struct {
+		LDHName     string `json:"ldhName"`
+		UnicodeName string `json:"unicodeName"`
+	}
+	// Variants is RFC 9083 §5.3's variants group.
+	Variants struct {
+		Relation     []string      `json:"relation"`
+		IDNTable     string        `json:"idnTable,omitempty"`
+		VariantNames []VariantName `json:"variantNames"`
+	}
+	// Domain is RFC 9083 §5.3.
+	Domain struct {
+		Conformance     []string   `json:"rdapConformance"`
+		ObjectClassName string     `json:"objectClassName"`
+		Handle          string     `json:"handle"`
+		LDHName         string     `json:"ldhName"`
+		UnicodeName     string     `json:"unicodeName,omitempty"`
+		Variants        []Variants `json:"variants,omitempty"`
+		Status          []string   `json:"status"`
+		Entities        []Entity   `json:"entities"`
+		Events          []Event    `json:"events"`
+		Links           []Link     `json:"links"`
+		Notices         []Notice   `json:"notices"`
+		Lang            string     `json:"lang,omitempty"`
+	}
+	// Error is RFC 9083 §6's error response.
+	Error struct {
+		Conformance []string `json:"rdapConformance"`
+		ErrorCode   int      `json:"errorCode"`
+		Title       string   `json:"title"`
+		Description []string `json:"description"`
+		Notices     []Notice `json:"notices,omitempty"`
+	}
+	// Help is the /help response (RFC 9083 §7).
+	Help struct {
+		Conformance []string `json:"rdapConformance"`
+		Notices     []Notice `json:"notices"`
+	}
+)
+
+var conformance = []string{"rdap_level_0"}
+
+// Relations of a blocked variant: IANA "RDAP JSON Values", type "domain
+// variant relation".
+var blockedRelation = []string{"unregistered", "registration restricted"}
+
+func write(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	h.Set("Content-Type", ContentType)
+	h.Set("Access-Control-Allow-Origin", "*")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func (h *handler) fail(w http.ResponseWriter, status int, desc ...string) {
+	write(w, status, Error{Conformance: conformance, ErrorCode: status, Title: http.StatusText(status), Description: desc, Notices: h.opts.Notices})
+}
+
+func (h *handler) failErr(w http.ResponseWriter, err error) {
+	code := registry.CodeOf(err)
+	status := registry.InfoOf(code).HTTP
+	msg := "internal error"
+	var re *registry.Error
+	if errors.As(err, &re) && code != registry.CodeInternal {
+		msg = re.Message
+	}
+	h.fail(w, status, msg, "code: "+code)
+}
+
+func (h *handler) unsupported(w http.ResponseWriter, r *http.Request) {
+	h.fail(w, http.StatusNotImplemented, "this server answers domain lookups only: /rdap/domain/{name}")
+}
+
+func (h *handler) badRequest(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		h.fail(w, http.StatusMethodNotAllowed, "RDAP is read with GET")
+		return
+	}
+	h.fail(w, http.StatusBadRequest, "not an RDAP query this server knows: "+r.URL.Path, "try /rdap/domain/{name} or /rdap/help")
+}
+
+func (h *handler) help(w http.ResponseWriter, r *http.Request) {
+	notices := append([]Notice{{
+		Title: "akshara RDAP",
+		Description: []string{
+			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
+			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
+			"A name that is not registered answers 404; if a registered domain blocks it, the description names that domain.",
+		},
+		Links: []Link{selfLink(r, "/rdap/help", "application/rdap+json")},
+	}}, h.opts.Notices...)
+	write(w, http.StatusOK, Help{Conformance: conformance, Notices: notices})
+}
+
+func scheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+func selfLink(r *http.Request, path, typ string) Link {
+	u := scheme(r) + "://" + r.Host + path
+	return Link{Value: u, Rel: "self", Href: u, Type: typ}
+}
+
+// zoneALabel returns the A-label of a domain's zone.
+func zoneALabel(d *registry.Domain) string {
+	_, z, _ := strings.Cut(d.ALabel, ".")
+	return z
+}
+
+func toASCII(label string) string {
+	a, err := idna.Punycode.ToASCII(label)
+	if err != nil {
+		return label
+	}
+	return a
+}
+
+// DomainOf renders a registered domain as RDAP (without links, which
+// depend on the request).
+func DomainOf(d *registry.Domain) *Domain {
+	out := &Domain{
+		Conformance:     conformance,
+		ObjectClassName: "domain",
+		Handle:          fmt.Sprintf("D%d-AKSHARA", d.ID),
+		LDHName:         d.ALabel,
+		Status:          []string{"active"},
+		Entities: []Entity{{
+			ObjectClassName: "entity",
+			Handle:          d.Registrar,
+			Roles:           []string{"registrar"},
+			VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}, []any{"fn", map[string]any{}, "text", d.Registrar}}},
+		}},
+		Events: []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
+	}
+	if d.Name != d.ALabel {
+		out.UnicodeName = d.Name
+	}
+	zone, zoneA := d.Zone, zoneALabel(d)
+	table := d.Lang
+	if table == registry.LDH {
+		table = ""
+	}
+	// Exempted domains (registered before the relation that makes them
+	// conflict, kept together) are registered variants: their own group.
+	exempt := map[string]bool{}
+	var registered []VariantName
+	for _, o := range d.ExemptWith {
+		label, z, _ := strings.Cut(o, ".")
+		if z != zone {
+			continue
+		}
+		exempt[label] = true
+		registered = append(registered, VariantName{LDHName: toASCII(label) + "." + zoneA, UnicodeName: o})
+	}
+	var blocked []VariantName
+	for _, b := range d.Blocks {
+		if b == d.Label || exempt[b] {
+			continue
+		}
+		blocked = append(blocked, VariantName{LDHName: toASCII(b) + "." + zoneA, UnicodeName: b + "." + zone})
+	}
+	if len(blocked) > 0 {
+		out.Variants = append(out.Variants, Variants{Relation: blockedRelation, IDNTable: table, VariantNames: blocked})
+	}
+	if len(registered) > 0 {
+		out.Variants = append(out.Variants, Variants{Relation: exemptRelation, IDNTable: table, VariantNames: registered})
+	}
+	return out
+}
+
+// exemptRelation is the relation of the domains an exempted domain is
+// kept with: registered variants.
+var exemptRelation = []string{"registered"}
+
+func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !utf8.ValidString(name) || len(name) > h.opts.MaxName {
+		h.fail(w, http.StatusBadRequest, "the name is not valid UTF-8 or is too long")
+		return
+	}
+	d, err := h.svc.Info(r.Context(), name)
+	if registry.CodeOf(err) == registry.CodeNotFound {
+		h.notFound(w, r, name)
+		return
+	}
+	if err != nil {
+		h.failErr(w, err)
+		return
+	}
+	out := DomainOf(d)
+	path := "/rdap/domain/" + d.ALabel
+	out.Links = []Link{selfLink(r, path, ContentType)}
+	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
+	out.Notices = append([]Notice{variantsNotice}, h.opts.Notices...)
+	write(w, http.StatusOK, out)
+}
+
+var variantsNotice = Notice{
+	Title: "Variants",
+	Description: []string{
+		"The variants listed are the other members of this domain's conflict set under India's IDN policy: they are blocked: no one can register them while this domain exists.",
+	},
+}
+
+// notFound answers a name that is not registered: 404, naming the domain
+// that blocks it, if one does.
+func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) {
+	res, err := h.svc.Check(r.Context(), name, "")
+	if err == nil && res.Status == registry.Blocked && res.BlockedBy != "" {
+		h.fail(w, http.StatusNotFound,
+			fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s).", res.ULabel, res.BlockedBy, toASCII(res.BlockedBy)),
+			"Look that domain up: /rdap/domain/"+toASCII(res.BlockedBy))
+		return
+	}
+	h.fail(w, http.StatusNotFound, name+" is not registered.")
+}

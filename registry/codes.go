@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"sort"
+	"sync"
+)
+
+// CodeInfo is how every front end reports an error code: the HTTP status
+// of the JSON API and RDAP, the EPP result code (RFC 5730 §3) and a short
+// reason a registrar can show (at most 32 characters: it goes into EPP's
+// <domain:reason>, an eppcom:reasonType).
+type CodeInfo struct {
+	HTTP   int    // HTTP status
+	EPP    int    // EPP result code
+	Reason string // short, lower case, ≤ 32 characters
+}
+
+// codeTable is the one table from error codes to what the front ends
+// answer. Front ends with codes of their own (httpapi's BAD_JSON, …) add
+// them with DefineCode; nothing else maps codes to statuses.
+var (
+	codeMu    sync.RWMutex
+	codeTable = map[string]CodeInfo{
+		CodeInvalid:         {422, 2306, "invalid"},
+		CodeConflict:        {409, 2302, "blocked variant"},
+		CodeExists:          {409, 2302, "exists"},
+		CodeNotFound:        {404, 2303, "not found"},
+		CodeForbidden:       {403, 2201, "not yours"},
+		CodeUnauthorized:    {401, 2200, "authentication failed"},
+		CodeUnknownZone:     {400, 2306, "unknown zone"},
+		CodeUnknownLanguage: {400, 2306, "unknown language"},
+		CodeBadName:         {400, 2005, "bad name"},
+		CodeInternal:        {500, 2400, "internal error"},
+		CodeReserved:        {409, 2308, "reserved"},
+		CodeUnavailable:     {503, 2400, "unavailable"},
+	}
+)
+
+// DefineCode adds (or replaces) the entry of a code. Front ends call it
+// from init for their transport codes.
+func DefineCode(code string, info CodeInfo) {
+	codeMu.Lock()
+	defer codeMu.Unlock()
+	codeTable[code] = info
+}
+
+// InfoOf returns the entry of a code; an unknown code is answered as
+// CodeInternal.
+func InfoOf(code string) CodeInfo {
+	codeMu.RLock()
+	defer codeMu.RUnlock()
+	if i, ok := codeTable[code]; ok {
+		return i
+	}
+	return codeTable[CodeInternal]
+}
+
+// KnownCode reports whether code has an entry.
+func KnownCode(code string) bool {
+	codeMu.RLock()
+	defer codeMu.RUnlock()
+	_, ok := codeTable[code]
+	return ok
+}
+
+// Codes lists the codes of the table, sorted.
+func Codes() []string {
+	codeMu.RLock()
+	defer codeMu.RUnlock()
+	out := make([]string, 0, len(codeTable))
+	for c := range codeTable {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}

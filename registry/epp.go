@@ -1,0 +1,192 @@
+package registry
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// EPPCredentials are how a registrar logs in over EPP.
+type EPPCredentials struct {
+	PasswordHash string // argon2id, PHC string form; "" = no password set
+	CertSHA256   string // pinned client-certificate fingerprint (hex); "" = none
+}
+
+// EPPStore is implemented by stores that keep EPP credentials (the SQL
+// stores do). It is separate from Store so that a store without EPP still
+// serves the HTTP API.
+type EPPStore interface {
+	// SetEPPPassword stores the hash of a registrar's EPP password;
+	// ErrNotFound if there is no such registrar.
+	SetEPPPassword(ctx context.Context, registrar, hash string) error
+	// SetEPPCertificate pins a registrar's client-certificate SHA-256
+	// fingerprint ("" unpins); ErrNotFound if there is no such registrar.
+	SetEPPCertificate(ctx context.Context, registrar, sha256hex string) error
+	// EPPCredentials returns a registrar and its EPP credentials;
+	// ErrNotFound if the registrar does not exist or has none.
+	EPPCredentials(ctx context.Context, registrar string) (*Registrar, *EPPCredentials, error)
+}
+
+// The EPP schema's limits on a password (epp-1.0.xsd pwType).
+const (
+	EPPPasswordMin = 6
+	EPPPasswordMax = 16
+)
+
+// argon2id parameters: OWASP's minimum (19 MiB, 2 passes, 1 lane).
+const (
+	argonTime    = 2
+	argonMemory  = 19 * 1024
+	argonThreads = 1
+	argonKeyLen  = 32
+)
+
+// hashSlots bounds the argon2id hashes computed at once (each takes 19 MiB
+// and a core for tens of milliseconds): a flood of logins waits here
+// instead of exhausting memory.
+var hashSlots = make(chan struct{}, 2)
+
+// HashEPPPassword hashes pw with argon2id and a random salt, in the PHC
+// string form ($argon2id$v=19$m=…,t=…,p=…$salt$hash).
+func HashEPPPassword(pw string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	hashSlots <- struct{}{}
+	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	<-hashSlots
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+}
+
+// VerifyEPPPassword reports whether pw matches hash (made by
+// HashEPPPassword, with the parameters recorded in it).
+func VerifyEPPPassword(hash, pw string) bool {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var v int
+	var m, t uint32
+	var p uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m == 0 || m > 1<<20 || t == 0 || t > 16 || p == 0 {
+		return false
+	}
+	b64 := base64.RawStdEncoding
+	salt, err1 := b64.DecodeString(parts[4])
+	want, err2 := b64.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(want) == 0 || len(want) > 64 {
+		return false
+	}
+	hashSlots <- struct{}{}
+	got := argon2.IDKey([]byte(pw), salt, t, m, p, uint32(len(want)))
+	<-hashSlots
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// CheckEPPPassword applies the schema's limits: 6 to 16 characters of an
+// XML token (no leading, trailing or double spaces, no tabs or newlines).
+func CheckEPPPassword(pw string) error {
+	n := len([]rune(pw))
+	if n < EPPPasswordMin || n > EPPPasswordMax {
+		return Errorf(CodeBadName, "an EPP password has %d to %d characters (this one has %d)", EPPPasswordMin, EPPPasswordMax, n)
+	}
+	if strings.TrimSpace(pw) != pw || strings.Contains(pw, "  ") || strings.ContainsAny(pw, "\t\r\n") {
+		return Errorf(CodeBadName, "an EPP password is an XML token: no leading, trailing or double spaces, no tabs or newlines")
+	}
+	return nil
+}
+
+func (s *Service) eppStore() (EPPStore, error) {
+	es, ok := s.store.(EPPStore)
+	if !ok {
+		return nil, Errorf(CodeInternal, "the store keeps no EPP credentials")
+	}
+	return es, nil
+}
+
+// SetEPPPassword sets a registrar's EPP password (only its hash is kept).
+func (s *Service) SetEPPPassword(ctx context.Context, registrar, pw string) error {
+	if n := utf8.RuneCountInString(registrar); n < 3 || n > 16 || strings.Join(strings.Fields(registrar), " ") != registrar {
+		return Errorf(CodeBadName, "registrar %q cannot log in over EPP: its <clID> would be its name, 3 to 16 characters without leading, trailing or double spaces", registrar)
+	}
+	if err := CheckEPPPassword(pw); err != nil {
+		return err
+	}
+	es, err := s.eppStore()
+	if err != nil {
+		return err
+	}
+	h, err := HashEPPPassword(pw)
+	if err != nil {
+		return &Error{Code: CodeInternal, Message: "hashing the password", Err: err}
+	}
+	if err := es.SetEPPPassword(ctx, registrar, h); err != nil {
+		return err
+	}
+	s.store.Audit(ctx, AuditEntry{Registrar: registrar, Action: "epp-password", Name: registrar, Result: "ok"})
+	return nil
+}
+
+// SetEPPCertificate pins (or, with "", unpins) a registrar's EPP
+// client-certificate SHA-256 fingerprint (hex; colons allowed).
+func (s *Service) SetEPPCertificate(ctx context.Context, registrar, fingerprint string) error {
+	fp := strings.ToLower(strings.ReplaceAll(fingerprint, ":", ""))
+	if fp != "" && (len(fp) != 64 || strings.Trim(fp, "0123456789abcdef") != "") {
+		return Errorf(CodeBadName, "a SHA-256 fingerprint has 64 hex digits")
+	}
+	es, err := s.eppStore()
+	if err != nil {
+		return err
+	}
+	return es.SetEPPCertificate(ctx, registrar, fp)
+}
+
+// EPPLogin authenticates a registrar over EPP: its name, its EPP password
+// and, if the registrar has a pinned fingerprint, the SHA-256 (hex) of the
+// client certificate presented. Every failure is ErrUnauthorized with the
+// same message, so that a client cannot tell which part was wrong.
+func (s *Service) EPPLogin(ctx context.Context, clID, pw, certSHA256 string) (*Registrar, error) {
+	fail := Errorf(CodeUnauthorized, "authentication failed: wrong client identifier, password or certificate")
+	es, err := s.eppStore()
+	if err != nil {
+		return nil, err
+	}
+	r, c, err := es.EPPCredentials(ctx, clID)
+	if CodeOf(err) == CodeNotFound {
+		VerifyEPPPassword(dummyHash(), pw) // the same work as for a registrar that exists
+		return nil, fail
+	}
+	if err != nil {
+		return nil, err
+	}
+	hash := c.PasswordHash
+	if hash == "" { // a certificate pinned before any password was set
+		VerifyEPPPassword(dummyHash(), pw)
+		return nil, fail
+	}
+	if !VerifyEPPPassword(hash, pw) {
+		return nil, fail
+	}
+	if c.CertSHA256 != "" && subtle.ConstantTimeCompare([]byte(c.CertSHA256), []byte(strings.ToLower(certSHA256))) != 1 {
+		return nil, fail
+	}
+	return r, nil
+}
+
+// dummyHash is verified against when the registrar does not exist.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := HashEPPPassword("not a password")
+	return h
+})
