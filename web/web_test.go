@@ -548,7 +548,7 @@ func TestPage(t *testing.T) {
 		audit(ctx, t, axe, "/ (an invalid name)")
 		pages := []string{"/policy/hi"}
 		if long {
-			pages = []string{"/policy", "/policy/hi", "/policy/pa", "/policy/ml"}
+			pages = []string{"/policy", "/policy/hi", "/policy/pa", "/policy/ml", "/policy/ur"}
 		}
 		for _, p := range pages {
 			if err := chromedp.Run(step(ctx), chromedp.Navigate(ts.URL+p), chromedp.WaitVisible("h1", chromedp.ByQuery)); err != nil {
@@ -580,7 +580,7 @@ func TestPage(t *testing.T) {
 			if w := eval[[]int](ctx, t, `[document.documentElement.scrollWidth, document.documentElement.clientWidth]`); w[0] > w[1] {
 				t.Errorf("%s: the page is %d px wide in a %d px window", l.Tag, w[0], w[1])
 			}
-			if long && (l.Tag == "hi" || l.Tag == "ml" || l.Tag == "pa") { // tall pages: slow to shoot
+			if long && (l.Tag == "hi" || l.Tag == "ml" || l.Tag == "pa" || l.Tag == "ur") { // tall pages: slow to shoot
 				shot(t, ctx, "policy-"+l.Tag+"-420")
 			}
 		}
