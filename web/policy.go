@@ -26,7 +26,7 @@ var templates embed.FS
 var policyTmpl = template.Must(template.New("").Funcs(template.FuncMap{
 	"cp":        cpString,
 	"glyph":     glyph,
-	"className": func(c akshara.Class) string { return classTitles[c.String()] },
+	"className": className,
 	"classOf":   func(c akshara.Class) string { return c.String() },
 	"rule":      ruleWords,
 	"ruleCode":  func(c akshara.Code) string { return c.String() },
@@ -55,6 +55,12 @@ var itemWords = map[string]string{
 	"^": "the start of the name", "-": "a hyphen", "digit": "a digit",
 }
 
+// classByName maps a class letter of the rules to its class.
+var classByName = map[string]akshara.Class{
+	"C": akshara.C, "V": akshara.V, "M": akshara.M, "D": akshara.D, "B": akshara.B, "X": akshara.X,
+	"H": akshara.H, "N": akshara.N, "Y": akshara.Y, "A": akshara.A, "L": akshara.L, "Z": akshara.Z, "S": akshara.S,
+}
+
 func cpString(c akshara.PolicyChar) string {
 	if c.Hi > c.Lo {
 		return fmt.Sprintf("U+%04X..U+%04X", c.Lo, c.Hi)
@@ -75,10 +81,26 @@ func glyph(r rune) string {
 // U+25CC too).
 func isMark(r rune) bool { return unicode.In(r, unicode.M) }
 
+// className titles a class: the language's own word for it where its file
+// gives one ("class-word L a lonsum (final) letter"), else the grammar's.
+func className(p *akshara.Policy, c akshara.Class) string {
+	if w, ok := p.ClassWords[c]; ok && w != "" {
+		for _, a := range []string{"a ", "an "} {
+			w = strings.TrimPrefix(w, a)
+		}
+		return strings.ToUpper(w[:1]) + w[1:]
+	}
+	return classTitles[c.String()]
+}
+
 // phrase says a sequence of rule items in words: "क", "a consonant then ्".
-func phrase(items string) string {
+func phrase(p *akshara.Policy, items string) string {
 	var out []string
 	for _, it := range strings.Fields(items) {
+		if c, ok := classByName[it]; ok && p != nil && p.ClassWords[c] != "" {
+			out = append(out, p.ClassWords[c])
+			continue
+		}
 		if w, ok := itemWords[it]; ok {
 			out = append(out, w)
 			continue
@@ -91,14 +113,14 @@ func phrase(items string) string {
 	return strings.Join(out, " then ")
 }
 
-// ruleWords says a context rule in plain words.
-func ruleWords(r akshara.PolicyRule) string {
+// ruleWords says a context rule of a language in plain words.
+func ruleWords(p *akshara.Policy, r akshara.PolicyRule) string {
 	var ctx []string
 	for _, c := range r.Contexts {
-		ctx = append(ctx, phrase(c))
+		ctx = append(ctx, phrase(p, c))
 	}
 	list := strings.Join(ctx, "; or ")
-	t := phrase(r.Trigger)
+	t := phrase(p, r.Trigger)
 	switch r.Kind {
 	case "only-in":
 		return t + " may appear only as part of: " + list + "."

@@ -184,9 +184,27 @@ func TestRuleWords(t *testing.T) {
 			"◌ੰ may follow only: a consonant; or a consonant then a nukta."},
 		{akshara.PolicyRule{Kind: "other", Text: "x : y"}, "x : y"},
 	} {
-		if got := ruleWords(tc.rule); got != tc.want {
+		if got := ruleWords(&akshara.Policy{}, tc.rule); got != tc.want {
 			t.Errorf("%+v:\n got %q\nwant %q", tc.rule, got, tc.want)
 		}
+	}
+	// a language's own word for a class (Meetei Mayek's lonsum letters)
+	p := &akshara.Policy{ClassWords: map[akshara.Class]string{akshara.L: "a lonsum (final) letter"}}
+	for _, tc := range []struct {
+		rule akshara.PolicyRule
+		want string
+	}{
+		{akshara.PolicyRule{Kind: "not-after", Trigger: "L", Contexts: []string{"^"}}, "a lonsum (final) letter may not follow: the start of the name."},
+	} {
+		if got := ruleWords(p, tc.rule); got != tc.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tc.rule, got, tc.want)
+		}
+	}
+	if got := className(p, akshara.L); got != "Lonsum (final) letter" {
+		t.Errorf("class title %q", got)
+	}
+	if got := className(p, akshara.C); got != "Consonants" {
+		t.Errorf("class title %q", got)
 	}
 }
 
