@@ -305,6 +305,9 @@ const (
 func TestSession(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, epp.Options{})
+	if _, err := e.svc.Reserve(t.Context(), "सरकार.भारत", "held back by the operator"); err != nil {
+		t.Fatal(err)
+	}
 	a := e.dial()
 	b := e.dial()
 	b.login("other", "secret34")
@@ -330,6 +333,8 @@ func TestSession(t *testing.T) {
 			`<domain:name avail="0">कख.भारत</domain:name><domain:reason>invalid: `,
 			`<domain:name avail="0">x.nozone</domain:name><domain:reason>unknown zone</domain:reason>`,
 			`<domain:name avail="1">abc.in</domain:name>`}},
+		{"check reserved", a, domainCmd("check", "सरकार.भारत"), 1000, []string{`<domain:name avail="0">सरकार.भारत</domain:name><domain:reason>reserved</domain:reason>`}},
+		{"create reserved", a, createFrame("सरकार.भारत", "hi", ""), 2308, []string{"<msg>Data management policy violation: "}},
 		{"create without uname match", a, createFrame(kitabA, "hi", "कमल.भारत"), 2306, []string{"<idn:uname", "not the U-label form"}},
 		{"create", a, createFrame(kitabA, "hi", kitab), 1000, []string{"<domain:creData", "<domain:name>" + kitabA + "</domain:name>", "<domain:crDate>"}},
 		{"check after create", a, domainCmd("check", kitab, kittab), 1000, []string{

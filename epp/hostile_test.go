@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
@@ -211,7 +212,8 @@ func TestSessionLimit(t *testing.T) {
 }
 
 // TestRaceOverEPP: sessions race to create the members of one conflict
-// set: exactly one gets 1000, every other 2302 naming the winner.
+// set: exactly one gets 1000, every other 2302 naming the winner. 64
+// sessions with AKSHARA_LONG_TESTS=1 (CI), 16 otherwise.
 func TestRaceOverEPP(t *testing.T) {
 	t.Parallel()
 	raceOverEPP(t, newEnv(t, epp.Options{}))
@@ -235,10 +237,7 @@ func TestRaceOverEPPPostgres(t *testing.T) {
 }
 
 func raceOverEPP(t *testing.T, e *env) {
-	n := 64
-	if testing.Short() {
-		n = 16
-	}
+	n := longtest.Pick(16, 64) // 64 sessions in CI (AKSHARA_LONG_TESTS=1)
 	// पतताता: three त, each with its variant त्त: a conflict set of 8
 	res, err := e.svc.Check(t.Context(), "पतताता.भारत", "hi")
 	if err != nil || len(res.Variants) < 7 {

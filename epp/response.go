@@ -37,6 +37,9 @@ const (
 // messages are the RFC's texts of the result codes.
 var messages = map[int]string{
 	1000: "Command completed successfully",
+	1001: "Command completed successfully; action pending",
+	1300: "Command completed successfully; no messages",
+	1301: "Command completed successfully; ack to dequeue",
 	1500: "Command completed successfully; ending session",
 	2000: "Unknown command",
 	2001: "Command syntax error",
@@ -48,6 +51,9 @@ var messages = map[int]string{
 	2101: "Unimplemented command",
 	2102: "Unimplemented option",
 	2103: "Unimplemented extension",
+	2104: "Billing failure",
+	2105: "Object is not eligible for renewal",
+	2106: "Object is not eligible for transfer",
 	2200: "Authentication error",
 	2201: "Authorization error",
 	2202: "Invalid authorization information",
@@ -57,6 +63,7 @@ var messages = map[int]string{
 	2305: "Object association prohibits operation",
 	2306: "Parameter value policy error",
 	2307: "Unimplemented object service",
+	2308: "Data management policy violation",
 	2400: "Command failed",
 	2500: "Command failed; server closing connection",
 	2501: "Authentication error; server closing connection",
