@@ -2,44 +2,23 @@ package akshara
 
 import (
 	"bufio"
+	"math/rand"
 	"os"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/akshara-idn/akshara/internal/benchdata"
 )
 
-// benchLabels is the benchmark mix: the Hindi words of
-// testdata/bench/hi-words.txt (written for this project, not a corpus) and,
-// for every third word, an invalid label derived from it by one of the
-// mistakes the policy refuses.
+// benchLabels is the benchmark mix (internal/benchdata): the Hindi words
+// of testdata/bench/hi-words.txt and, for every third word, an invalid
+// label derived from it by one of the mistakes the policy refuses.
 func benchLabels(tb testing.TB) (mix, valid []string) {
-	f, err := os.Open("testdata/bench/hi-words.txt")
+	mix, valid, err := benchdata.Hindi("testdata/bench/hi-words.txt")
 	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	corrupt := []func(string) string{
-		func(w string) string { return "\u093F" + w },                   // leading matra
-		func(w string) string { return w + "\u0964" },                   // danda
-		func(w string) string { return w[:3] + "\u200D" + w[3:] },       // ZWJ
-		func(w string) string { return w + "a" },                        // Latin letter
-		func(w string) string { return w + "\u0902\u0902" },             // two anusvaras
-		func(w string) string { return w + "त्त्त" },                    // three identical consonants
-		func(w string) string { return "-" + w },                        // leading hyphen
-		func(w string) string { return w + "\u094D\u0905" },             // vowel after halant
-		func(w string) string { return w + "\u0933" },                   // letter outside the table
-		func(w string) string { return w[:3] + "\u0967\u0968" + w[3:] }, // native digits
-	}
-	for i := 0; sc.Scan(); i++ {
-		w := sc.Text()
-		valid = append(valid, w)
-		mix = append(mix, w)
-		if i%3 == 0 {
-			mix = append(mix, corrupt[(i/3)%len(corrupt)](w))
-		}
-	}
-	if err := sc.Err(); err != nil {
 		tb.Fatal(err)
 	}
 	return mix, valid
@@ -77,8 +56,68 @@ func TestBenchSample(t *testing.T) {
 	}
 }
 
+// wordLike returns up to n valid NFC labels of the language built like
+// words: syllables of a consonant (with its nukta where the language gives
+// it one), a vowel sign and sometimes a sign or a conjunct, or an
+// independent vowel; plus the language's valid examples. Deterministic, and
+// made from the language file only.
+func wordLike(l *Language, n int) []string {
+	var byClass [numClasses][]rune
+	var nuktaBases []rune
+	for _, m := range l.Repertoire() {
+		byClass[m.Class] = append(byClass[m.Class], m.Rune)
+		if off := m.Rune - l.block; off >= 0 && off < 128 && l.kinds[off].nuktaBase() {
+			nuktaBases = append(nuktaBases, m.Rune)
+		}
+	}
+	rng := rand.New(rand.NewSource(7))
+	pick := func(c Class) string {
+		if len(byClass[c]) == 0 {
+			return ""
+		}
+		return string(byClass[c][rng.Intn(len(byClass[c]))])
+	}
+	consonant := func() string {
+		if len(nuktaBases) > 0 && len(byClass[N]) > 0 && rng.Intn(4) == 0 {
+			return string(nuktaBases[rng.Intn(len(nuktaBases))]) + pick(N)
+		}
+		return pick(C)
+	}
+	var out []string
+	for _, ex := range l.Examples() {
+		if ex.Kind == "valid" && l.Valid(ex.Text) && norm.NFC.IsNormalString(ex.Text) {
+			out = append(out, ex.Text)
+		}
+	}
+	for tries := 0; len(out) < n && tries < 50*n; tries++ {
+		var b strings.Builder
+		for s, syl := 0, 2+rng.Intn(4); s < syl; s++ {
+			if s == 0 && rng.Intn(5) == 0 {
+				b.WriteString(pick(V))
+				continue
+			}
+			b.WriteString(consonant())
+			if rng.Intn(4) == 0 && len(byClass[H]) > 0 {
+				b.WriteString(pick(H) + pick(C))
+			}
+			if rng.Intn(3) > 0 {
+				b.WriteString(pick(M))
+			}
+			if rng.Intn(6) == 0 {
+				b.WriteString(pick(D))
+			}
+		}
+		if w := b.String(); l.Valid(w) && norm.NFC.IsNormalString(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // TestValidDoesNotAllocate: the verdict-only path allocates nothing for a
-// valid NFC label (the zero-allocation target of the engine).
+// valid NFC label (the zero-allocation target of the engine), in every
+// language: the Hindi sample, and word-like labels of each language
+// (wordLike), which must also all be on the fast path.
 func TestValidDoesNotAllocate(t *testing.T) {
 	hi := mustLang(t, "hi")
 	_, valid := benchLabels(t)
@@ -89,6 +128,26 @@ func TestValidDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Valid allocates %.1f times over %d valid labels", allocs, len(valid))
+	}
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		words := wordLike(l, 300)
+		if len(words) < 100 {
+			t.Errorf("%s: only %d word-like labels", tag, len(words))
+		}
+		for _, w := range words {
+			if v, sure := l.fast(w); !v || !sure {
+				t.Errorf("%s: %s (%s) is valid NFC but not on the fast path", tag, w, hexOf(w))
+			}
+		}
+		allocs := testing.AllocsPerRun(5, func() {
+			for _, w := range words {
+				l.Valid(w)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: Valid allocates %.1f times over %d valid labels", tag, allocs, len(words))
+		}
 	}
 }
 
@@ -119,6 +178,18 @@ func BenchmarkHindi(b *testing.B) {
 	b.Run("Check/mix", func(b *testing.B) {
 		benchEach(b, mix, func(s string) bool { return hi.Check(s).Valid })
 	})
+	b.Run("Check/valid-only", func(b *testing.B) {
+		benchEach(b, valid, func(s string) bool { return hi.Check(s).Valid })
+	})
+	var invalid []string
+	for _, l := range mix {
+		if !hi.Valid(l) {
+			invalid = append(invalid, l)
+		}
+	}
+	b.Run("Check/invalid-only", func(b *testing.B) {
+		benchEach(b, invalid, func(s string) bool { return hi.Check(s).Valid })
+	})
 	b.Run("xnet-idna-Registration.ToASCII/mix", func(b *testing.B) {
 		benchEach(b, mix, func(s string) bool { _, err := idna.Registration.ToASCII(s); return err == nil })
 	})
@@ -141,4 +212,47 @@ func BenchmarkVariants(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
 	b.ReportMetric(float64(total)/float64(n), "variants/label")
+}
+
+// languageLabels returns the labels BenchmarkLanguages runs for a
+// language: the words of $AKSHARA_CORPORA/TAG.txt when that directory is
+// set (a measuring run over real word lists), else wordLike's labels.
+func languageLabels(tb testing.TB, l *Language) []string {
+	if dir := os.Getenv("AKSHARA_CORPORA"); dir != "" {
+		if f, err := os.Open(dir + "/" + l.Tag + ".txt"); err == nil {
+			defer f.Close()
+			var words []string
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				words = append(words, sc.Text())
+			}
+			return words
+		}
+	}
+	return wordLike(l, 2000)
+}
+
+var sinkN int
+
+// decodeLoop is the floor Valid is measured against: it only decodes the
+// label's UTF-8.
+func decodeLoop(s string) bool {
+	for _, r := range s {
+		sinkN += int(r)
+	}
+	return true
+}
+
+// BenchmarkLanguages measures, per language over the same labels: a loop
+// that only decodes UTF-8, Valid and Check.
+func BenchmarkLanguages(b *testing.B) {
+	for _, tag := range Tags() {
+		l := mustLang(b, tag)
+		labels := languageLabels(b, l)
+		b.Run(tag+"/decode", func(b *testing.B) { benchEach(b, labels, decodeLoop) })
+		b.Run(tag+"/Valid", func(b *testing.B) { benchEach(b, labels, l.Valid) })
+		b.Run(tag+"/Check", func(b *testing.B) {
+			benchEach(b, labels, func(s string) bool { return l.Check(s).Valid })
+		})
+	}
 }

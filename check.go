@@ -70,11 +70,149 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	if minLen <= 0 {
 		minLen = MinLength
 	}
-	d := &diag{lang: l, brief: o.Brief, res: Result{Input: label, Lang: l.Tag, Errors: []*Error{}}}
-	d.segments = d.segBuf[:0]
-	d.res.Valid = l.run(label, d, minLen)
+	// fast applies the default minimum length (a constant there: Valid's
+	// loop is measurably faster for it)
+	if valid, sure := l.fast(label); sure && valid && minLen == MinLength {
+		var rec fastRec
+		if l.segment(label, &rec) {
+			return l.validResult(label, &rec, o.Brief)
+		}
+	}
+	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
+	res := &box.res
+	d := newDiag(l, o.Brief, res)
+	d.sylBuf = box.syl[:0]
+	res.Valid = l.run(label, d, minLen)
 	d.finish()
-	return &d.res
+	d.release()
+	return res
+}
+
+// noErrors is the Errors of a valid Result: empty, not nil, so that it is
+// [] in JSON. Its capacity is 0, so appending to it never writes here.
+var noErrors = []*Error{}
+
+// fastRec is what segment records for Check when fast is sure a label is
+// valid: the syllable boundaries and the count of ASCII code points. The
+// label is then its own NFC U-label, so Check builds the Result from it
+// without running the pipeline.
+type fastRec struct {
+	rs        [MaxALabelLength]rune       // the code points, for the A-label
+	segs      [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
+	nSegs     int
+	n, nBasic int  // code points, ASCII code points
+	over      bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
+}
+
+// segment walks the grammar table over a label fast found valid and
+// records the syllable boundaries (a second, light pass, so that Valid's
+// loop carries nothing for Check); false if they do not fit rec.
+func (l *Language) segment(s string, rec *fastRec) bool {
+	st := uint16(0)
+	for i := 0; i < len(s); rec.n++ {
+		if rec.n == len(rec.rs) {
+			return false // too long to be valid: fast would not have said so
+		}
+		var k kind
+		at := i
+		if c := s[i]; c < utf8.RuneSelf {
+			k = kindHyph
+			if c != '-' {
+				k = kindDigit
+			}
+			rec.rs[rec.n] = rune(c)
+			rec.nBasic++
+			i++
+		} else {
+			r, size := decodeValid(s, i)
+			rec.rs[rec.n] = r
+			i += size
+			if off := r - l.block; off >= 0 && off < 128 {
+				k = l.kinds[off]
+			} else {
+				k = l.extra[r]
+			}
+		}
+		t := &l.table[st][k]
+		st = t.next
+		if t.start {
+			rec.add(at, k)
+		}
+	}
+	return !rec.over
+}
+
+// add records a syllable boundary at byte offset off, before a character
+// of kind k.
+func (rec *fastRec) add(off int, k kind) {
+	if rec.nSegs == len(rec.segs)-1 || off >= 1<<14 {
+		rec.over = true
+		return
+	}
+	v := uint16(off) << 2
+	if k == kindHyph {
+		v |= 2
+	}
+	if k == kindDigit {
+		v |= 1
+	}
+	rec.segs[rec.nSegs] = v
+	rec.nSegs++
+}
+
+func (rec *fastRec) seg(i int) segment {
+	v := rec.segs[i]
+	return segment{off: int(v >> 2), hyphen: v&2 != 0, digit: v&1 != 0}
+}
+
+// resultBox holds a Result and room for its syllables, so that a valid
+// label's Result is one allocation (and its A-label a second).
+type resultBox struct {
+	res Result
+	syl [8]string
+}
+
+// validResult builds the Result of a label fast is sure is valid, as
+// run and diag.finish would: the label is NFC, so it is its own U-label.
+func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
+	box := &resultBox{res: Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Errors: noErrors}}
+	r := &box.res
+	syl := box.syl[:0]
+	if rec.nSegs+1 > len(box.syl) {
+		syl = make([]string, 0, rec.nSegs+1)
+	}
+	if !brief {
+		var buf [MaxALabelLength + 1]segment
+		segs := buf[:0]
+		if rec.nSegs == 0 || rec.seg(0).off != 0 {
+			segs = append(segs, segment{})
+		}
+		for i := 0; i < rec.nSegs; i++ {
+			segs = append(segs, rec.seg(i))
+		}
+		last := 0 // where the last syllable starts
+		for i, sg := range segs {
+			end := len(s)
+			if i+1 < len(segs) {
+				end = segs[i+1].off
+			}
+			if sg.hyphen || end <= sg.off {
+				continue
+			}
+			if sg.digit && i > 0 && segs[i-1].digit && len(syl) > 0 {
+				syl[len(syl)-1] = s[last:end] // a digit run is one unit
+				continue
+			}
+			last = sg.off
+			syl = append(syl, s[sg.off:end])
+		}
+		if rec.nBasic < rec.n {
+			var buf [MaxALabelLength]byte
+			r.ALabel = string(appendALabel(buf[:0], rec.rs[:rec.n], rec.nBasic))
+		}
+	}
+	r.Syllables = syl
+	return r
 }
 
 // hasACEPrefix reports whether s begins with "xn--", in any ASCII case.
@@ -180,14 +318,14 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 // quickNFC reports whether u is certainly NFC, using the language's tables;
 // false means "ask norm" (TestQuickNFC holds it to norm's answer).
 func (l *Language) quickNFC(u string) bool {
+	q := &l.blockNFC
 	var lastCC uint8
-	prevOff := rune(-1) // block offset of the previous character, -1 if none or ASCII
+	prevOff := rune(-1) // block offset of the previous character; -1 none, ASCII or a composer outside the block; -2 see mayCompose
 	for i := 0; i < len(u); {
 		c := u[i]
 		if c < utf8.RuneSelf {
-			if c != '-' && (c < '0' || c > '9') {
-				return false
-			}
+			// ASCII is NFC and starts no composition: only a mark after
+			// it could change (prevOff -1 sends that to norm).
 			lastCC, prevOff = 0, -1
 			i++
 			continue
@@ -195,21 +333,83 @@ func (l *Language) quickNFC(u string) bool {
 		r, size := decodeValid(u, i)
 		i += size
 		off := r - l.block
-		if off < 0 || off >= 128 || l.kinds[off] == kindNone {
+		if off < 0 || off >= 128 {
+			if _, ok := l.extraStarters[r]; ok {
+				// a repertoire letter NFC never changes; a mark after it
+				// may compose with it (its composer flag speaks only of
+				// the repertoire's marks, quickNFC reads any): -1
+				lastCC, prevOff = 0, -1
+				continue
+			}
+			if inertNFC(u[i-size : i]) {
+				lastCC, prevOff = 0, -2 // NFC leaves it and its neighbours alone
+				continue
+			}
 			return false
 		}
-		cc := l.ccc[off]
+		if q.never[off] {
+			return false
+		}
+		cc := q.ccc[off]
 		if cc != 0 && cc < lastCC {
 			return false
 		}
-		if l.maybe[off] {
-			if prevOff < 0 || lastCC != 0 || l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0 {
+		if q.maybe[off] {
+			switch {
+			case prevOff == -2: // nothing composes with it or across it
+			case prevOff < 0 || lastCC != 0:
+				if cc != 0 {
+					return false // see mayCompose
+				}
+			case q.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0:
 				return false
 			}
 		}
 		lastCC, prevOff = cc, off
 	}
 	return true
+}
+
+// inertNFC reports whether the one character c is one that NFC leaves
+// alone whatever is next to it: no decomposition, combining class 0, and
+// nothing composes with it on either side (a zero width joiner, a Latin
+// letter, a danda).
+func inertNFC(c string) bool {
+	p := norm.NFC.PropertiesString(c)
+	return p.CCC() == 0 && p.BoundaryBefore() && p.BoundaryAfter() && p.Decomposition() == nil
+}
+
+// mayCompose reports whether the block character at off, of combining
+// class cc, which NFC may compose with a character before it (maybe), might
+// do so here. prevOff is the block offset of the character before it (-1
+// for the start of the label or an ASCII character) and lastCC that
+// character's combining class (-2: a letter outside the block that nothing
+// composes with, which also blocks any composition across it). A starter
+// (cc 0) composes only with the
+// character just before it, and only if that is a starter of the block
+// that the tables say it composes with (a mark in between blocks it:
+// Bengali য় + া, Oriya ଡ଼ + ା). A mark may compose with an earlier starter
+// across other marks, so after the start, ASCII or a mark the answer is
+// "perhaps" and norm decides.
+func (l *Language) mayCompose(off rune, cc uint8, prevOff rune, lastCC uint8) bool {
+	if prevOff == -2 {
+		return false // after a letter outside the block that nothing composes with
+	}
+	if prevOff < 0 || lastCC != 0 {
+		return cc != 0
+	}
+	return l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0
+}
+
+// starter returns the extraStarter r is, if any: from the table of the
+// 128 code points after the block, else the map.
+func (l *Language) starter(r rune) (extraStarter, bool) {
+	if o := r - l.block - 128; o >= 0 && o < 128 {
+		es := l.nextStarters[o]
+		return es, es.ok
+	}
+	es, ok := l.extraStarters[r]
+	return es, ok
 }
 
 // classOf is Class without a map lookup for the script's block.
@@ -237,8 +437,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	digitsOnly, broken, triggered := true, false, false
-	outside := false // a repertoire letter outside the block was read
-	varStarts := 0   // code points that start a variant sequence
+	outside := false      // a repertoire letter outside the block was read
+	varStarts := 0        // code points that start a variant sequence
+	var prevSet [2]uint64 // prevOff -3: the marks that compose with the letter before
 	var lastCC uint8
 	prevOff := rune(-1)
 	for i := 0; i < len(s); n++ {
@@ -265,45 +466,52 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			} else if r, size = utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
 				return false, true // INVALID_UTF8
 			}
-			off := r - l.block
-			if off < 0 || off >= 128 || l.kinds[off] == kindNone {
-				es, starter := l.extraStarters[r]
-				if !starter {
-					return false, l.hopelessAt(s, i, size)
+			if off := r - l.block; off >= 0 && off < 128 && l.kinds[off] != kindNone {
+				k = l.kinds[off]
+				cc := l.ccc[off]
+				if cc != 0 && cc < lastCC {
+					return false, false
 				}
-				// A repertoire letter outside the block that NFC never
-				// changes (the Arabic letters of U+0680..U+06FF). A mark
-				// after it may compose with it only if it is a composer
-				// (prevOff -1 sends such a mark to norm); -2 says that
-				// nothing composes with it.
-				k, outside = es.kind, true
-				lastCC, prevOff = 0, -2
-				if es.composer {
-					prevOff = -1
+				if l.maybe[off] {
+					if prevOff == -3 {
+						// just after a letter outside the block that some
+						// repertoire marks compose with: is this one of them?
+						if prevSet[off/64]&(1<<(off%64)) != 0 {
+							return false, false
+						}
+					} else if l.mayCompose(off, cc, prevOff, lastCC) {
+						return false, false
+					}
 				}
-				triggered = triggered || l.extraTrigger
-				if _, ok := l.varIndex.byFirst[r]; ok {
+				lastCC, prevOff = cc, off
+				triggered = triggered || l.trigger[off]
+				if l.varStart[off] {
 					varStarts++
 				}
-				i += size
-				goto step
-			}
-			k = l.kinds[off]
-			cc := l.ccc[off]
-			if cc != 0 && cc < lastCC {
-				return false, false
-			}
-			if l.maybe[off] && (prevOff == -1 || lastCC != 0 || prevOff >= 0 && l.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0) {
-				return false, false
-			}
-			lastCC, prevOff = cc, off
-			triggered = triggered || l.trigger[off]
-			if l.varStart[off] {
-				varStarts++
+			} else if es, starter := l.starter(r); starter {
+				// A repertoire letter outside the block that NFC never
+				// changes (the Arabic letters of U+0680..U+06FF, Bodo's
+				// U+02BC). A mark right after it may compose with it only
+				// if it is one of those the letter composes with (-3,
+				// prevSet); -2 says that nothing composes with it; -1
+				// sends any mark after it to norm.
+				k, outside = es.kind, true
+				lastCC, prevOff = 0, -2
+				switch {
+				case es.wide:
+					prevOff = -1
+				case es.composer:
+					prevOff, prevSet = -3, es.composes
+				}
+				triggered = triggered || es.trigger
+				if es.varStart {
+					varStarts++
+				}
+			} else {
+				return false, l.hopelessAt(s, i, size)
 			}
 			i += size
 		}
-	step:
 		if !broken {
 			// A broken rule decides the verdict once the rest is known to
 			// be NFC, so the loop goes on only to make sure of that.
@@ -318,7 +526,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	switch {
 	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
 		return false, true
-	case halants >= 2:
+	case halants >= 2 && l.mayHaveTriple(s):
 		if _, found := l.identicalConsonants(s); found {
 			return false, true
 		}
@@ -482,6 +690,68 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		d.addMessage(TooLong, 0, "the label has "+itoa(len(u))+" characters; at most 63 are allowed")
 	}
 	return true
+}
+
+// mayHaveTriple is a quick necessary condition for identicalConsonants in
+// an NFC label of the block: two halants that each have the same code point
+// just before them (skipping a nukta) and just after them, the second
+// pair starting where the first ends (with one halant in the language). It looks only
+// at the halants (strings.IndexByte), not at every code point;
+// TestTriplePrefilter holds it to identicalConsonants.
+func (l *Language) mayHaveTriple(s string) bool {
+	return mayHaveTriple(s, l.halantUTF8, l.nuktaUTF8)
+}
+
+// mayHaveTriple is the method with the halants and nuktas given: for a
+// script, the union of its languages' (more halants and nuktas only make
+// it true more often).
+func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
+	pairs, prevAfter := 0, -1
+	for _, h := range halantUTF8 {
+		last := h[len(h)-1]
+		for from := 0; ; {
+			// the halant's last byte (IndexByte is the fastest search),
+			// then the rest of it
+			j := strings.IndexByte(s[from:], last)
+			if j < 0 {
+				break
+			}
+			end := from + j + 1
+			p := end - len(h)
+			from = end
+			if p < 0 || s[p:end] != h {
+				continue
+			}
+			before := p
+			for _, n := range nuktaUTF8 {
+				if strings.HasSuffix(s[:before], n) {
+					before -= len(n)
+					break
+				}
+			}
+			// the code points before (past a nukta) and after: the same?
+			if before == 0 || from == len(s) {
+				continue
+			}
+			size := 3 // the block's code points: U+0800..U+FFFF
+			if s[from] < 0xE0 || s[from] >= 0xF0 {
+				_, size = utf8.DecodeRuneInString(s[from:])
+			}
+			if before < size || from+size > len(s) || s[before-size:before] != s[from:from+size] {
+				continue
+			}
+			// With one halant, the two pairs of a run share the consonant
+			// between them: the second starts where the first ended.
+			if len(halantUTF8) == 1 && before-size == prevAfter {
+				return true
+			}
+			prevAfter = from
+			if pairs++; pairs >= 2 && len(halantUTF8) > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // identicalConsonants finds three identical consonants (with the same

@@ -241,7 +241,41 @@ func (l *Language) findAny(contexts [][]item, rs []rune) (int, bool) {
 	return 0, false
 }
 
-// contextsOK is checkContexts for the verdict-only path.
+// ruleBroken reports whether the rule's trigger stands at rs[p] and its
+// context is wrong there (for no-mix, whether the label mixes: checkContexts
+// may report that at the other letter). It is checkContexts' test, for the
+// verdict-only path; TestFastPath and TestCheckMatchesReference hold the
+// two to each other.
+func (l *Language) ruleBroken(cr *contextRule, rs []rune, p int) bool {
+	if !l.matchSeq(cr.trigger, rs, p) {
+		return false
+	}
+	switch cr.kind {
+	case ruleOnlyIn:
+		for ci, c := range cr.contexts {
+			for _, o := range cr.offsets[ci] {
+				if l.matchSeq(c, rs, p-o) {
+					return false
+				}
+			}
+		}
+		return true
+	case ruleNotAfter, ruleOnlyAfter:
+		found := false
+		for _, c := range cr.contexts {
+			found = found || l.matches(c[0], rs, p-1)
+		}
+		return found == (cr.kind == ruleNotAfter)
+	case ruleNoMix:
+		_, found := l.findAny(cr.contexts, rs)
+		return found
+	}
+	return false
+}
+
+// contextsOK is checkContexts for the verdict-only path. It tries at each
+// position only the rules whose trigger can start with the code point
+// there (rulesAt).
 func (l *Language) contextsOK(u string) bool {
 	var buf [MaxALabelLength + 1]rune
 	n := 0
@@ -252,9 +286,77 @@ func (l *Language) contextsOK(u string) bool {
 		buf[n] = r
 		n++
 	}
-	ok := true
-	l.checkContexts(buf[:n], func(*contextRule, int) bool { ok = false; return false })
-	return ok
+	rs := buf[:n]
+	for p, r := range rs {
+		var rules []uint16
+		switch off := r - l.block; {
+		case off >= 0 && off < 128:
+			rules = l.rulesAt[off]
+		case r >= '0' && r <= '9':
+			rules = l.rulesAt[128]
+		case r == '-':
+			rules = l.rulesAt[129]
+		default:
+			rules = l.rulesAnywhere
+		}
+		for _, ri := range rules {
+			if l.ruleBroken(&l.contexts[ri], rs, p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// indexRules fills rulesAt: for each block offset (128 digits, 129
+// hyphen), the context rules whose trigger may start there.
+func (l *Language) indexRules() {
+	for ri, cr := range l.contexts {
+		l.rulesAnywhere = append(l.rulesAnywhere, uint16(ri))
+		first := cr.trigger[0]
+		for o := 0; o < 130; o++ {
+			var r rune
+			switch o {
+			case 128:
+				r = '0'
+			case 129:
+				r = '-'
+			default:
+				r = l.block + rune(o)
+			}
+			var may bool
+			switch first.kind {
+			case itemRune:
+				may = first.r == r
+			case itemClass:
+				may = o < 128 && l.class[r] == first.class
+			case itemHyphen:
+				may = o == 129
+			case itemDigit:
+				may = o == 128
+			}
+			if may {
+				l.rulesAt[o] = append(l.rulesAt[o], uint16(ri))
+			}
+		}
+	}
+}
+
+// startsTrigger reports whether a context rule's trigger may start with r.
+func (l *Language) startsTrigger(r rune) bool {
+	for _, cr := range l.contexts {
+		switch first := cr.trigger[0]; first.kind {
+		case itemRune:
+			if first.r == r {
+				return true
+			}
+		case itemClass:
+			if l.class[r] == first.class {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // markTriggers records the block code points that can start a context

@@ -25,13 +25,23 @@ func (d *Detection) Valid() bool { return len(d.Langs) > 0 }
 type scriptLangs struct {
 	langs      []*Language // in the zones file's language order
 	permissive *Language
+	index      []int // each language's index in byScript.all.langs (a Mask bit)
+	walkable   bool  // the languages share one block: validMask may decode once
+
+	productOnce sync.Once
+	product     *product // the languages' product automaton (productdfa.go)
 }
 
 var byScript struct {
 	once    sync.Once
 	scripts map[string]*scriptLangs
 	all     *scriptLangs
+	index   map[*Language]int // place in all.langs
 	err     error
+	// byRune[r-0x0900] is the script with a policy of the code points
+	// 0900-0DFF, nil if none, so that candidates does not search the
+	// script tables.
+	byRune [0x0E00 - 0x0900]*scriptLangs
 }
 
 func loadScripts() {
@@ -64,6 +74,35 @@ func loadScripts() {
 		byRank(sl.langs)
 	}
 	byRank(byScript.all.langs)
+	byScript.index = map[*Language]int{}
+	for i, l := range byScript.all.langs {
+		byScript.index[l] = i
+	}
+	for _, sl := range append([]*scriptLangs{byScript.all}, mapValues(byScript.scripts)...) {
+		sl.walkable = len(sl.langs) <= 64
+		for _, l := range sl.langs {
+			sl.index = append(sl.index, byScript.index[l])
+			// Right-to-left languages have the Bidi rule besides: they
+			// take Valid's path
+			sl.walkable = sl.walkable && l.block == sl.langs[0].block && !l.RTL
+		}
+	}
+	for i := range byScript.byRune {
+		r := 0x0900 + rune(i)
+		for code, si := range scripts {
+			if unicode.Is(si.table, r) {
+				byScript.byRune[i] = byScript.scripts[code]
+			}
+		}
+	}
+}
+
+func mapValues(m map[string]*scriptLangs) []*scriptLangs {
+	var v []*scriptLangs
+	for _, sl := range m {
+		v = append(v, sl)
+	}
+	return v
 }
 
 // candidates returns the languages of the label's script: the script of its
@@ -74,6 +113,11 @@ func candidates(label string) (*scriptLangs, error) {
 	if byScript.err != nil {
 		return nil, byScript.err
 	}
+	return candidatesLoaded(label), nil
+}
+
+// candidatesLoaded is candidates once the scripts are loaded.
+func candidatesLoaded(label string) *scriptLangs {
 	u := label
 	if hasACEPrefix(label) {
 		if dec, why := decodeALabel(label); why == "" {
@@ -84,15 +128,21 @@ func candidates(label string) (*scriptLangs, error) {
 		if r < utf8.RuneSelf {
 			continue
 		}
+		if i := r - 0x0900; i >= 0 && int(i) < len(byScript.byRune) {
+			if sl := byScript.byRune[i]; sl != nil {
+				return sl
+			}
+			continue
+		}
 		for code, si := range scripts {
 			if unicode.Is(si.table, r) {
 				if sl := byScript.scripts[code]; sl != nil {
-					return sl, nil
+					return sl
 				}
 			}
 		}
 	}
-	return byScript.all, nil
+	return byScript.all
 }
 
 // Detect checks the label in every language of its script (POLICY.md §1):

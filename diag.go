@@ -1,8 +1,8 @@
 package akshara
 
 import (
-	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/runenames"
@@ -11,13 +11,55 @@ import (
 // diag collects what Check reports: errors, with the context their messages
 // need, and syllable boundaries. A nil *diag is the verdict-only path and
 // records nothing.
+//
+// A diag is scratch space reused through diagPool: the Result it fills is
+// its own allocation, and nothing of the Result points into the diag.
 type diag struct {
 	lang     *Language
 	brief    bool // Options.Brief: codes and positions only
-	res      Result
+	res      *Result
 	raw      []rawError
 	segments []segment
-	segBuf   [16]segment // backing store for short labels' segments
+	sylBuf   []string // room for the Result's syllables, in its allocation
+	runes    []rune   // the U-label's code points, once decoded (runesOf)
+	runesFor string   // the string runes holds
+	decoded  bool
+}
+
+var diagPool = sync.Pool{New: func() any {
+	return &diag{raw: make([]rawError, 0, 8), segments: make([]segment, 0, 32), runes: make([]rune, 0, MaxALabelLength+1)}
+}}
+
+// newDiag takes a diag from the pool for a Result.
+func newDiag(l *Language, brief bool, res *Result) *diag {
+	d := diagPool.Get().(*diag)
+	d.lang, d.brief, d.res = l, brief, res
+	d.raw, d.segments, d.decoded = d.raw[:0], d.segments[:0], false
+	return d
+}
+
+// release returns d to the pool, keeping its buffers unless a long label
+// grew them.
+func (d *diag) release() {
+	if cap(d.raw) > 64 || cap(d.segments) > 256 || cap(d.runes) > 256 {
+		return
+	}
+	clear(d.raw[:cap(d.raw)]) // drop the messages and rules they point to
+	d.lang, d.res, d.runesFor, d.sylBuf = nil, nil, "", nil
+	diagPool.Put(d)
+}
+
+// runesOf returns the code points of u, decoding it once per Check.
+func (d *diag) runesOf(u string) []rune {
+	if d.decoded && d.runesFor == u {
+		return d.runes
+	}
+	d.runes = d.runes[:0]
+	for _, r := range u {
+		d.runes = append(d.runes, r)
+	}
+	d.runesFor, d.decoded = u, true
+	return d.runes
 }
 
 type rawError struct {
@@ -56,7 +98,7 @@ func (d *diag) contexts(u string) {
 	if len(d.lang.contexts) == 0 {
 		return
 	}
-	rs := []rune(u)
+	rs := d.runesOf(u)
 	d.lang.checkContexts(rs, func(cr *contextRule, p int) bool {
 		prev := NoClass
 		if p > 0 {
@@ -73,7 +115,20 @@ func (d *diag) variantLimit(u string) {
 	if len(d.lang.variants) == 0 {
 		return
 	}
-	rs := []rune(u)
+	rs := d.runesOf(u)
+	starts := 0 // code points that start a variant sequence: spans are fewer
+	for _, r := range rs {
+		if off := r - d.lang.block; off >= 0 && off < 128 {
+			if d.lang.varStart[off] {
+				starts++
+			}
+		} else if _, ok := d.lang.varIndex.byFirst[r]; ok {
+			starts++
+		}
+	}
+	if starts <= MaxVariantAksharas {
+		return
+	}
 	if count, pos := d.lang.variantAksharas(rs); count > MaxVariantAksharas {
 		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
 	}
@@ -108,11 +163,20 @@ func (d *diag) boundary(off int, hyphen, digit bool) {
 // finish builds the syllables, the messages and the A-label.
 func (d *diag) finish() {
 	u := d.res.ULabel
-	d.res.Syllables = make([]string, 0, len(d.segments)+1)
 	if u != "" && !d.brief {
 		if len(d.segments) == 0 || d.segments[0].off != 0 {
-			d.segments = append([]segment{{off: 0}}, d.segments...)
+			d.segments = append(d.segments, segment{})
+			copy(d.segments[1:], d.segments)
+			d.segments[0] = segment{off: 0}
 		}
+	}
+	if len(d.segments)+1 <= cap(d.sylBuf) {
+		d.res.Syllables = d.sylBuf
+	} else {
+		d.res.Syllables = make([]string, 0, len(d.segments)+1)
+	}
+	if u != "" && !d.brief {
+		last := 0 // where the last syllable starts
 		for i, s := range d.segments {
 			end := len(u)
 			if i+1 < len(d.segments) {
@@ -121,45 +185,68 @@ func (d *diag) finish() {
 			if s.hyphen || end <= s.off {
 				continue
 			}
-			text := u[s.off:end]
 			if s.digit && i > 0 && d.segments[i-1].digit && len(d.res.Syllables) > 0 {
-				d.res.Syllables[len(d.res.Syllables)-1] += text
+				d.res.Syllables[len(d.res.Syllables)-1] = u[last:end] // a digit run is one unit
 				continue
 			}
-			d.res.Syllables = append(d.res.Syllables, text)
+			last = s.off
+			d.res.Syllables = append(d.res.Syllables, u[s.off:end])
 		}
 	}
 	var runes []rune
 	if len(d.raw) > 0 && !d.brief {
-		runes = []rune(u)
+		runes = d.runesOf(u)
 	}
-	ruled := map[int]bool{}
-	for _, e := range d.raw {
-		if e.rule != nil {
-			ruled[e.pos] = true
+	// Stable insertion sort by position: there are few errors.
+	raw := d.raw
+	for i := 1; i < len(raw); i++ {
+		for j := i; j > 0 && raw[j].pos < raw[j-1].pos; j-- {
+			raw[j], raw[j-1] = raw[j-1], raw[j]
 		}
 	}
-	sort.SliceStable(d.raw, func(i, j int) bool { return d.raw[i].pos < d.raw[j].pos })
-	type key struct {
-		code Code
-		pos  int
+	kept := 0
+	for i := range raw {
+		e := &raw[i]
+		if e.grammar && ruledAt(raw, e.pos) {
+			e.code = OK // the language's own rule names this fault
+			continue
+		}
+		dup := false
+		for k := 0; k < i; k++ {
+			if raw[k].code == e.code && raw[k].pos == e.pos {
+				dup = true // two rules name the same fault
+				break
+			}
+		}
+		if dup {
+			e.code = OK
+			continue
+		}
+		kept++
 	}
-	seen := map[key]bool{}
-	for _, e := range d.raw {
-		if e.grammar && ruled[e.pos] {
-			continue // the language's own rule names this fault
+	if kept > 0 {
+		var errs []Error
+		var ptrs []*Error
+		if kept == 1 {
+			b := &oneError{}
+			errs, ptrs = b.e[:0], b.p[:0]
+		} else {
+			errs, ptrs = make([]Error, 0, kept), make([]*Error, 0, kept)
 		}
-		if seen[key{e.code, e.pos}] {
-			continue // two rules name the same fault
+		for _, e := range raw {
+			if e.code == OK {
+				continue
+			}
+			msg := e.msg
+			if d.brief {
+				msg = ""
+			} else if msg == "" {
+				msg = d.lang.cachedMessage(e, runes)
+			}
+			errs = append(errs, Error{Code: e.code, Pos: e.pos, Message: msg})
+			ptrs = append(ptrs, &errs[len(errs)-1])
 		}
-		seen[key{e.code, e.pos}] = true
-		msg := e.msg
-		if d.brief {
-			msg = ""
-		} else if msg == "" {
-			msg = d.lang.message(e, runes)
-		}
-		d.res.Errors = append(d.res.Errors, &Error{Code: e.code, Pos: e.pos, Message: msg})
+		d.res.Errors = ptrs
 	}
 	d.res.Valid = len(d.res.Errors) == 0
 	if d.res.Valid && !isASCII(u) && !d.brief {
@@ -172,8 +259,84 @@ func (d *diag) finish() {
 			}
 			n++
 		}
-		d.res.ALabel = string(appendALabel(make([]byte, 0, MaxALabelLength), rs[:n], nBasic))
+		var buf [MaxALabelLength]byte
+		d.res.ALabel = string(appendALabel(buf[:0], rs[:n], nBasic))
 	}
+}
+
+// oneError is the Errors of a label with one error, in one allocation.
+type oneError struct {
+	p [1]*Error
+	e [1]Error
+}
+
+// ruledAt reports whether a context rule of the language reported an error
+// at pos.
+func ruledAt(raw []rawError, pos int) bool {
+	for _, e := range raw {
+		if e.rule != nil && e.pos == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// msgKey is everything a message depends on (see message).
+type msgKey struct {
+	code      Code
+	prev      Class
+	r, p, cur rune // the character, the one before it, the one at pos
+	p2, p3    rune // the two before that (consonantContext reads them)
+	first     rune // the label's first, for Bidi
+	run, pos  int  // pos only for InvalidUTF8 and position 0, whose messages name them
+	rule      *contextRule
+}
+
+// maxCachedMessages bounds each language's message cache: labels are short
+// and the characters that break rules are few, so real traffic stays far
+// below it; beyond it, messages are built each time.
+const maxCachedMessages = 4096
+
+// messageCache memoizes a language's messages (pure functions of msgKey):
+// building one (character names, concatenation) costs more than the rest
+// of Check.
+type messageCache struct {
+	mu sync.RWMutex
+	m  map[msgKey]string
+}
+
+// cachedMessage is message, memoized.
+func (l *Language) cachedMessage(e rawError, runes []rune) string {
+	at := func(i int) rune {
+		if i >= 0 && i < len(runes) {
+			return runes[i]
+		}
+		return -1
+	}
+	k := msgKey{code: e.code, prev: e.prev, r: e.r, p: at(e.pos - 1), p2: at(e.pos - 2), p3: at(e.pos - 3), cur: at(e.pos), run: e.run, rule: e.rule}
+	if e.code == InvalidUTF8 || e.pos <= 0 {
+		k.pos = e.pos
+	}
+	if e.code == Bidi {
+		k.first = at(0)
+	}
+	mc := &l.msgs
+	mc.mu.RLock()
+	m, ok := mc.m[k]
+	mc.mu.RUnlock()
+	if ok {
+		return m
+	}
+	m = l.message(e, runes)
+	mc.mu.Lock()
+	if mc.m == nil {
+		mc.m = make(map[msgKey]string)
+	}
+	if len(mc.m) < maxCachedMessages {
+		mc.m[k] = m
+	}
+	mc.mu.Unlock()
+	return m
 }
 
 // classifyOther names the rule that refuses a character outside the

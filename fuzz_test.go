@@ -108,7 +108,8 @@ func FuzzALabelLength(f *testing.F) {
 	})
 }
 
-// FuzzCheck: no panic on any input; Valid and Check agree; a valid label's
+// FuzzCheck: no panic on any input; Check is the reference Check byte for
+// byte (ref_check_test.go); Valid and Check agree; a valid label's
 // A-label decodes back to its U-label and is itself valid.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"किताब", "xn--11b4aya5ed", "क्अ", "कंं", "\xff", "", "-", "क\u0958", "ॐ", "a.b", "XN--", "xn--a-"} {
@@ -127,6 +128,9 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		l := mustLang(t, tags[int(which)%len(tags)])
 		res := l.Check(s)
+		for _, o := range checkOptionSets {
+			sameAsReference(t, l, s, o)
+		}
 		if res.Valid != l.Valid(s) {
 			t.Fatalf("%s %q: Check.Valid=%v Valid=%v %v", l.Tag, s, res.Valid, !res.Valid, codesOf(res))
 		}
@@ -367,6 +371,94 @@ func TestDiv(t *testing.T) {
 		}
 		for i := 0; i < 100000; i++ {
 			check(uint32(rng.Int63n(1 << 27)))
+		}
+	}
+}
+
+// TestQuickNFCMaybe holds quickNFC to x/text/norm on every sequence of two
+// characters of the pool followed by a character that may compose with
+// what precedes it (the cases mayCompose decides), in every language.
+func TestQuickNFCMaybe(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		p := pool(l)
+		var maybe []rune
+		for _, r := range p {
+			if off := r - l.block; off >= 0 && off < 128 && l.maybe[off] {
+				maybe = append(maybe, r)
+			}
+		}
+		quick := 0
+		for _, z := range maybe {
+			for _, x := range p {
+				for _, y := range append([]rune{-1}, p...) {
+					s := string(x) + string(z)
+					if y >= 0 {
+						s = string(x) + string(y) + string(z)
+					}
+					if l.quickNFC(s) {
+						quick++
+						if !norm.NFC.IsNormalString(s) {
+							t.Fatalf("%s: quickNFC(%s) is true but the string is not NFC", tag, hexOf(s))
+						}
+					}
+				}
+			}
+		}
+		if len(maybe) > 0 && quick == 0 {
+			t.Errorf("%s: quickNFC never answered true", tag)
+		}
+	}
+}
+
+// TestTriplePrefilter: mayHaveTriple is true for every label in which
+// identicalConsonants finds three identical consonants, in every
+// language: random labels of the repertoire, and labels built to have
+// such runs (with nuktas, and near misses).
+func TestTriplePrefilter(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		var labels []string
+		var cs, hs, ns []rune
+		for _, m := range l.Repertoire() {
+			switch m.Class {
+			case C:
+				cs = append(cs, m.Rune)
+			case H:
+				hs = append(hs, m.Rune)
+			case N:
+				ns = append(ns, m.Rune)
+			}
+		}
+		for _, h := range hs {
+			for i, c := range cs {
+				x, y := string(c)+string(h), string(cs[(i+1)%len(cs)])
+				labels = append(labels, x+x+string(c), y+x+x+string(c)+y, x+y+string(h)+x+string(c), "1"+x+x+string(c))
+				for _, nk := range ns {
+					z := string(c) + string(nk) + string(h)
+					labels = append(labels, z+z+string(c)+string(nk), z+x+string(c), x+z+string(c)+string(nk))
+				}
+			}
+		}
+		rng := rand.New(rand.NewSource(11))
+		p := pool(l)
+		for i := 0; i < 20000; i++ {
+			labels = append(labels, randomLabel(rng, p))
+		}
+		found := 0
+		for _, s := range labels {
+			if !utf8.ValidString(s) || !norm.NFC.IsNormalString(s) {
+				continue
+			}
+			if _, ok := l.identicalConsonants(s); ok {
+				found++
+				if !l.mayHaveTriple(s) {
+					t.Fatalf("%s: %s has three identical consonants, mayHaveTriple says no", tag, hexOf(s))
+				}
+			}
+		}
+		if len(hs) > 0 && found == 0 {
+			t.Errorf("%s: no label with three identical consonants", tag)
 		}
 	}
 }

@@ -43,18 +43,29 @@ type Language struct {
 	// that compose with nothing before them: the verdict-only path reads
 	// them without asking norm.
 	extraStarters map[rune]extraStarter
-	ccc           [128]uint8 // canonical combining class
-	maybe         [128]bool  // may compose with the character before it (NFC_QC=Maybe)
+	// nextStarters are the extraStarters of the 128 code points after the
+	// block (Arabic U+0680..U+06FF), read without a map lookup.
+	nextStarters [128]extraStarter
+	ccc          [128]uint8 // canonical combining class
+	maybe        [128]bool  // may compose with the character before it (NFC_QC=Maybe)
 	// decomposed marks the block's code points that occur in the canonical
 	// decomposition (NFD) of a repertoire character.
 	decomposed [128]bool
 	composes   [128][2]uint64
+	// halantUTF8 and nuktaUTF8 are the halants and nuktas of the
+	// repertoire as text (mayHaveTriple).
+	halantUTF8, nuktaUTF8 []string
+	// blockNFC is the NFC table of every code point of the block, in the
+	// repertoire or not, for quickNFC (buildNFCTables).
+	blockNFC blockNFC
 
 	// Context rules (context.go) and the code points that trigger them.
-	contexts     []contextRule
-	trigger      [128]bool
-	extraTrigger bool
-	asciiTrigger bool
+	contexts      []contextRule
+	rulesAt       [130][]uint16 // the rules whose trigger may start at each block offset, digit, hyphen
+	rulesAnywhere []uint16      // every rule: for code points outside the block
+	trigger       [128]bool
+	extraTrigger  bool
+	asciiTrigger  bool
 
 	// safeLen[nBasic] is the longest label (in code points, nBasic of them
 	// ASCII, the rest in the block) whose A-label surely fits (safeLengths).
@@ -62,6 +73,9 @@ type Language struct {
 	// safeLenWide is safeLen for labels with repertoire code points outside
 	// the block (extra): the span of the whole repertoire.
 	safeLenWide [MaxALabelLength + 1]uint8
+
+	msgs     messageCache // memoized error messages (diag.go)
+	walkInfo [130]uint8   // kinds and flags for Detector's walk (detectfast.go)
 
 	grammar grammarParams
 	states  []gstate
@@ -72,8 +86,13 @@ type Language struct {
 // extraStarter is a repertoire letter outside the block that NFC never
 // changes; composer says that a character after it may compose with it.
 type extraStarter struct {
+	ok       bool // in nextStarters: this is one
+	trigger  bool // it may start a context rule's trigger
+	varStart bool // it starts a variant sequence
 	kind     kind
-	composer bool
+	composer bool      // a repertoire character composes with it
+	composes [2]uint64 // the block offsets of the repertoire characters that do
+	wide     bool      // one outside the block does
 }
 
 // transition packs a move for the tables: next state, code, flags.
@@ -230,6 +249,8 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		}
 	}
 	l.buildNFCTables()
+	l.buildWalkInfo()
+	l.indexRules()
 	l.safeLen = safeLengths(l.block)
 	lo, hi := l.block, l.block+127
 	for r := range l.extra {
@@ -263,23 +284,46 @@ func (l *Language) buildNFCTables() {
 			}
 		}
 	}
+	l.blockNFC = newBlockNFC(l.block)
+	for r, c := range l.class {
+		switch c {
+		case H:
+			l.halantUTF8 = append(l.halantUTF8, string(r))
+		case N:
+			l.nuktaUTF8 = append(l.nuktaUTF8, string(r))
+		}
+	}
+	sort.Strings(l.halantUTF8)
+	sort.Strings(l.nuktaUTF8)
 	l.extraStarters = map[rune]extraStarter{}
 	for r, k := range l.extra {
 		p := norm.NFC.PropertiesString(string(r))
-		if p.CCC() == 0 && p.BoundaryBefore() && p.Decomposition() == nil && unicode.IsLetter(r) {
-			composer := false // a repertoire character composes with it (ے + ٔ = ۓ)
-			for m := range l.class {
+		// NFC leaves it as it is (a precomposed letter such as ۓ too)
+		if p.CCC() == 0 && p.BoundaryBefore() && norm.NFC.String(string(r)) == string(r) && unicode.IsLetter(r) {
+			es := extraStarter{kind: k}
+			for m := range l.class { // a repertoire character composes with it (ے + ٔ = ۓ)
 				if s := string(r) + string(m); norm.NFC.String(s) != s {
-					composer = true
+					es.composer = true
+					if mo := m - l.block; mo >= 0 && mo < 128 {
+						es.composes[mo/64] |= 1 << (mo % 64)
+					} else {
+						es.wide = true
+					}
 				}
 			}
-			l.extraStarters[r] = extraStarter{k, composer}
+			_, es.varStart = l.varIndex.byFirst[r]
+			es.trigger = l.startsTrigger(r)
+			l.extraStarters[r] = es
+			if o := r - l.block - 128; o >= 0 && o < 128 {
+				es.ok = true
+				l.nextStarters[o] = es
+			}
 		}
 	}
 	for r := range l.class {
 		off := r - l.block
 		if off < 0 || off >= 128 {
-			continue // outside the block: handled by the slow path
+			continue // outside the block: extraStarters, or the slow path
 		}
 		p := norm.NFC.PropertiesString(string(r))
 		l.ccc[off] = p.CCC()
@@ -401,4 +445,49 @@ func (l *Language) compileContexts(file string) error {
 	l.contexts = rules
 	l.markTriggers()
 	return nil
+}
+
+// blockNFC is what quickNFC needs to know of the 128 code points of a
+// block: the ones NFC never leaves as they are (never), the combining
+// classes, and which may compose with which code point before them.
+type blockNFC struct {
+	never    [128]bool
+	ccc      [128]uint8
+	maybe    [128]bool
+	composes [128][2]uint64
+}
+
+func newBlockNFC(block rune) (q blockNFC) {
+	var prevs []rune
+	for o := rune(0); o < 128; o++ {
+		s := string(block + o)
+		if norm.NFC.String(s) != s {
+			q.never[o] = true
+			continue
+		}
+		prevs = append(prevs, block+o)
+	}
+	prevs = append(prevs, '-', '0')
+	for o := rune(0); o < 128; o++ {
+		if q.never[o] {
+			continue
+		}
+		r := block + o
+		p := norm.NFC.PropertiesString(string(r))
+		q.ccc[o] = p.CCC()
+		if p.BoundaryBefore() {
+			continue
+		}
+		for _, prev := range prevs {
+			s := string(prev) + string(r)
+			if norm.NFC.String(s) == s {
+				continue
+			}
+			q.maybe[o] = true
+			if po := prev - block; po >= 0 && po < 128 {
+				q.composes[o][po/64] |= 1 << (po % 64)
+			}
+		}
+	}
+	return q
 }

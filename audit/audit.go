@@ -87,7 +87,7 @@ type tally struct {
 	labels, valid int64
 	codes         map[akshara.Code]int64
 	examples      map[akshara.Code][]example
-	langs         map[string]int64
+	langs         []int64 // auto: labels each language accepts, by Detector index
 }
 
 // Run reads labels, one per line (LF or CRLF; blank lines are skipped),
@@ -124,17 +124,26 @@ func Run(ctx context.Context, r io.Reader, o Options, p *Progress) (*Summary, er
 		readErr = split(ctx, r, free, work, o.ChunkSize)
 	}()
 
+	var det *akshara.Detector
+	if o.Lang == nil {
+		var err error
+		if det, err = akshara.NewDetector(); err != nil {
+			return nil, err
+		}
+	}
 	tallies := make([]*tally, o.Workers)
 	var wg sync.WaitGroup
 	for w := 0; w < o.Workers; w++ {
-		t := &tally{codes: map[akshara.Code]int64{}, examples: map[akshara.Code][]example{}, langs: map[string]int64{}}
+		t := &tally{codes: map[akshara.Code]int64{}, examples: map[akshara.Code][]example{}}
+		if det != nil {
+			t.langs = make([]int64, len(det.Languages()))
+		}
 		tallies[w] = t
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var accepted []*akshara.Language
 			for c := range work {
-				accepted = t.check(c, o, accepted, p)
+				t.check(c, o, det, p)
 				free <- c.buf
 			}
 		}()
@@ -146,7 +155,7 @@ func Run(ctx context.Context, r io.Reader, o Options, p *Progress) (*Summary, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return merge(tallies, o, start, p), nil
+	return merge(tallies, o, det, start, p), nil
 }
 
 // split cuts the input into chunks that end at line ends.
@@ -197,7 +206,7 @@ func split(ctx context.Context, r io.Reader, free chan *[]byte, work chan<- chun
 }
 
 // check runs one chunk.
-func (t *tally) check(c chunk, o Options, accepted []*akshara.Language, p *Progress) []*akshara.Language {
+func (t *tally) check(c chunk, o Options, det *akshara.Detector, p *Progress) {
 	data := c.data
 	var labels int64
 	for off := 0; off < len(data); {
@@ -227,12 +236,13 @@ func (t *tally) check(c chunk, o Options, accepted []*akshara.Language, p *Progr
 			}
 			res = o.Lang.CheckOptions(label, akshara.Options{Brief: true})
 		} else {
-			var permissive *akshara.Language
-			accepted, permissive, _ = akshara.DetectValid(accepted[:0], label)
-			for _, l := range accepted {
-				t.langs[l.Tag]++
-			}
-			if len(accepted) > 0 {
+			accepted, permissive := det.Valid(label)
+			if accepted != 0 {
+				for i := range t.langs {
+					if accepted&(1<<i) != 0 {
+						t.langs[i]++
+					}
+				}
 				t.valid++
 				continue
 			}
@@ -253,10 +263,9 @@ func (t *tally) check(c chunk, o Options, accepted []*akshara.Language, p *Progr
 	t.labels += labels
 	p.Labels.Add(labels)
 	p.Bytes.Add(int64(len(data)))
-	return accepted
 }
 
-func merge(tallies []*tally, o Options, start time.Time, p *Progress) *Summary {
+func merge(tallies []*tally, o Options, det *akshara.Detector, start time.Time, p *Progress) *Summary {
 	s := &Summary{Lang: "auto"}
 	if o.Lang != nil {
 		s.Lang = o.Lang.Tag
@@ -273,8 +282,10 @@ func merge(tallies []*tally, o Options, start time.Time, p *Progress) *Summary {
 		for c, ex := range t.examples {
 			examples[c] = append(examples[c], ex...)
 		}
-		for l, n := range t.langs {
-			langs[l] += n
+		for i, n := range t.langs {
+			if n > 0 {
+				langs[det.Languages()[i].Tag] += n
+			}
 		}
 	}
 	s.Invalid = s.Labels - s.Valid

@@ -254,8 +254,12 @@ type ctxKey int
 
 const registrarKey ctxKey = 0
 
-// wrap adds the timeout, logging, metrics and error rendering.
+// wrap adds the timeout, logging, metrics and error rendering. The
+// route's metrics are looked up once, not per request: a request only
+// finds its status's counter (routeMetrics); the log record is built only
+// when the logger takes it.
 func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	m := &routeMetrics{route: route, requests: s.requests, duration: s.duration.WithLabelValues(route)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		info := &requestInfo{id: requestID(r), client: s.clientAddr(r)}
@@ -272,8 +276,15 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 			s.writeError(sw, err)
 		}
 		elapsed := time.Since(start)
-		s.requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
-		s.duration.WithLabelValues(route).Observe(elapsed.Seconds())
+		m.counter(r.Method, sw.status).Inc()
+		m.duration.Observe(elapsed.Seconds())
+		level := slog.LevelInfo
+		if err != nil && sw.status >= 500 {
+			level = slog.LevelError
+		}
+		if !s.log.Enabled(ctx, level) {
+			return
+		}
 		attrs := []any{"id", info.id, "client", info.client, "method", r.Method, "route", route, "status", sw.status, "duration", elapsed}
 		if info.registrar != "" {
 			attrs = append(attrs, "registrar", info.registrar)
@@ -285,12 +296,34 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 			attrs = append(attrs, "code", registry.CodeOf(err))
 			if sw.status >= 500 {
 				attrs = append(attrs, "error", err.Error())
-				s.log.Error("request", attrs...)
-				return
 			}
 		}
-		s.log.Info("request", attrs...)
+		s.log.Log(ctx, level, "request", attrs...)
 	})
+}
+
+// routeMetrics holds a route's metrics: its latency histogram, and its
+// request counters by method and status as they are first used.
+type routeMetrics struct {
+	route    string
+	requests *prometheus.CounterVec
+	duration prometheus.Observer
+	counters sync.Map // methodStatus → prometheus.Counter
+}
+
+type methodStatus struct {
+	method string
+	status int
+}
+
+func (m *routeMetrics) counter(method string, status int) prometheus.Counter {
+	k := methodStatus{method, status}
+	if c, ok := m.counters.Load(k); ok {
+		return c.(prometheus.Counter)
+	}
+	c := m.requests.WithLabelValues(m.route, method, strconv.Itoa(status))
+	m.counters.Store(k, c)
+	return c
 }
 
 func (s *Server) writeError(w http.ResponseWriter, err error) {

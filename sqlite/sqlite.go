@@ -49,8 +49,17 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if groupWrites {
+		// One writer at a time: concurrent transactions wait in memory and
+		// commit together rather than retrying the lock (sqlstore/group.go).
+		s.GroupWrites()
+	}
 	return s, nil
 }
+
+// groupWrites is whether Open groups write transactions (tests and
+// benchmarks compare both).
+var groupWrites = true
 
 func isUnique(err error) bool {
 	var e *sqlite.Error

@@ -45,7 +45,8 @@ type Dialect struct {
 type Store struct {
 	db    *sql.DB
 	d     Dialect
-	stmts sync.Map // query text -> *sql.Stmt: parsed once, not per call
+	stmts sync.Map     // query text -> *sql.Stmt: parsed once, not per call
+	group *groupWriter // GroupWrites: the writer that groups transactions (group.go)
 
 	retry    Retry
 	retries  retryCounter
@@ -206,11 +207,16 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 // tx runs f in a transaction, committing if it returns nil, and runs it
-// again on a transient fault (retry.go).
+// again on a transient fault (retry.go); with GroupWrites, in a group
+// commit (group.go).
 func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	if s.group != nil {
+		return s.do(ctx, func() error { return s.groupTx(ctx, f) })
+	}
 	return s.do(ctx, func() error { return s.tx1(ctx, f) })
 }
 
+// tx1 runs f in a transaction of its own, once.
 func (s *Store) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -549,6 +555,7 @@ func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, err
 
 // Close implements registry.Store.
 func (s *Store) Close() error {
+	s.closeGroup()
 	s.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
 	return s.db.Close()
 }

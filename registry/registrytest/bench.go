@@ -136,29 +136,62 @@ func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
 		})
 		report(b, "checks/s")
 	})
-	b.Run("check/http", func(b *testing.B) {
+	// check/http and healthz/http run the same client loop against the same
+	// server: the check path's cost over the bare HTTP round trip.
+	httpLoop := func(b *testing.B, parallelism int, path func(i int) string) {
 		svc := checkSetup(b)
 		ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{PublicRate: -1})) // the load is one address
 		defer ts.Close()
 		tr := &http.Transport{MaxIdleConnsPerHost: 64}
+		defer tr.CloseIdleConnections()
 		client := &http.Client{Transport: tr}
 		var n atomic.Int64
-		b.SetParallelism(8)
+		if parallelism > 0 {
+			b.SetParallelism(parallelism)
+		}
+		b.ReportAllocs()
+		get := func(i int) {
+			resp, err := client.Get(ts.URL + path(i))
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Fatalf("%s: %d", path(i), resp.StatusCode)
+			}
+		}
 		b.ResetTimer()
+		if parallelism == 0 {
+			for i := 0; i < b.N; i++ {
+				get(i)
+			}
+			report(b, "requests/s")
+			return
+		}
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				i := int(n.Add(1))
-				resp, err := client.Get(ts.URL + "/v1/check?lang=hi&name=" + url.QueryEscape(Label(i%2000)+".भारत"))
+				resp, err := client.Get(ts.URL + path(i))
 				if err != nil {
 					b.Fatal(err)
 				}
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
-					b.Fatalf("check: %d", resp.StatusCode)
+					b.Fatalf("%s: %d", path(i), resp.StatusCode)
 				}
 			}
 		})
-		report(b, "checks/s")
-	})
+		report(b, "requests/s")
+	}
+	checkPath := func(i int) string {
+		return "/v1/check?lang=hi&name=" + url.QueryEscape(Label(i%2000)+".भारत")
+	}
+	healthz := func(int) string { return "/healthz" }
+	// 8 clients per core, and one client alone (latency)
+	b.Run("check/http", func(b *testing.B) { httpLoop(b, 8, checkPath) })
+	b.Run("healthz/http", func(b *testing.B) { httpLoop(b, 8, healthz) })
+	b.Run("check/http-1client", func(b *testing.B) { httpLoop(b, 0, checkPath) })
+	b.Run("healthz/http-1client", func(b *testing.B) { httpLoop(b, 0, healthz) })
 }
