@@ -164,6 +164,12 @@ func (s *Store) CreateExemptDomain(ctx context.Context, d *registry.Domain, regi
 	out := *d
 	out.Created = time.Now().UTC()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		// Exempted creates take turns: one must see the other's whole set
+		// (exempt_sets) to pair with it, which an uncommitted one hides. The
+		// settings row is the lock (SQLite's writers take turns anyway).
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
+			return err
+		}
 		err := tx.QueryRowContext(ctx, s.q(insertDomain), d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
@@ -315,7 +321,15 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 				return err
 			}
 			for _, o := range sortIDs(others) {
-				rep.Exempted = append(rep.Exempted, [2]string{byID[o].Name, d.Name})
+				other, ok := byID[o]
+				if !ok { // created meanwhile by another process
+					names, err := s.names(ctx, tx, []int64{o})
+					if err != nil {
+						return err
+					}
+					other = &registry.Domain{Name: names[0]}
+				}
+				rep.Exempted = append(rep.Exempted, [2]string{other.Name, d.Name})
 			}
 			rep.Domains++
 		}

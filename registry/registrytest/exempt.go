@@ -2,9 +2,13 @@ package registrytest
 
 import (
 	"errors"
+	"fmt"
+	"math/rand"
 	"slices"
+	"sync"
 	"testing"
 
+	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -242,5 +246,162 @@ func testRecompute(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	if n != 1 {
 		t.Errorf("%d recompute entries in the audit log, want 1", n)
+	}
+}
+
+// testExemptionModel runs random creates, exempted creates and deletes of
+// domains with overlapping conflict sets against a model, and checks after
+// each step: a create succeeds exactly when its set meets no registered
+// domain's set; each domain keeps its whole set; two domains are exempted
+// with each other exactly when their sets meet; every label of a domain's
+// set is held by it or by a domain it is exempted with; a label in no set
+// is free.
+func testExemptionModel(t *testing.T, open func(*testing.T) registry.Store) {
+	store := open(t)
+	ctx := t.Context()
+	if err := store.EnsureZones(ctx, registry.DefaultZones()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.CreateRegistrar(ctx, "model", []byte("model-token-hash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(12))
+	steps := longtest.Pick(80, 1000)
+	pool := func(i int) string { return fmt.Sprintf("x%02d", i) }
+	model := map[string][]string{} // label -> whole set
+	meets := func(a, b []string) bool {
+		return slices.ContainsFunc(a, func(x string) bool { return slices.Contains(b, x) })
+	}
+	exempt := 0
+	for step := 0; step < steps; step++ {
+		label := pool(rng.Intn(24))
+		set := []string{label}
+		for k := rng.Intn(3); k > 0; k-- {
+			if x := pool(rng.Intn(24)); !slices.Contains(set, x) {
+				set = append(set, x)
+			}
+		}
+		slices.Sort(set)
+		d := &registry.Domain{Name: label + ".in", ALabel: label + ".in", Label: label, Zone: "in", Lang: "ldh", Registrar: "model", Blocks: set}
+		_, registered := model[label]
+		switch op := rng.Intn(3); {
+		case op == 0 && len(model) > 0: // delete
+			var labels []string
+			for l := range model {
+				labels = append(labels, l)
+			}
+			slices.Sort(labels)
+			l := labels[rng.Intn(len(labels))]
+			if err := store.DeleteDomain(ctx, "in", l, r.ID); err != nil {
+				t.Fatalf("step %d: DeleteDomain(%s): %v", step, l, err)
+			}
+			delete(model, l)
+		case op == 1: // an ordinary create
+			free := !registered
+			for _, s := range model {
+				if meets(s, set) {
+					free = false
+				}
+			}
+			_, err := store.CreateDomain(ctx, d, r.ID)
+			if free != (err == nil) || err != nil && !errors.Is(err, registry.ErrConflict) {
+				t.Fatalf("step %d: CreateDomain(%s, %q) = %v; want success %v (model %v)", step, label, set, err, free, model)
+			}
+			if err == nil {
+				model[label] = set
+			}
+		default: // an exempted create
+			_, err := store.CreateExemptDomain(ctx, d, r.ID)
+			if registered != (err != nil) {
+				t.Fatalf("step %d: CreateExemptDomain(%s, %q) = %v; registered %v", step, label, set, err, registered)
+			}
+			if err == nil {
+				model[label] = set
+			}
+		}
+		// the invariants
+		held := map[string]bool{}
+		for l, set := range model {
+			d, err := store.Domain(ctx, "in", l)
+			if err != nil {
+				t.Fatalf("step %d: Domain(%s): %v", step, l, err)
+			}
+			if !slices.Equal(d.Blocks, set) {
+				t.Fatalf("step %d: %s has set %q, want %q", step, l, d.Blocks, set)
+			}
+			var want []string
+			for o, os := range model {
+				if o != l && meets(set, os) {
+					want = append(want, o+".in")
+				}
+			}
+			got := slices.Clone(d.ExemptWith)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) || d.Exempted != (len(want) > 0) {
+				t.Fatalf("step %d: %s exempted %v with %q, want with %q", step, l, d.Exempted, got, want)
+			}
+			if d.Exempted {
+				exempt++
+			}
+			for _, x := range set {
+				held[x] = true
+				h, err := store.FindBlocker(ctx, "in", []string{x})
+				if err != nil {
+					t.Fatalf("step %d: %s of %s's set is held by no one: %v", step, x, l, err)
+				}
+				if h.Label != l && !slices.Contains(want, h.Name) {
+					t.Fatalf("step %d: %s of %s's set is held by %s, which it is not exempted with", step, x, l, h.Name)
+				}
+			}
+		}
+		for i := 0; i < 24; i++ {
+			if x := pool(i); !held[x] {
+				if h, err := store.FindBlocker(ctx, "in", []string{x}); !errors.Is(err, registry.ErrNotFound) {
+					t.Fatalf("step %d: %s is in no set but held by %+v (%v)", step, x, h, err)
+				}
+			}
+		}
+	}
+	if exempt == 0 {
+		t.Errorf("no domain was ever exempted: the test proves nothing")
+	}
+}
+
+// testExemptRace: concurrent exempted creates whose sets all share a label
+// end up exempted with each other, every pair (each sees the others' whole
+// sets, committed).
+func testExemptRace(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open) // a service: the relation version is recorded
+	r, _ := e.registrar("importer")
+	const n = 12
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := fmt.Sprintf("y%02d", i)
+			_, err := e.store.CreateExemptDomain(e.ctx, &registry.Domain{Name: l + ".in", ALabel: l, Label: l, Zone: "in", Lang: "ldh", Registrar: r.Name,
+				Blocks: []string{"shared", l}}, r.ID)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("CreateExemptDomain: %v", err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		d, err := e.store.Domain(e.ctx, "in", fmt.Sprintf("y%02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.ExemptWith) != n-1 {
+			t.Errorf("%s exempted with %d others %q, want all %d", d.Name, len(d.ExemptWith), d.ExemptWith, n-1)
+		}
 	}
 }

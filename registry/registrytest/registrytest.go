@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"EPPCredentials", testEPPCredentials},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
+		{"ExemptionModel", testExemptionModel},
+		{"ExemptRace", testExemptRace},
 		{"HostileNames", testHostileNames},
 		{"Operators", testOperators},
 		{"Reserved", testReserved},
@@ -393,10 +395,7 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 // Devanagari label and its Gurmukhi twins). 12 rounds of 16 creates;
 // 200 of 64 with AKSHARA_LONG_TESTS=1.
 func testRace(t *testing.T, open func(*testing.T) registry.Store) {
-	goroutines, rounds := 16, 12
-	if os.Getenv("AKSHARA_LONG_TESTS") == "1" {
-		goroutines, rounds = 64, 200
-	}
+	goroutines, rounds := longtest.Pick(16, 64), longtest.Pick(12, 200)
 	e := newEnv(t, open)
 	regs := make([]*registry.Registrar, goroutines)
 	for g := range regs {
