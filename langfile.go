@@ -70,6 +70,7 @@ type langSpec struct {
 	lgrNotes                          map[rune]string // lgr-cross-check: why the repertoire differs from an LGR
 	vowelConjuncts                    []string
 	vowelConjunctRef                  Ref
+	digest                            string // SHA-256 of the file, hex
 	grammar                           string // "syllable" (the default) or "alphabet"
 	grammarRef                        Ref
 	rtl                               bool // direction rtl: the Bidi rule of RFC 5893 applies

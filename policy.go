@@ -10,6 +10,7 @@ import "strings"
 // the compiled tables. The returned value is a copy the caller may keep.
 type Policy struct {
 	Tag, Name, Native, Script, Source string
+	Digest                            string // SHA-256 of the language file, hex: the data's version
 	K                                 int
 	KRef                              Ref
 	CcTLD                             string
@@ -77,7 +78,7 @@ func policyChars(ms []member) []PolicyChar {
 func (l *Language) Policy() *Policy {
 	sp := l.spec
 	p := &Policy{
-		Tag: l.Tag, Name: l.Name, Native: l.Native, Script: l.Script, Source: l.Source,
+		Tag: l.Tag, Name: l.Name, Native: l.Native, Script: l.Script, Source: l.Source, Digest: sp.digest,
 		K: sp.k, KRef: sp.kRef, CcTLD: sp.cctld, CcTLDRef: sp.cctldRef,
 		NuktaAfter: policyChars(sp.nuktaAfter), NuktaRef: sp.nuktaRef,
 		SignPairs:      append([]string(nil), sp.signPairs...),

@@ -1,6 +1,9 @@
 package akshara
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestPolicyView checks that the exported view states what the file states:
 // every repertoire code point is in exactly one listed class, and the
@@ -39,6 +42,9 @@ func TestPolicyView(t *testing.T) {
 			if r.Kind == "" || r.Trigger == "" || len(r.Contexts) == 0 {
 				t.Errorf("%s: incomplete rule %+v", l.Tag, r)
 			}
+		}
+		if len(p.Digest) != 64 || strings.Trim(p.Digest, "0123456789abcdef") != "" {
+			t.Errorf("%s: Digest %q is not a hex SHA-256", l.Tag, p.Digest)
 		}
 		if want := map[bool]string{false: "syllable", true: "alphabet"}[l.Alphabet]; p.Grammar != want || p.RTL != l.RTL {
 			t.Errorf("%s: grammar %q rtl %v in the view, want %q %v", l.Tag, p.Grammar, p.RTL, want, l.RTL)

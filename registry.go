@@ -1,6 +1,7 @@
 package akshara
 
 import (
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -70,6 +71,7 @@ func LoadLanguage(name string, data []byte) (*Language, error) {
 	if err != nil {
 		return nil, err
 	}
+	sp.digest = fmt.Sprintf("%x", sha256.Sum256(data))
 	return compile(name, sp)
 }
 

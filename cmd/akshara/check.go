@@ -18,7 +18,7 @@ func init() {
 		}})
 }
 
-const checkUsage = `usage: akshara check [-lang TAG] [-json] [LABEL ...]
+const checkUsage = `usage: akshara check [-lang TAG | -lgr FILE.xml] [-json] [LABEL ...]
 
 Checks each LABEL (a U-label or an xn-- A-label) against the IDN policy of
 the language TAG. With no LABEL, reads one label per line from standard
@@ -28,6 +28,9 @@ Text output: one line per label, tab-separated:
   LABEL  valid    LANG  A-LABEL  SYLLABLES
   LABEL  invalid  LANG  CODE@POS message [; CODE@POS message ...]
 JSON output (-json): one object per label, in input order (docs/cli.md).
+With -lgr, the labels are judged by an RFC 7940 LGR instead (docs/lgr.md):
+  LABEL  valid    LANG  DISPOSITION  [variants=V1,V2,...]
+  LABEL  invalid  LANG  RULE@POS message
 
 Exit status: 0 if every label is valid, 1 if any is invalid, 2 on a usage
 or I/O error.
@@ -39,8 +42,12 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", checkUsage, stderr)
 	language := languageFlags(fs)
 	asJSON := fs.Bool("json", false, "write one JSON object per label")
+	lgrFile := fs.String("lgr", "", "judge by the RFC 7940 LGR in `FILE.xml` instead of the policy (docs/lgr.md)")
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
+	}
+	if *lgrFile != "" {
+		return checkLGR(*lgrFile, *asJSON, fs.Args(), stdin, stdout, stderr)
 	}
 	l, err := language()
 	if err != nil {

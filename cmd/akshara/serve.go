@@ -19,6 +19,7 @@ import (
 
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/internal/logrl"
+	"github.com/akshara-idn/akshara/lgr"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/sqlite"
@@ -128,7 +129,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if db, ok := store.(interface{ DB() *sql.DB }); ok {
 		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
 	}
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: rdapMount(svc), Metrics: metrics,
+	mounts := rdapMount(svc)
+	mounts["GET /lgr/"] = lgr.Handler() // the RFC 7940 exports (docs/lgr.md)
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
