@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/lgr"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 	"github.com/akshara-idn/akshara/web"
 )
@@ -110,7 +112,8 @@ func server(t *testing.T) *httptest.Server {
 	if _, err := svc.Reserve(ctx, "सरकार.भारत", "held by the registry"); err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{Page: web.Handler()}))
+	// as akshara serve mounts them: the page and the RFC 7940 exports
+	ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{Page: web.Handler(), Mount: map[string]http.Handler{"GET /lgr/": lgr.Handler()}}))
 	t.Cleanup(ts.Close)
 	return ts
 }
@@ -180,6 +183,15 @@ func eval[T any](ctx context.Context, t *testing.T, js string) T {
 	t.Helper()
 	var v T
 	if err := chromedp.Run(step(ctx), chromedp.Evaluate(js, &v)); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+func evalAsync[T any](ctx context.Context, t *testing.T, js string) T {
+	t.Helper()
+	var v T
+	if err := chromedp.Run(step(ctx), chromedp.Evaluate(js, &v, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
 		t.Fatalf("%s: %v", js, err)
 	}
 	return v
@@ -572,6 +584,10 @@ func TestPage(t *testing.T) {
 			}
 			if h := text(ctx, t, "h1"); !strings.HasPrefix(h, l.Name) {
 				t.Errorf("%s: title %q", l.Tag, h)
+			}
+			// its RFC 7940 export is there, as XML
+			if st := evalAsync[string](ctx, t, `fetch(document.getElementById("lgr").href).then(r => r.status + " " + r.headers.get("Content-Type"))`); !strings.HasPrefix(st, "200 ") || !strings.Contains(st, "xml") {
+				t.Errorf("%s: the LGR link answers %q", l.Tag, st)
 			}
 			if n := eval[int](ctx, t, `document.querySelectorAll("section.class tbody tr").length`); n != len(l.Repertoire()) {
 				t.Errorf("%s: %d rows, %d code points", l.Tag, n, len(l.Repertoire()))
