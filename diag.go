@@ -493,6 +493,9 @@ func (l *Language) message(e rawError, runes []rune) string {
 	more := ""
 	if e.run > 1 {
 		more = " and the " + itoa(e.run-1) + " characters after it"
+		if e.run == 2 {
+			more = " and the character after it"
+		}
 	}
 	switch e.code {
 	case MixedScript:

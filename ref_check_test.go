@@ -413,6 +413,9 @@ func (l *Language) refMessage(e rawError, runes []rune) string {
 	more := ""
 	if e.run > 1 {
 		more = " and the " + itoa(e.run-1) + " characters after it"
+		if e.run == 2 { // issue 15: "the character after it", not "the 1 characters"
+			more = " and the character after it"
+		}
 	}
 	switch e.code {
 	case MixedScript:

@@ -1,8 +1,10 @@
 // Package web is the page served at / by akshara serve: a person types a
-// label and sees, as they type, whether it is valid and in which
-// languages, its aksharas with the failing one marked, each error's rule
-// code explained (English or Hindi), the A-label, the variants and whether
-// the name is available. Static files, embedded; no build step, no CDN.
+// name and sees, as they type, what they can do with it (register it, or
+// why not), its aksharas with the failing one marked, each error's rule
+// code explained (English or Hindi), the A-label and the variants; an
+// on-screen InScript keyboard per language; and /policy, the policy of
+// every language generated from the language files. Static files and
+// templates, embedded; no build step, no CDN.
 package web
 
 import (
@@ -14,7 +16,11 @@ import (
 //go:embed static
 var static embed.FS
 
-// Handler serves the page at / and its files under /static/.
+// csp: the page loads nothing but its own files.
+const csp = "default-src 'self'"
+
+// Handler serves the page at /, its files under /static/, the keyboards
+// under /keyboard/{tag}.json and the policy pages under /policy.
 func Handler() http.Handler {
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServer(http.FS(sub))
@@ -23,8 +29,12 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		page, _ := fs.ReadFile(sub, "index.html")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'")
+		w.Header().Set("Content-Security-Policy", csp)
 		w.Write(page)
 	})
+	mux.HandleFunc("GET /keyboard/{file}", keyboardJSON)
+	mux.HandleFunc("GET /policy", policyList)
+	mux.HandleFunc("GET /policy/{$}", policyList)
+	mux.HandleFunc("GET /policy/{tag}", policyPage)
 	return mux
 }
