@@ -224,8 +224,15 @@ func (x *exporter) document(o Options) (*element, error) {
 		digest = digest[:12]
 	}
 	meta := el("meta")
-	meta.add(el("version", "comment", "DIT/C-DAC IDN policy v1.8 as akshara's language file "+p.Tag+".lang (SHA-256 "+p.Digest+")"))
-	meta.kids[0].text = "1.8-" + digest
+	// The version is the policy data's release and this language file's
+	// hash, in the form of akshara.DataVersion; for an embedded language
+	// the comment also names the whole policy data version it belongs to.
+	comment := "DIT/C-DAC IDN policy v1.8 as akshara's language file " + p.Tag + ".lang (SHA-256 " + p.Digest + ")"
+	if l, err := akshara.Lookup(p.Tag); err == nil && l.Policy().Digest == p.Digest {
+		comment += "; akshara policy data " + akshara.DataVersion()
+	}
+	meta.add(el("version", "comment", comment))
+	meta.kids[0].text = akshara.PolicyDataRelease + "+" + digest
 	if o.Date != "" {
 		d := el("date")
 		d.text = o.Date
