@@ -56,6 +56,9 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 	if lang == "auto" {
 		lang = ""
 	}
+	if zoneName == "" {
+		return registry.Errorf(CodeBadParam, "analyze takes a label and a zone: ?label=किताब&zone=भारत (for a whole name use /v1/check?name=)")
+	}
 	var zone *registry.Zone
 	for _, z := range s.svc.Zones() {
 		if z.Name == zoneName || z.ALabel == strings.ToLower(zoneName) {
