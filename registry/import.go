@@ -75,13 +75,17 @@ type Importer interface {
 
 // ImportOptions are the options of Service.Import.
 type ImportOptions struct {
-	Zone             string // the zone names are imported into (U-label or A-label)
-	Registrar        string // the registrar of records that name none
-	AllowInvalid     bool   // keep names the policy refuses, as legacy
-	CreateRegistrars bool   // create the registrars the file names that do not exist
-	Restart          bool   // walk the whole file again, ignoring the checkpoint
-	BatchSize        int    // names per transaction (0: the store's ImportBatchSize)
-	Workers          int    // goroutines judging names (0: one per core)
+	Zone         string // the zone names are imported into (U-label or A-label)
+	Registrar    string // the registrar of records that name none
+	AllowInvalid bool   // keep names the policy refuses, as legacy
+	// AllowReserved imports a name whose conflict set meets a label the
+	// registry operator reserved (akshara reserve add) like any other;
+	// without it such a name is refused with RESERVED, as a create is.
+	AllowReserved    bool
+	CreateRegistrars bool // create the registrars the file names that do not exist
+	Restart          bool // walk the whole file again, ignoring the checkpoint
+	BatchSize        int  // names per transaction (0: the store's ImportBatchSize)
+	Workers          int  // goroutines judging names (0: one per core)
 	Progress         *ImportProgress
 	// Refused, if set, is called (from one goroutine, in file order) for
 	// each record not imported and each duplicate.
@@ -192,6 +196,20 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		opts.Progress = &ImportProgress{}
 	}
 	sum := &ImportSummary{Zone: zone.Name, DataVersion: s.version}
+	// the zone's reserved labels, read once: a name whose conflict set
+	// meets one is refused with RESERVED (a label reserved while the
+	// import runs is not seen by it)
+	var reserved map[string]bool
+	if !opts.AllowReserved {
+		list, err := s.store.ReservedNames(ctx, zone.Name)
+		if err != nil {
+			return nil, err
+		}
+		reserved = make(map[string]bool, len(list))
+		for _, r := range list {
+			reserved[r.Label] = true
+		}
+	}
 
 	// Pass 1: the registrars, the hash, the size.
 	regs, source, size, err := prescan(open, opts.Registrar)
@@ -236,7 +254,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				c.out <- s.judgeChunk(c.recs, zone, ids, opts)
+				c.out <- s.judgeChunk(c.recs, zone, ids, reserved, opts)
 			}
 		}()
 	}
@@ -440,8 +458,9 @@ func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finis
 	return nil
 }
 
-// judgeChunk judges the records of a chunk.
-func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]int64, opts ImportOptions) *judgedChunk {
+// judgeChunk judges the records of a chunk. A name whose conflict set
+// meets a label of reserved is refused with RESERVED.
+func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]int64, reserved map[string]bool, opts ImportOptions) *judgedChunk {
 	j := &judgedChunk{codes: map[string]int64{}, legacy: map[string]int64{}}
 	refuse := func(rec *ImportRecord, name string, e *Error) {
 		j.refusals = append(j.refusals, ImportRefusal{Line: rec.Line, Name: name, Code: e.Code, Reason: e.Message})
@@ -510,9 +529,38 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 			}
 		}
 		d.Name, d.ALabel = d.Label+"."+zone.Name, d.ALabel+"."+zone.ALabel
+		if r := reservedIn(reserved, d.Blocks); r != "" {
+			if len(d.Legacy) > 0 {
+				// refused after all: not legacy
+				j.nlegacy--
+				for _, c := range d.Legacy {
+					if j.legacy[c]--; j.legacy[c] == 0 {
+						delete(j.legacy, c)
+					}
+				}
+			}
+			msg := d.Name + " is reserved by the registry"
+			if r != d.Label {
+				msg = d.Name + " is a variant of " + r + "." + zone.Name + ", which is reserved by the registry"
+			}
+			refuse(rec, rec.Name, &Error{Code: CodeReserved, Message: msg})
+			continue
+		}
 		j.items = append(j.items, &ImportItem{Line: rec.Line, Domain: d, RegistrarID: ids[reg]})
 	}
 	return j
+}
+
+// reservedIn returns the first (in byte order, as Store.FindReserved)
+// of labels that is in reserved, or "".
+func reservedIn(reserved map[string]bool, labels []string) string {
+	first := ""
+	for _, l := range labels {
+		if reserved[l] && (first == "" || l < first) {
+			first = l
+		}
+	}
+	return first
 }
 
 // countList sorts counts by code, most frequent first.

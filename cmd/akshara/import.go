@@ -26,14 +26,17 @@ func init() {
 		}})
 }
 
-const importUsage = `usage: akshara import [-db FILE | -dsn DSN] -zone ZONE [-registrar NAME] [-allow-invalid] [-create-registrars] FILE
+const importUsage = `usage: akshara import [-db FILE | -dsn DSN] -zone ZONE [-registrar NAME] [-allow-invalid] [-allow-reserved] [-create-registrars] FILE
 
 Imports existing registrations into a zone: one name per line, or CSV
 name,registrar[,lang[,created]] with an optional header line (docs/import.md).
 Every name is judged by the policy like a create: a valid name that conflicts
 with nothing is registered; one that conflicts with a registered or earlier
 name is kept, exempted with it; one the policy refuses is counted by rule code
-and not imported (kept as legacy with -allow-invalid). Names are written in
+and not imported (kept as legacy with -allow-invalid); one whose conflict set
+meets a label the registry operator reserved (akshara reserve add) is refused
+with RESERVED, as a create is (imported like any other with -allow-reserved).
+Names are written in
 batches, one transaction each, with a checkpoint: an interrupted import is
 resumed by running it again, and running it twice changes nothing.
 
@@ -49,6 +52,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	zone := fs.String("zone", "", "the `ZONE` to import into (required), such as भारत or in")
 	registrar := fs.String("registrar", "", "the registrar `NAME` of lines that name none")
 	allowInvalid := fs.Bool("allow-invalid", false, "keep names the policy refuses, as legacy with their rule codes")
+	allowReserved := fs.Bool("allow-reserved", false, "import names the registry operator reserved (or variants of them) instead of refusing them with RESERVED")
 	createRegs := fs.Bool("create-registrars", false, "create the registrars the file names that do not exist (their tokens are printed once)")
 	restart := fs.Bool("restart", false, "walk the whole file again instead of resuming after the last committed batch")
 	batch := fs.Int("batch", 0, "names per transaction (0: the store's default, 50,000 on SQLite, 10,000 on PostgreSQL)")
@@ -84,7 +88,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	opts := registry.ImportOptions{Zone: *zone, Registrar: *registrar, AllowInvalid: *allowInvalid, CreateRegistrars: *createRegs,
+	opts := registry.ImportOptions{Zone: *zone, Registrar: *registrar, AllowInvalid: *allowInvalid, AllowReserved: *allowReserved, CreateRegistrars: *createRegs,
 		Restart: *restart, BatchSize: *batch, Workers: *workers, Progress: &registry.ImportProgress{}}
 	if *refusedFile != "" {
 		f, err := os.Create(*refusedFile)

@@ -87,3 +87,47 @@ func TestImportAndReauditCommands(t *testing.T) {
 		t.Errorf("reaudit after -apply: exit %d, %q\n%s", code, out, stderr)
 	}
 }
+
+// TestImportReservedCommand: a reserved name and its variant are refused
+// with RESERVED (exit 1, counted in the summary) unless -allow-reserved.
+func TestImportReservedCommand(t *testing.T) {
+	for _, tc := range []struct {
+		flags      []string
+		code       int
+		registered int64
+		reserved   int64 // refused with RESERVED
+	}{
+		{nil, exitInvalid, 1, 2},
+		{[]string{"-allow-reserved"}, exitOK, 2, 0},
+	} {
+		t.Run(strings.Join(append([]string{"flags"}, tc.flags...), " "), func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "r.db")
+			file := filepath.Join(dir, "names.txt")
+			if err := os.WriteFile(file, []byte("किताब\nकित्ताब\nपुस्तक\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := runCLI(t, "", "reserve", "add", "-db", db, "किताब.भारत"); code != exitOK {
+				t.Fatalf("reserve add: exit %d: %s", code, errOut)
+			}
+			args := append([]string{"import", "-db", db, "-zone", "भारत", "-registrar", "old", "-create-registrars", "-json"}, tc.flags...)
+			out, errOut, code := runCLI(t, "", append(args, file)...)
+			if code != tc.code {
+				t.Fatalf("import %v: exit %d, want %d: %s", tc.flags, code, tc.code, errOut)
+			}
+			var sum registry.ImportSummary
+			if err := json.Unmarshal([]byte(out), &sum); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			var reserved int64
+			for _, c := range sum.RefusedByCode {
+				if c.Code == registry.CodeReserved {
+					reserved = c.Count
+				}
+			}
+			if sum.Registered != tc.registered || sum.Refused != tc.reserved || reserved != tc.reserved {
+				t.Errorf("import %v: %+v, want %d registered, %d refused RESERVED", tc.flags, sum, tc.registered, tc.reserved)
+			}
+		})
+	}
+}

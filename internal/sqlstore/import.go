@@ -21,7 +21,7 @@ import (
 // transaction; on SQLite the transaction holds the write lock from BEGIN,
 // on PostgreSQL a concurrent create that takes a label first makes an
 // insert violate the unique index, and the batch is rolled back and run
-// again.
+// again. A transient fault (retry.go) runs the batch again too (importTx).
 
 // importChunk is how many labels an IN list holds, and rows an INSERT.
 const importChunk = 300
@@ -80,7 +80,7 @@ func (s *Store) ImportCheckpoint(ctx context.Context, source, zone string) (int6
 func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		err = s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error { return s.importBatch(ctx, conn, tx, b, attempt > 0) })
+		err = s.importTx(ctx, b, attempt > 0)
 		if err == nil || !s.d.IsUnique(err) {
 			break
 		}
@@ -98,8 +98,38 @@ func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error 
 	return nil
 }
 
+// importTx writes a batch in one transaction, run again on a transient
+// fault as Store.tx does (retry.go): the batch is all or nothing, its
+// checkpoint with it, so running it again is safe. After a fault at
+// COMMIT that may have left it committed, the checkpoint tells: each
+// attempt stamps it with a time of its own (updated); if the stamp is
+// there the batch committed (and its items' outcomes are this attempt's),
+// if not it runs again, and if the checkpoint cannot be read the fault is
+// reported.
+func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool) error {
+	return s.do(ctx, func() error {
+		stamp := time.Now().UnixNano()
+		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error { return s.importBatch(ctx, conn, tx, b, all, stamp) })
+		var ce *commitError
+		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
+			return err
+		}
+		s.resolved.Add(1)
+		var updated int64
+		qerr := s.db.QueryRowContext(ctx, s.q(`SELECT updated FROM import_checkpoints WHERE source = ? AND zone = ?`), b.Source, b.Zone).Scan(&updated)
+		switch {
+		case qerr == nil && updated == stamp:
+			return nil
+		case qerr != nil && !errors.Is(qerr, sql.ErrNoRows):
+			return err
+		}
+		return ce.err // not committed: run again if transient
+	})
+}
+
 // connTx runs f in a transaction on a connection of its own (which
-// Dialect.CopyFrom uses), committing if it returns nil.
+// Dialect.CopyFrom uses), committing if it returns nil; an error of the
+// COMMIT is a *commitError.
 func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -114,7 +144,10 @@ func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) er
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return &commitError{err}
+	}
+	return nil
 }
 
 // rowSink takes rows for a table.
@@ -283,7 +316,7 @@ func (w *rowInserter) close() {
 // its set that were free, its whole set goes to exempt_sets, the pairs to
 // exemptions, and each domain it is exempted with has its whole set in
 // exempt_sets too.
-func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool) error {
+func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64) error {
 	zone := b.Zone
 	for _, q := range s.d.ImportSetup {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -477,7 +510,6 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			it.ExemptWith = append(it.ExemptWith, names[o])
 		}
 	}
-	now := time.Now().UnixNano()
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO import_checkpoints (source, zone, line, done, updated) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (source, zone) DO UPDATE SET line = CASE WHEN excluded.line > import_checkpoints.line THEN excluded.line ELSE import_checkpoints.line END,
 			done = CASE WHEN excluded.done > import_checkpoints.done THEN excluded.done ELSE import_checkpoints.done END, updated = excluded.updated`),

@@ -45,6 +45,7 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Resume", func(t *testing.T) { testImportResume(t, open, want, opener, batch) })
 	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
 	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open) })
+	t.Run("Reserved", func(t *testing.T) { testImportReserved(t, open) })
 }
 
 func checkSummary(t *testing.T, what string, got *registry.ImportSummary, want *ImportWant) {
@@ -288,5 +289,75 @@ func testImportLegacy(t *testing.T, open func(*testing.T) registry.Store) {
 	r, _ := e.registrar("new")
 	if _, err := e.svc.Create(e.ctx, r, "कर.भारत", ""); !errors.Is(err, registry.ErrInvalid) {
 		t.Errorf("Create(कर.भारत): %v, want INVALID_LABEL", err)
+	}
+}
+
+// testImportReserved: a name whose conflict set meets a reserved label
+// (the label itself, or a variant of it) is refused with RESERVED, as a
+// create is, unless AllowReserved.
+func testImportReserved(t *testing.T, open func(*testing.T) registry.Store) {
+	// line 1 is reserved, line 2 its variant, line 3 unrelated
+	file := "किताब\nकित्ताब\nपुस्तक\n"
+	cases := []struct {
+		name        string
+		allow       bool
+		registered  int64
+		exempted    int64
+		refusals    []registry.ImportRefusal // Line, Name and Code
+		imported    []string
+		notImported []string
+	}{
+		{name: "refused", registered: 1,
+			refusals:    []registry.ImportRefusal{{Line: 1, Name: "किताब", Code: registry.CodeReserved}, {Line: 2, Name: "कित्ताब", Code: registry.CodeReserved}},
+			imported:    []string{"पुस्तक.भारत"},
+			notImported: []string{"किताब.भारत", "कित्ताब.भारत"}},
+		{name: "allowed", allow: true, registered: 2, exempted: 1,
+			imported: []string{"किताब.भारत", "कित्ताब.भारत", "पुस्तक.भारत"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, open)
+			e.registrar("old")
+			if _, err := e.svc.Reserve(e.ctx, "किताब.भारत", "the operator's own"); err != nil {
+				t.Fatalf("Reserve: %v", err)
+			}
+			var refusals []registry.ImportRefusal
+			opts := registry.ImportOptions{Zone: "भारत", Registrar: "old", AllowReserved: tc.allow, BatchSize: 2,
+				Refused: func(r registry.ImportRefusal) { refusals = append(refusals, r) }}
+			opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+			sum, err := e.svc.Import(e.ctx, opener, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Registered != tc.registered || sum.Exempted != tc.exempted || sum.Refused != int64(len(tc.refusals)) {
+				t.Errorf("summary %+v, want %d registered, %d exempted, %d refused", sum, tc.registered, tc.exempted, len(tc.refusals))
+			}
+			wantCodes := []registry.CodeCount{}
+			if len(tc.refusals) > 0 {
+				wantCodes = []registry.CodeCount{{Code: registry.CodeReserved, Count: int64(len(tc.refusals))}}
+			}
+			if !slices.Equal(sum.RefusedByCode, wantCodes) {
+				t.Errorf("refused by code %v, want %v", sum.RefusedByCode, wantCodes)
+			}
+			if len(refusals) != len(tc.refusals) {
+				t.Fatalf("refusals %+v, want %+v", refusals, tc.refusals)
+			}
+			for i, r := range refusals {
+				w := tc.refusals[i]
+				if r.Line != w.Line || r.Name != w.Name || r.Code != w.Code || !strings.Contains(r.Reason, "reserved by the registry") {
+					t.Errorf("refusal %d: %+v, want %+v (reserved by the registry)", i, r, w)
+				}
+			}
+			for _, n := range tc.imported {
+				if _, err := e.svc.Info(e.ctx, n); err != nil {
+					t.Errorf("Info(%s): %v, want it imported", n, err)
+				}
+			}
+			for _, n := range tc.notImported {
+				if _, err := e.svc.Info(e.ctx, n); !errors.Is(err, registry.ErrNotFound) {
+					t.Errorf("Info(%s): %v, want NOT_FOUND", n, err)
+				}
+			}
+		})
 	}
 }
