@@ -97,11 +97,7 @@ func cmdRegistrarOps(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("registrar "+sub, registrarOpsUsage, stderr)
 	openStore := storeFlags(fs)
 	jsonOut := fs.Bool("json", false, "list: JSON lines")
-	minArgs := 1
-	if sub == "list" {
-		minArgs = 0
-	}
-	if status, ok := parseFlags(fs, rest, minArgs); !ok {
+	if status, ok := parseFlags(fs, rest, subcommandArgs(sub)); !ok {
 		return status
 	}
 	return withService("registrar", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
@@ -236,11 +232,7 @@ func cmdReserve(args []string, stdout, stderr io.Writer) int {
 	reason := fs.String("reason", "", "add: why the name is reserved")
 	zone := fs.String("zone", "", "list: only this zone")
 	jsonOut := fs.Bool("json", false, "list: JSON lines")
-	minArgs := 1
-	if sub == "list" {
-		minArgs = 0
-	}
-	if status, ok := parseFlags(fs, rest, minArgs); !ok {
+	if status, ok := parseFlags(fs, rest, subcommandArgs(sub)); !ok {
 		return status
 	}
 	return withService("reserve", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
@@ -296,11 +288,7 @@ func cmdZone(args []string, stdout, stderr io.Writer) int {
 	openStore := storeFlags(fs)
 	langs := fs.String("langs", "", "add: the zone's languages, comma-separated (akshara langs)")
 	ldh := fs.Bool("ldh", false, "add: the zone also takes plain ASCII letter-digit-hyphen labels")
-	minArgs := 1
-	if sub == "list" {
-		minArgs = 0
-	}
-	if status, ok := parseFlags(fs, rest, minArgs); !ok {
+	if status, ok := parseFlags(fs, rest, subcommandArgs(sub)); !ok {
 		return status
 	}
 	return withService("zone", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
@@ -372,4 +360,13 @@ func cmdBackup(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "backed up %s to %s in %v\n", *db, fs.Arg(0), time.Since(start).Round(time.Millisecond))
 	return exitOK
+}
+
+// subcommandArgs is how many arguments an operator subcommand needs: none
+// for list, the name for the others.
+func subcommandArgs(sub string) int {
+	if sub == "list" {
+		return 0
+	}
+	return 1
 }

@@ -283,21 +283,7 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 		// the old sets, to count the changes
 		old := map[int64][]string{}
 		for _, q := range []string{`SELECT domain_id, label FROM blocks`, `SELECT domain_id, label FROM exempt_sets`} {
-			rows, err := tx.QueryContext(ctx, q)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id int64
-				var l string
-				if err := rows.Scan(&id, &l); err != nil {
-					rows.Close()
-					return err
-				}
-				old[id] = append(old[id], l)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			if err := labelsByDomain(ctx, tx, old, q); err != nil {
 				return err
 			}
 		}
@@ -369,4 +355,23 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// labelsByDomain reads rows of (domain_id, label) from query and appends
+// each label to its domain's list in m.
+func labelsByDomain(ctx context.Context, tx *sql.Tx, m map[int64][]string, query string, args ...any) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var l string
+		if err := rows.Scan(&id, &l); err != nil {
+			return err
+		}
+		m[id] = append(m[id], l)
+	}
+	return rows.Err()
 }

@@ -44,21 +44,7 @@ func (s *Store) ZoneDomains(ctx context.Context, zone string) ([]*registry.Domai
 			`SELECT domain_id, label FROM blocks WHERE zone = ?`:      held,
 			`SELECT domain_id, label FROM exempt_sets WHERE zone = ?`: whole,
 		} {
-			rows, err := tx.QueryContext(ctx, s.q(q), zone)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id int64
-				var l string
-				if err := rows.Scan(&id, &l); err != nil {
-					rows.Close()
-					return err
-				}
-				m[id] = append(m[id], l)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			if err := labelsByDomain(ctx, tx, m, s.q(q), zone); err != nil {
 				return err
 			}
 		}
