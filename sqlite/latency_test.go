@@ -9,25 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/akshara-idn/akshara/internal/testlabel"
 	"github.com/akshara-idn/akshara/registry"
 )
 
-// label is the i-th of many distinct valid Hindi labels (as
-// registrytest.Label, which this package's own tests cannot import).
-func label(i int) string {
-	cons := []rune("कखगघचछजझटठडढणनपफबभमयरलवसह")
-	mats := []string{"", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ"}
-	var b []rune
-	for k := 0; k < 3; k++ {
-		b = append(b, cons[i%len(cons)])
-		i /= len(cons)
-		if k < 2 {
-			b = append(b, []rune(mats[i%len(mats)])...)
-			i /= len(mats)
-		}
-	}
-	return string(b)
-}
+// label is the i-th of many distinct valid Hindi labels.
+func label(i int) string { return testlabel.Hindi(i) }
 
 // BenchmarkCreateLatency: creates by 8 and 64 concurrent clients on one
 // SQLite file (durable commits), with and without the group commit of

@@ -13,25 +13,13 @@ import (
 
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/internal/sqlstore"
+	"github.com/akshara-idn/akshara/internal/testlabel"
 	"github.com/akshara-idn/akshara/registry"
 )
 
-// Label returns the i-th of 1,562,500 distinct valid Hindi labels (five
+// Label returns the i-th of 1,562,500 distinct valid Hindi labels (three
 // aksharas of consonants and matras, none with a variant).
-func Label(i int) string {
-	cons := []rune("कखगघचछजझटठडढणनपफबभमयरलवसह")
-	mats := []string{"", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ"}
-	var b []rune
-	for k := 0; k < 3; k++ {
-		b = append(b, cons[i%len(cons)])
-		i /= len(cons)
-		if k < 2 {
-			b = append(b, []rune(mats[i%len(mats)])...)
-			i /= len(mats)
-		}
-	}
-	return string(b)
-}
+func Label(i int) string { return testlabel.Hindi(i) }
 
 // Bench measures, on one store, the raw single-row INSERT transaction
 // rate and creates and checks in process and over HTTP on loopback, and
