@@ -36,8 +36,9 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	}
 	// Writers take turns (BEGIN IMMEDIATE); readers run beside them in WAL
 	// mode. Keep the connections open: opening one applies the pragmas.
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(16)
+	// One more is the read cache's (below).
+	db.SetMaxOpenConns(17)
+	db.SetMaxIdleConns(17)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -62,8 +63,19 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		// commit together rather than retrying the lock (sqlstore/group.go).
 		s.GroupWrites()
 	}
+	if cacheReads {
+		// Checks answer from memory while the file is unchanged:
+		// PRAGMA data_version, on a connection that never writes, changes
+		// when any other connection, of this process or another, commits
+		// (sqlstore/readcache.go).
+		s.CacheReads("PRAGMA data_version")
+	}
 	return s, nil
 }
+
+// cacheReads is whether Open caches checks' lookups (tests and benchmarks
+// compare both).
+var cacheReads = true
 
 // groupWrites is whether Open groups write transactions (tests and
 // benchmarks compare both).
