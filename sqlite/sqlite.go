@@ -36,9 +36,8 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	}
 	// Writers take turns (BEGIN IMMEDIATE); readers run beside them in WAL
 	// mode. Keep the connections open: opening one applies the pragmas.
-	// One more is the read cache's (below).
-	db.SetMaxOpenConns(17)
-	db.SetMaxIdleConns(17)
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -67,8 +66,17 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		// Checks answer from memory while the file is unchanged:
 		// PRAGMA data_version, on a connection that never writes, changes
 		// when any other connection, of this process or another, commits
-		// (sqlstore/readcache.go).
-		s.CacheReads("PRAGMA data_version")
+		// (sqlstore/readcache.go). The connection is of a pool of its
+		// own, so that it takes none of the store's.
+		q.Add("_pragma", "query_only(1)")
+		poll, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		poll.SetMaxOpenConns(1)
+		poll.SetMaxIdleConns(1)
+		s.CacheReads(poll, "PRAGMA data_version")
 	}
 	return s, nil
 }

@@ -41,6 +41,7 @@ type readCache struct {
 	next    *pollCall // the poll that callers arriving now will share
 
 	// the poll's connection and statement, used by the running poll
+	db      *sql.DB // the poll's own pool, of one connection
 	query   string
 	conn    *sql.Conn
 	stmt    driver.Stmt // prepared on conn's driver connection
@@ -64,14 +65,15 @@ type cacheEntry struct {
 // maxCacheEntries bounds the cache: when it is full it starts afresh.
 const maxCacheEntries = 1 << 16
 
-// CacheReads makes FindBlocker and FindReserved answer from memory while
-// the query changed (a single-row, single-column integer query, such as
-// SQLite's "PRAGMA data_version") returns the same value on a connection
-// of the store's own, kept for it. The query must change whenever another
-// connection commits: the store's connection never writes. Call it before
-// the store is used.
-func (s *Store) CacheReads(changed string) {
-	s.cache = &readCache{query: changed}
+// CacheReads makes FindBlocker, FindReserved and FindForCheck answer from
+// memory while the query changed (a single-row, single-column integer
+// query, such as SQLite's "PRAGMA data_version") returns the same value on
+// a connection of poll, a handle on the same database that the store
+// keeps for this (and closes with it). The query must change whenever
+// another connection commits: the poll's connection never writes. Call it
+// before the store is used.
+func (s *Store) CacheReads(poll *sql.DB, changed string) {
+	s.cache = &readCache{db: poll, query: changed}
 }
 
 // CacheHits returns how many lookups the read cache has answered (0 with
@@ -89,7 +91,7 @@ func (s *Store) CacheHits() int64 {
 // a burst of checks costs about two polls. An error (the poll's
 // connection is then closed and reopened at the next poll) means the cache
 // must not be used.
-func (c *readCache) generation(ctx context.Context, db *sql.DB) (uint64, error) {
+func (c *readCache) generation(ctx context.Context) (uint64, error) {
 	c.callMu.Lock()
 	if c.next == nil {
 		c.next = &pollCall{done: make(chan struct{})}
@@ -113,7 +115,7 @@ func (c *readCache) generation(ctx context.Context, db *sql.DB) (uint64, error) 
 	// lead call: it begins now, after every caller that shares it arrived
 	c.running, c.next = call, nil
 	c.callMu.Unlock()
-	call.gen, call.err = c.poll(ctx, db)
+	call.gen, call.err = c.poll(ctx)
 	c.callMu.Lock()
 	c.running = nil
 	close(call.done)
@@ -130,9 +132,9 @@ type pollCall struct {
 
 // poll runs the query on the cache's connection (one poll at a time: the
 // caller leads the running pollCall).
-func (c *readCache) poll(ctx context.Context, db *sql.DB) (uint64, error) {
+func (c *readCache) poll(ctx context.Context) (uint64, error) {
 	if c.conn == nil {
-		conn, err := db.Conn(ctx)
+		conn, err := c.db.Conn(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -209,6 +211,7 @@ func (c *readCache) close() {
 		<-running.done
 	}
 	c.closePoll()
+	c.db.Close()
 }
 
 func (c *readCache) get(gen uint64, key string) (cacheEntry, bool) {
@@ -261,7 +264,7 @@ func (s *Store) cached(ctx context.Context, key func() string, run func() (cache
 	if s.cache == nil {
 		return run()
 	}
-	gen, err := s.cache.generation(ctx, s.db)
+	gen, err := s.cache.generation(ctx)
 	if err != nil {
 		return run()
 	}
