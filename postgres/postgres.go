@@ -40,7 +40,12 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		// tables that grow from nothing: with statistics of the small
 		// table, the planner reads the whole zone from the index and
 		// filters it for each IN list.
-		ImportAnalyze: "ANALYZE domains, blocks, exempt_sets",
+		// A sample of 3,000 rows (statistics target 10) is enough for
+		// that: ANALYZE of the three tables at a million domains took
+		// 1.0-2.4 s with the default target (100: 30,000 rows), 0.2 s
+		// with 10. Autovacuum analyzes them again after the import, with
+		// the default target.
+		ImportAnalyze: []string{"SET LOCAL default_statistics_target = 10", "ANALYZE domains, blocks, exempt_sets"},
 		ImportBatch:   10000,
 		// creates insert into domains, then blocks: the same order
 		ImportLock:  "LOCK TABLE domains, blocks IN SHARE ROW EXCLUSIVE MODE",

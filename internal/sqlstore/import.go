@@ -94,8 +94,16 @@ func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error 
 	}
 	s.refs.count(perBatch)
 	// after batches 1, 4, 16, 64, ...
-	if n := s.batches.Add(1); s.d.ImportAnalyze != "" && n&(n-1) == 0 && bits.TrailingZeros64(uint64(n))%2 == 0 {
-		if _, err := s.db.ExecContext(ctx, s.d.ImportAnalyze); err != nil {
+	if n := s.batches.Add(1); len(s.d.ImportAnalyze) > 0 && n&(n-1) == 0 && bits.TrailingZeros64(uint64(n))%2 == 0 {
+		err := s.connTx(ctx, func(_ *sql.Conn, tx *sql.Tx) error {
+			for _, q := range s.d.ImportAnalyze {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return internal("updating the planner's statistics", err)
 		}
 	}

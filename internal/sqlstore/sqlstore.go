@@ -50,10 +50,11 @@ type Dialect struct {
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
-	// ImportAnalyze, if set, is run after the 1st, 4th, 16th, 64th, ...
-	// batch of a bulk import: the planner's statistics must follow tables
-	// that grow from nothing to millions of rows in minutes.
-	ImportAnalyze string
+	// ImportAnalyze, if set, is run (in one transaction) after the 1st,
+	// 4th, 16th, 64th, ... batch of a bulk import: the planner's
+	// statistics must follow tables that grow from nothing to millions of
+	// rows in minutes.
+	ImportAnalyze []string
 	// ArrayParams: a []string argument binds to "= ANY(?)" (a
 	// PostgreSQL array), so a lookup of many labels is one query.
 	ArrayParams bool
