@@ -819,8 +819,9 @@ func (r *refChecks) blocks(c *copier) error {
 	return r.exec(r.s.d.ImportRefs.Off)
 }
 
-// ImportChecks says how the import batches of this store checked the
-// references of the rows they wrote ("" if the store has one way only).
+// ImportChecks says how the import batches this store committed since it
+// opened checked the references of the rows they wrote ("" if the store
+// has one way only).
 func (s *Store) ImportChecks() string {
 	if s.d.ImportRefs == nil {
 		return ""
