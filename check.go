@@ -3,6 +3,7 @@ package akshara
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
@@ -93,40 +94,53 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 var noErrors = []*Error{}
 
 // fastRec is what segment records for Check when fast is sure a label is
-// valid: the syllable boundaries and the count of ASCII code points. The
+// valid: the syllable boundaries and what the A-label's encoder needs. The
 // label is then its own NFC U-label, so Check builds the Result from it
 // without running the pipeline.
 type fastRec struct {
-	rs        [MaxALabelLength]rune       // the code points, for the A-label
-	segs      [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
-	nSegs     int
-	n, nBasic int  // code points, ASCII code points
-	over      bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
+	keys   [MaxALabelLength]uint32     // value<<6 | position of each non-ASCII code point
+	segs   [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
+	ascii  [MaxALabelLength]byte       // the ASCII code points, in order
+	basic  uint64                      // a bit for the position of each ASCII code point
+	nSegs  int
+	nKeys  int
+	nBasic int
+	over   bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
 }
 
 // segment walks the grammar table over a label fast found valid and
-// records the syllable boundaries (a second, light pass, so that Valid's
-// loop carries nothing for Check); false if they do not fit rec.
+// records the syllable boundaries and the code points (a second, light
+// pass, so that Valid's loop carries nothing for Check); false if they do
+// not fit rec.
 func (l *Language) segment(s string, rec *fastRec) bool {
 	st := uint16(0)
-	for i := 0; i < len(s); rec.n++ {
-		if rec.n == len(rec.rs) {
+	for i, n := 0, 0; i < len(s); n++ {
+		if n == MaxALabelLength {
 			return false // too long to be valid: fast would not have said so
 		}
 		var k kind
 		at := i
 		if c := s[i]; c < utf8.RuneSelf {
-			k = kindHyph
-			if c != '-' {
-				k = kindDigit
+			k = kindDigit // fast is sure: ASCII here is a digit or a hyphen
+			if c == '-' {
+				k = kindHyph
 			}
-			rec.rs[rec.n] = rune(c)
+			rec.ascii[rec.nBasic] = c
 			rec.nBasic++
+			rec.basic |= 1 << uint(n)
 			i++
 		} else {
-			r, size := decodeValid(s, i)
-			rec.rs[rec.n] = r
-			i += size
+			var r rune
+			if c >= 0xE0 && c < 0xF0 && i+2 < len(s) {
+				r = rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+				i += 3
+			} else {
+				var size int
+				r, size = decodeValid(s, i)
+				i += size
+			}
+			rec.keys[rec.nKeys] = uint32(r)<<6 | uint32(n)
+			rec.nKeys++
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
 			} else {
@@ -160,58 +174,98 @@ func (rec *fastRec) add(off int, k kind) {
 	rec.nSegs++
 }
 
-func (rec *fastRec) seg(i int) segment {
-	v := rec.segs[i]
-	return segment{off: int(v >> 2), hyphen: v&2 != 0, digit: v&1 != 0}
-}
-
-// resultBox holds a Result and room for its syllables, so that a valid
-// label's Result is one allocation (and its A-label a second).
+// resultBox holds a Result and room for its syllables, so that a label's
+// Result is one allocation.
 type resultBox struct {
 	res Result
 	syl [8]string
 }
 
+// The Result of a valid label, its syllables and its A-label in one
+// allocation, in two sizes (224 and 320 bytes, two of the allocator's size
+// classes): most Hindi words have at most 4 syllables and an A-label of at
+// most 32 octets.
+type (
+	validBox4 struct {
+		res Result
+		syl [4]string
+		a   [32]byte
+	}
+	validBox8 struct {
+		res Result
+		syl [8]string
+		a   [64]byte
+	}
+)
+
+// noSyllables is the Syllables of a brief Result: empty, not nil.
+var noSyllables = []string{}
+
 // validResult builds the Result of a label fast is sure is valid, as
 // run and diag.finish would: the label is NFC, so it is its own U-label.
 func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
-	box := &resultBox{res: Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Errors: noErrors}}
-	r := &box.res
-	syl := box.syl[:0]
-	if rec.nSegs+1 > len(box.syl) {
-		syl = make([]string, 0, rec.nSegs+1)
+	if brief {
+		return &Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: noSyllables, Errors: noErrors}
 	}
-	if !brief {
-		var buf [MaxALabelLength + 1]segment
-		segs := buf[:0]
-		if rec.nSegs == 0 || rec.seg(0).off != 0 {
-			segs = append(segs, segment{})
+	segs := rec.segs[:rec.nSegs]
+	if len(segs) == 0 || segs[0]>>2 != 0 {
+		// the first syllable starts at 0 whatever the table says
+		segs = rec.segs[:rec.nSegs+1]
+		copy(segs[1:], segs)
+		segs[0] = 0
+	}
+	// the syllables' byte offsets (a label fast found valid has at most
+	// 63 code points: 252 octets)
+	var from, to [MaxALabelLength + 1]uint8
+	nSyl := 0
+	for i, v := range segs {
+		off, end := int(v>>2), len(s)
+		if i+1 < len(segs) {
+			end = int(segs[i+1] >> 2)
 		}
-		for i := 0; i < rec.nSegs; i++ {
-			segs = append(segs, rec.seg(i))
+		if v&2 != 0 || end <= off {
+			continue // a hyphen is not a syllable
 		}
-		last := 0 // where the last syllable starts
-		for i, sg := range segs {
-			end := len(s)
-			if i+1 < len(segs) {
-				end = segs[i+1].off
-			}
-			if sg.hyphen || end <= sg.off {
-				continue
-			}
-			if sg.digit && i > 0 && segs[i-1].digit && len(syl) > 0 {
-				syl[len(syl)-1] = s[last:end] // a digit run is one unit
-				continue
-			}
-			last = sg.off
-			syl = append(syl, s[sg.off:end])
+		if v&1 != 0 && i > 0 && segs[i-1]&1 != 0 && nSyl > 0 {
+			to[nSyl-1] = uint8(end) // a digit run is one unit
+			continue
 		}
-		if rec.nBasic < rec.n {
-			var buf [MaxALabelLength]byte
-			r.ALabel = string(appendALabel(buf[:0], rec.rs[:rec.n], rec.nBasic))
+		from[nSyl], to[nSyl] = uint8(off), uint8(end)
+		nSyl++
+	}
+	var a punyBuf
+	alen := 0
+	if rec.nKeys > 0 {
+		alen = encodeKeys(&a, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
+	}
+	var r *Result
+	var syl []string
+	var ab []byte
+	if nSyl <= 4 && alen <= 32 {
+		b := &validBox4{}
+		r, syl, ab = &b.res, b.syl[:0], b.a[:]
+	} else {
+		b := &validBox8{}
+		r, syl, ab = &b.res, b.syl[:0], b.a[:]
+		if nSyl > len(b.syl) {
+			syl = make([]string, 0, nSyl)
 		}
 	}
-	r.Syllables = syl
+	for i := 0; i < nSyl; i++ {
+		syl = append(syl, s[from[i]:to[i]])
+	}
+	*r = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: syl, Errors: noErrors}
+	switch {
+	case alen > len(ab):
+		// not for a label fast is sure is valid (its A-label has at most
+		// 63 octets), but never a wrong A-label
+		rs := []rune(s)
+		r.ALabel = string(appendALabel(nil, rs, rec.nBasic))
+	case alen > 0:
+		// ab is not written again: the string may point into it
+		copy(ab, a[:alen])
+		r.ALabel = unsafe.String(&ab[0], alen)
+	}
 	return r
 }
 
