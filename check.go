@@ -105,27 +105,30 @@ type fastRec struct {
 	nSegs  int
 	nKeys  int
 	nBasic int
-	over   bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
 }
 
 // segment walks the grammar table over a label fast found valid and
 // records the syllable boundaries and the code points (a second, light
-// pass, so that Valid's loop carries nothing for Check); false if they do
-// not fit rec.
+// pass, so that Valid's loop carries nothing for Check); false if the label
+// is too long to be valid (fast would not have said so). A boundary is
+// written at every step and kept only where the table starts a syllable:
+// no branch on the table's answer, which a word's letters make
+// unpredictable.
 func (l *Language) segment(s string, rec *fastRec) bool {
 	st := uint16(0)
+	nSegs := 0
 	for i, n := 0, 0; i < len(s); n++ {
 		if n == MaxALabelLength {
-			return false // too long to be valid: fast would not have said so
+			return false
 		}
 		var k kind
-		at := i
+		v := uint16(i) << 2 // off<<2 | hyphen<<1 | digit
 		if c := s[i]; c < utf8.RuneSelf {
-			k = kindDigit // fast is sure: ASCII here is a digit or a hyphen
+			k, v = kindDigit, v|1 // fast is sure: ASCII here is a digit or a hyphen
 			if c == '-' {
-				k = kindHyph
+				k, v = kindHyph, v&^1|2
 			}
-			rec.ascii[rec.nBasic] = c
+			rec.ascii[rec.nBasic&63] = c
 			rec.nBasic++
 			rec.basic |= 1 << uint(n)
 			i++
@@ -139,7 +142,7 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 				r, size = decodeValid(s, i)
 				i += size
 			}
-			rec.keys[rec.nKeys] = uint32(r)<<6 | uint32(n)
+			rec.keys[rec.nKeys&63] = uint32(r)<<6 | uint32(n)
 			rec.nKeys++
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
@@ -149,29 +152,15 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 		}
 		t := &l.table[st][k]
 		st = t.next
+		rec.segs[nSegs&63] = v
+		inc := 0
 		if t.start {
-			rec.add(at, k)
+			inc = 1
 		}
+		nSegs += inc
 	}
-	return !rec.over
-}
-
-// add records a syllable boundary at byte offset off, before a character
-// of kind k.
-func (rec *fastRec) add(off int, k kind) {
-	if rec.nSegs == len(rec.segs)-1 || off >= 1<<14 {
-		rec.over = true
-		return
-	}
-	v := uint16(off) << 2
-	if k == kindHyph {
-		v |= 2
-	}
-	if k == kindDigit {
-		v |= 1
-	}
-	rec.segs[rec.nSegs] = v
-	rec.nSegs++
+	rec.nSegs = nSegs
+	return true
 }
 
 // resultBox holds a Result and room for its syllables, so that a label's
@@ -384,7 +373,12 @@ func (l *Language) quickNFC(u string) bool {
 			i++
 			continue
 		}
-		r, size := decodeValid(u, i)
+		r, size := rune(0), 3
+		if c >= 0xE0 && c < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+			r = rune(c&0x0F)<<12 | rune(u[i+1]&0x3F)<<6 | rune(u[i+2]&0x3F)
+		} else {
+			r, size = decodeValid(u, i)
+		}
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 {
@@ -665,7 +659,11 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			}
 			nBasic++
 		} else {
-			r, size = decodeValid(u, i)
+			if size = 3; c >= 0xE0 && c < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+				r = rune(c&0x0F)<<12 | rune(u[i+1]&0x3F)<<6 | rune(u[i+2]&0x3F)
+			} else {
+				r, size = decodeValid(u, i)
+			}
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
 			} else {
@@ -722,7 +720,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		}
 		d.addMessage(DigitsOnly, 0, DigitsOnly.Summary())
 	}
-	if halants >= 2 {
+	if halants >= 2 && l.mayHaveTriple(u) { // the prefilter fast uses (TestTriplePrefilter)
 		if pos, ok := l.identicalConsonants(u); ok {
 			if d == nil {
 				return false
@@ -816,7 +814,9 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 	prev := NoClass // class of the previous character
 	for i, pos := 0, 0; i < len(u); pos++ {
 		r, size := rune(u[i]), 1
-		if r >= utf8.RuneSelf {
+		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+			r, size = (r&0x0F)<<12|rune(u[i+1]&0x3F)<<6|rune(u[i+2]&0x3F), 3
+		} else if r >= utf8.RuneSelf {
 			r, size = decodeValid(u, i)
 		}
 		i += size

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/runenames"
 )
@@ -55,8 +56,15 @@ func (d *diag) runesOf(u string) []rune {
 		return d.runes
 	}
 	d.runes = d.runes[:0]
-	for _, r := range u {
+	for i := 0; i < len(u); {
+		r, size := rune(u[i]), 1
+		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+			r, size = (r&0x0F)<<12|rune(u[i+1]&0x3F)<<6|rune(u[i+2]&0x3F), 3
+		} else if r >= utf8.RuneSelf {
+			r, size = decodeValid(u, i)
+		}
 		d.runes = append(d.runes, r)
+		i += size
 	}
 	d.runesFor, d.decoded = u, true
 	return d.runes
