@@ -82,7 +82,7 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
 	res := &box.res
 	d := newDiag(l, o.Brief, res)
-	d.sylBuf = box.syl[:0]
+	d.sylBuf, d.one = box.syl[:0], &box.one
 	res.Valid = l.run(label, d, minLen)
 	d.finish()
 	d.release()
@@ -163,11 +163,13 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 	return true
 }
 
-// resultBox holds a Result and room for its syllables, so that a label's
-// Result is one allocation.
+// resultBox holds a Result, room for its syllables and for one error, so
+// that the Result of a label with one error is one allocation (288 bytes,
+// one of the allocator's size classes).
 type resultBox struct {
 	res Result
-	syl [8]string
+	syl [6]string
+	one oneError
 }
 
 // The Result of a valid label, its syllables and its A-label in one
@@ -728,7 +730,11 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			d.add(IdenticalConsonants, pos, -1, NoClass)
 		}
 	}
-	if nBasic < n && (!inBlock || n > int(l.safeLen[min(nBasic, MaxALabelLength)])) {
+	safe := &l.safeLen // the A-label of fewer code points fits: no need to count
+	if !inBlock {
+		safe = &safeLenAny
+	}
+	if nBasic < n && n > int(safe[min(nBasic, MaxALabelLength)]) {
 		if alen := aLabelLengthOf(u, nBasic, n); alen > MaxALabelLength {
 			if d == nil {
 				return false

@@ -3,6 +3,7 @@ package akshara
 import (
 	"math"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // aLabelLength returns the length in octets of the A-label ("xn--" and the
@@ -270,6 +271,11 @@ func aLabelLengthOf(u string, nBasic, n int) int {
 func safeLengths(block rune) (safe [MaxALabelLength + 1]uint8) {
 	return safeLengthsSpan(block+127, 127)
 }
+
+// safeLenAny is safeLengths for any code points: a label of at most
+// safeLenAny[nBasic] code points, nBasic of them ASCII, has an A-label of
+// at most 63 octets whatever its other code points (10 with no ASCII).
+var safeLenAny = safeLengthsSpan(utf8.MaxRune, utf8.MaxRune-0x80)
 
 // safeLengthsSpan is safeLengths for non-ASCII code points that lie
 // between hi-span and hi: the first delta is at most (hi-128)(nBasic+1) + n
