@@ -229,33 +229,36 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	if rec.nKeys > 0 {
 		alen = encodeKeys(&a, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
 	}
-	var r *Result
-	var syl []string
-	var ab []byte
 	if nSyl <= 4 && alen <= 32 {
-		b := &validBox4{}
-		r, syl, ab = &b.res, b.syl[:0], b.a[:]
-	} else {
-		b := &validBox8{}
-		r, syl, ab = &b.res, b.syl[:0], b.a[:]
-		if nSyl > len(b.syl) {
-			syl = make([]string, 0, nSyl)
+		// The box is filled from the stack right after its allocation:
+		// stores into a new object need no write barrier.
+		var syl [4]string
+		for i := range nSyl {
+			syl[i] = s[from[i]:to[i]]
 		}
+		b := &validBox4{syl: syl, a: [32]byte(a[:32])}
+		b.res = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, ALabel: unsafe.String(&b.a[0], alen), Syllables: b.syl[:nSyl], Errors: noErrors}
+		return &b.res
+	}
+	b := &validBox8{}
+	syl := b.syl[:0]
+	if nSyl > len(b.syl) {
+		syl = make([]string, 0, nSyl)
 	}
 	for i := 0; i < nSyl; i++ {
 		syl = append(syl, s[from[i]:to[i]])
 	}
+	r := &b.res
 	*r = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: syl, Errors: noErrors}
 	switch {
-	case alen > len(ab):
+	case alen > len(b.a):
 		// not for a label fast is sure is valid (its A-label has at most
 		// 63 octets), but never a wrong A-label
-		rs := []rune(s)
-		r.ALabel = string(appendALabel(nil, rs, rec.nBasic))
+		r.ALabel = string(appendALabel(nil, []rune(s), rec.nBasic))
 	case alen > 0:
-		// ab is not written again: the string may point into it
-		copy(ab, a[:alen])
-		r.ALabel = unsafe.String(&ab[0], alen)
+		// b.a is not written again: the string may point into it
+		copy(b.a[:], a[:alen])
+		r.ALabel = unsafe.String(&b.a[0], alen)
 	}
 	return r
 }
