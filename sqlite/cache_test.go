@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/akshara-idn/akshara/internal/sqlstore"
@@ -216,4 +218,67 @@ func BenchmarkFindForCheck(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestReadCacheConcurrent: checkers share the cache's polls while a second
+// store on the same file creates names one after another; a name whose
+// create was acknowledged before a check began must be answered taken.
+func TestReadCacheConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "registry.db")
+	a, storeA := openService(t, path)
+	b, _ := openService(t, path)
+	r, _, err := b.AddRegistrar(t.Context(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const names = 300
+	var created atomic.Int64 // names 0 .. created-1 are acknowledged
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				n := created.Load() // before the check begins
+				if n == 0 {
+					continue
+				}
+				k := int(int64(i) % n) // a name acknowledged before the check
+				name := registrytest.Label(k) + ".भारत"
+				res, err := a.Check(context.Background(), name, "hi")
+				if err == nil && res.Status != registry.Registered {
+					err = fmt.Errorf("Check(%q) after its create = %s", name, res.Status)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				// a name not yet created (it may be by now: either answer)
+				if _, err := a.Check(context.Background(), registrytest.Label(int(n)+w)+".भारत", "hi"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	for i := 0; i < names; i++ {
+		if _, err := b.Create(t.Context(), r, registrytest.Label(i)+".भारत", "hi"); err != nil {
+			t.Fatal(err)
+		}
+		created.Store(int64(i + 1))
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	cacheHits(t, storeA, 0)
 }
