@@ -16,9 +16,10 @@ var _ registry.Reauditor = (*Store)(nil)
 // scanZone lists a zone's domains and, after each, the rows of its
 // stored conflict set and exemptions (kind 1: blocks, 2: exempt_sets, 3:
 // the label of a domain it is exempted with), in one query ordered by
-// domain: the database merges four scans in domain order (zone || '':
-// not by the zone's index, which would sort the whole zone) and the client
-// holds one domain at a time.
+// domain: the database merges four scans in domain order (the zone
+// compared as an expression, so that no index on the zone is used: it
+// would make the database sort the whole zone) and the client holds one
+// domain at a time.
 const scanZone = `SELECT d.id, 0, d.label, d.lang, r.name, d.data_version, d.legacy FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone || '' = ?
 	UNION ALL SELECT domain_id, 1, label, '', '', '', '' FROM blocks WHERE zone || '' = ?
 	UNION ALL SELECT domain_id, 2, label, '', '', '', '' FROM exempt_sets WHERE zone || '' = ?
