@@ -16,9 +16,9 @@ import (
 type Commit int
 
 const (
-	Pass         Commit = iota // commit
-	FailBefore                 // roll back and return the error
-	FailAfter                  // commit and return the error
+	Pass       Commit = iota // commit
+	FailBefore               // roll back and return the error
+	FailAfter                // commit and return the error
 )
 
 // Plan decides the faults. Its functions may be nil; they are called with
