@@ -3,8 +3,10 @@ package registry
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Reauditor is implemented by stores that can list a zone's domains with
@@ -105,7 +107,6 @@ func (s *Service) Reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 		if err != nil {
 			return nil, err
 		}
-		a.done()
 		for k := range a.ids {
 			f := a.finding(k)
 			sum.Domains++
@@ -142,29 +143,35 @@ func (s *Service) Reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 // their position k in ID order.
 type zoneAudit struct {
 	zone string
-	// labels interned: every label of a new conflict set, and each
-	// domain's own label
-	label   []string
-	labelID map[string]uint32
+	// labels interned: every label of a new conflict set, each domain's
+	// own label, and the labels of changes and stored exemptions
+	labels labelTable
 	// strings of the few distinct values: languages, registrars, versions
 	str   []string
 	strID map[string]uint32
 
 	ids   []int64
-	own   []uint32 // label
-	meta  [][3]uint32
-	setAt []uint32 // domain k's new set is sets[setAt[k]:setAt[k+1]]
-	sets  []uint32 // labels, each set sorted by label
+	own   []uint32    // label
+	meta  [][3]uint32 // language, registrar, version (str)
+	setAt []uint32    // domain k's new set is sets[setAt[k]:setAt[k+1]]
+	sets  []uint32    // labels, each set sorted by label
 
 	holder []int32            // by label: the first domain whose new set has it
 	shared map[uint32][]int32 // labels in the new sets of several domains
 
 	// only for the domains concerned
-	codes      map[int32][]string // refused now: the rule codes
-	invalid    map[int32]bool     // ... and with codes other than its legacy ones
-	diff       map[int32][2][]string
-	exemptWith map[int32][]string // stored exemptions (label.zone)
+	codes   map[int32][]string // refused now: the rule codes
+	invalid map[int32]bool     // ... and with codes other than its legacy ones
+	// labels (in more): the changes of its set (added, then removed) and
+	// the domains it was exempted with
+	changed map[int32]span
+	exempt  map[int32]span
+	more    []uint32
 }
+
+// span is labels in zoneAudit.more: n of them from at, the first k of
+// which are the labels added to a set.
+type span struct{ at, n, k uint32 }
 
 func newZoneAudit(zone string) *zoneAudit {
 	a := &zoneAudit{zone: zone}
@@ -173,16 +180,13 @@ func newZoneAudit(zone string) *zoneAudit {
 }
 
 func (a *zoneAudit) reset() {
-	*a = zoneAudit{zone: a.zone, labelID: map[string]uint32{}, strID: map[string]uint32{}, shared: map[uint32][]int32{},
-		codes: map[int32][]string{}, invalid: map[int32]bool{}, diff: map[int32][2][]string{}, exemptWith: map[int32][]string{}}
+	*a = zoneAudit{zone: a.zone, labels: newLabelTable(), strID: map[string]uint32{}, shared: map[uint32][]int32{},
+		codes: map[int32][]string{}, invalid: map[int32]bool{}, changed: map[int32]span{}, exempt: map[int32]span{}, setAt: []uint32{0}}
 }
 
 func (a *zoneAudit) intern(l string) uint32 {
-	id, ok := a.labelID[l]
-	if !ok {
-		id = uint32(len(a.label))
-		a.label = append(a.label, l)
-		a.labelID[l] = id
+	id := a.labels.id(l)
+	if int(id) == len(a.holder) {
 		a.holder = append(a.holder, -1)
 	}
 	return id
@@ -198,12 +202,29 @@ func (a *zoneAudit) internStr(v string) uint32 {
 	return id
 }
 
+// keep appends labels to more and returns their span.
+func (a *zoneAudit) keep(k int, labels ...[]string) span {
+	sp := span{at: uint32(len(a.more)), k: uint32(k)}
+	for _, ls := range labels {
+		for _, l := range ls {
+			a.more = append(a.more, a.intern(l))
+		}
+	}
+	sp.n = uint32(len(a.more)) - sp.at
+	return sp
+}
+
+func (a *zoneAudit) spanLabels(sp span) []string {
+	var out []string
+	for _, l := range a.more[sp.at : sp.at+sp.n] {
+		out = append(out, a.labels.get(l))
+	}
+	return out
+}
+
 // add judges d and keeps what the findings and the new rows need.
 func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 	k := int32(len(a.ids))
-	if len(a.setAt) == 0 {
-		a.setAt = append(a.setAt, 0)
-	}
 	a.ids = append(a.ids, d.ID)
 	a.own = append(a.own, a.intern(d.Label))
 	a.meta = append(a.meta, [3]uint32{a.internStr(d.Lang), a.internStr(d.Registrar), a.internStr(d.DataVersion)})
@@ -241,27 +262,21 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 		}
 	}
 	if added, removed := setDiff(set, d.Blocks); len(added)+len(removed) > 0 {
-		for i, l := range added { // the interned copy
-			added[i] = a.label[a.labelID[l]]
-		}
-		a.diff[k] = [2][]string{added, removed}
+		a.changed[k] = a.keep(len(added), added, removed)
 	}
 	if len(d.ExemptWith) > 0 {
-		a.exemptWith[k] = d.ExemptWith
+		labels := make([]string, len(d.ExemptWith))
+		for i, n := range d.ExemptWith {
+			labels[i] = strings.TrimSuffix(n, "."+a.zone)
+		}
+		a.exempt[k] = a.keep(0, labels)
 	}
 	return nil
 }
 
-// done ends the scan of the zone.
-func (a *zoneAudit) done() {
-	if len(a.setAt) == 0 {
-		a.setAt = append(a.setAt, 0)
-	}
-}
-
 func (a *zoneAudit) set(k int) []uint32 { return a.sets[a.setAt[k]:a.setAt[k+1]] }
 
-func (a *zoneAudit) name(k int) string { return a.label[a.own[k]] + "." + a.zone }
+func (a *zoneAudit) name(k int) string { return a.labels.get(a.own[k]) + "." + a.zone }
 
 // others returns, in ID order, the domains whose new sets meet the new
 // set of domain k.
@@ -282,13 +297,24 @@ func (a *zoneAudit) finding(k int) *ReauditFinding {
 	m := a.meta[k]
 	f := &ReauditFinding{Name: a.name(k), Zone: a.zone, Lang: a.str[m[0]], Registrar: a.str[m[1]], JudgedUnder: a.str[m[2]],
 		Invalid: a.invalid[int32(k)], Codes: a.codes[int32(k)]}
+	var exempt []uint32
+	if sp, ok := a.exempt[int32(k)]; ok {
+		exempt = a.more[sp.at : sp.at+sp.n]
+	}
 	for _, o := range a.others(k) {
-		if n := a.name(o); !slices.Contains(a.exemptWith[int32(k)], n) {
-			f.ConflictsWith = append(f.ConflictsWith, n)
+		if !slices.Contains(exempt, a.own[o]) {
+			f.ConflictsWith = append(f.ConflictsWith, a.name(o))
 		}
 	}
-	diff := a.diff[int32(k)]
-	f.SetAdded, f.SetRemoved = diff[0], diff[1]
+	if sp, ok := a.changed[int32(k)]; ok {
+		labels := a.spanLabels(sp)
+		if sp.k > 0 {
+			f.SetAdded = labels[:sp.k]
+		}
+		if sp.k < sp.n {
+			f.SetRemoved = labels[sp.k:]
+		}
+	}
 	return f
 }
 
@@ -299,13 +325,13 @@ func (a *zoneAudit) rows(each func(*ReauditRow) error) error {
 		set := a.set(k)
 		for i, l := range set {
 			if a.holder[l] == int32(k) && (i == 0 || set[i-1] != l) {
-				r.Held = append(r.Held, a.label[l])
+				r.Held = append(r.Held, a.labels.get(l))
 			}
 		}
 		if others := a.others(k); len(others) > 0 {
 			r.Set = make([]string, len(set))
 			for i, l := range set {
-				r.Set[i] = a.label[l]
+				r.Set[i] = a.labels.get(l)
 			}
 			for _, o := range others {
 				r.ExemptWith = append(r.ExemptWith, a.ids[o])
@@ -316,6 +342,63 @@ func (a *zoneAudit) rows(each func(*ReauditRow) error) error {
 		}
 	}
 	return nil
+}
+
+// labelTable interns labels: their bytes one after the other, and an
+// open-addressing hash table of their numbers (about 30 bytes a label,
+// against about 80 for a map of strings and the strings).
+type labelTable struct {
+	bytes []byte
+	end   []uint32 // label i is bytes[end[i-1]:end[i]]
+	slots []uint32 // label number + 1; 0: empty
+	seed  maphash.Seed
+}
+
+func newLabelTable() labelTable {
+	return labelTable{slots: make([]uint32, 1024), seed: maphash.MakeSeed()}
+}
+
+func (t *labelTable) bytesOf(id uint32) []byte {
+	start := uint32(0)
+	if id > 0 {
+		start = t.end[id-1]
+	}
+	return t.bytes[start:t.end[id]]
+}
+
+// get returns label id (a new string).
+func (t *labelTable) get(id uint32) string { return string(t.bytesOf(id)) }
+
+// id returns the number of label l, adding it if it is new.
+func (t *labelTable) id(l string) uint32 {
+	if 2*(len(t.end)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := maphash.String(t.seed, l) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			t.bytes = append(t.bytes, l...)
+			t.end = append(t.end, uint32(len(t.bytes)))
+			t.slots[i] = uint32(len(t.end))
+			return uint32(len(t.end) - 1)
+		}
+		if string(t.bytesOf(s-1)) == l {
+			return s - 1
+		}
+	}
+}
+
+func (t *labelTable) grow() {
+	t.slots = make([]uint32, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for id := range t.end {
+		i := maphash.Bytes(t.seed, t.bytesOf(uint32(id))) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = uint32(id) + 1
+	}
 }
 
 // setDiff returns the labels of a not in b and of b not in a (both sorted).
