@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -209,4 +210,70 @@ func importRows(t *testing.T, db *sql.DB) string {
 		b.WriteString("--\n")
 	}
 	return b.String()
+}
+
+// TestReauditScanFault: SQLITE_BUSY in the middle of the re-audit's scan
+// of a zone (at its fifth row) makes the store run the scan again, and the
+// re-audit starts the zone over: it lists what an unfaulted one lists.
+func TestReauditScanFault(t *testing.T) {
+	registerFaults.Do(func() { sql.Register("sqlite-faults", faults) })
+	busy := busyError(t)
+	faults.SetPlan(faultdriver.Plan{})
+	t.Cleanup(func() { faults.SetPlan(faultdriver.Plan{}) })
+	store, err := sqlite.OpenDriver(t.Context(), "sqlite-faults", filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 10 * time.Millisecond})
+	svc, err := registry.NewService(t.Context(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := svc.AddRegistrar(t.Context(), "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"बकक.भारत", "वकक.भारत", "स्त्रीकक.भारत", "कमल.भारत"} {
+		if _, err := svc.Create(t.Context(), r, n, "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod, err := registry.NewServiceWith(t.Context(), store, registrytest.ModifiedHindi(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reaudit := func() string {
+		var b strings.Builder
+		sum, err := mod.Reaudit(t.Context(), false, func(f *registry.ReauditFinding) error {
+			fmt.Fprintf(&b, "%+v\n", *f)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Reaudit: %v", err)
+		}
+		fmt.Fprintf(&b, "%+v\n", *sum)
+		return b.String()
+	}
+	want := reaudit()
+	if strings.Count(want, "\n") < 4 {
+		t.Fatalf("the unfaulted re-audit lists too little to compare:\n%s", want)
+	}
+	faulted := 0
+	faults.SetPlan(faultdriver.Plan{Row: func(q string, n int) error {
+		if strings.Contains(q, "UNION ALL") && n == 5 && faulted == 0 {
+			faulted++
+			return busy
+		}
+		return nil
+	}})
+	retries := store.Retries()
+	got := reaudit()
+	faults.SetPlan(faultdriver.Plan{})
+	if faulted != 1 || store.Retries() == retries {
+		t.Fatalf("the fault was injected %d times, %d retries; want once, retried", faulted, store.Retries()-retries)
+	}
+	if got != want {
+		t.Errorf("re-audit with a fault in its scan:\n%s\nwant\n%s", got, want)
+	}
 }

@@ -33,6 +33,8 @@ type Plan struct {
 	Statement func(query string, marked bool) error
 	// Commit decides a COMMIT of a transaction (marked: see Mark).
 	Commit func(marked bool) (Commit, error)
+	// Row returns an error to return instead of row n (from 1) of query.
+	Row func(query string, n int) error
 }
 
 // Driver is a driver.Driver that runs Base with the faults of its Plan.
@@ -59,6 +61,15 @@ func (d *Driver) statement(c *conn, query string) error {
 		return d.plan.Statement(query, c.tx != nil && c.tx.marked)
 	}
 	return nil
+}
+
+func (d *Driver) row(query string, n int) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.plan.Row == nil {
+		return nil
+	}
+	return d.plan.Row(query, n)
 }
 
 func (d *Driver) commit(marked bool) (Commit, error) {
@@ -143,7 +154,31 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err := c.d.statement(c, query); err != nil {
 		return nil, err
 	}
-	return q.QueryContext(ctx, query, args)
+	r, err := q.QueryContext(ctx, query, args)
+	return c.wrapRows(r, query), err
+}
+
+func (c *conn) wrapRows(r driver.Rows, query string) driver.Rows {
+	if r == nil {
+		return nil
+	}
+	return &rows{Rows: r, d: c.d, query: query}
+}
+
+// rows counts the rows of a query for Plan.Row.
+type rows struct {
+	driver.Rows
+	d     *Driver
+	query string
+	n     int
+}
+
+func (r *rows) Next(dest []driver.Value) error {
+	r.n++
+	if err := r.d.row(r.query, r.n); err != nil {
+		return err
+	}
+	return r.Rows.Next(dest)
 }
 
 func (c *conn) Ping(ctx context.Context) error {
@@ -220,7 +255,8 @@ func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
 	if err := s.c.d.statement(s.c, s.query); err != nil {
 		return nil, err
 	}
-	return s.base.Query(args) //nolint:staticcheck // the fallback database/sql uses too
+	r, err := s.base.Query(args) //nolint:staticcheck // the fallback database/sql uses too
+	return s.c.wrapRows(r, s.query), err
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
@@ -242,13 +278,15 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 		return nil, err
 	}
 	if q, ok := s.base.(driver.StmtQueryContext); ok {
-		return q.QueryContext(ctx, args)
+		r, err := q.QueryContext(ctx, args)
+		return s.c.wrapRows(r, s.query), err
 	}
 	vals := make([]driver.Value, len(args))
 	for i, a := range args {
 		vals[i] = a.Value
 	}
-	return s.base.Query(vals) //nolint:staticcheck // the fallback database/sql uses too
+	r, err := s.base.Query(vals) //nolint:staticcheck // the fallback database/sql uses too
+	return s.c.wrapRows(r, s.query), err
 }
 
 func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
