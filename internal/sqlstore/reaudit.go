@@ -19,7 +19,8 @@ var _ registry.Reauditor = (*Store)(nil)
 // domain: the database merges four scans in domain order (the zone
 // compared as an expression, so that no index on the zone is used: it
 // would make the database sort the whole zone) and the client holds one
-// domain at a time.
+// domain at a time. Each scan reads the rows of every zone: a zone with no
+// domain is not scanned.
 const scanZone = `SELECT d.id, 0, d.label, d.lang, r.name, d.data_version, d.legacy FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone || '' = ?
 	UNION ALL SELECT domain_id, 1, label, '', '', '', '' FROM blocks WHERE zone || '' = ?
 	UNION ALL SELECT domain_id, 2, label, '', '', '', '' FROM exempt_sets WHERE zone || '' = ?
@@ -34,6 +35,11 @@ func (s *Store) ScanZone(ctx context.Context, zone string, restart func(), each 
 			restart()
 		}
 		first = false
+		// the scan reads every zone's rows: not for a zone with none
+		var n int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
+			return err
+		}
 		rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
 		if err != nil {
 			return err
