@@ -7,3 +7,7 @@ func SetCacheReads(on bool) (restore func()) {
 	cacheReads = on
 	return func() { cacheReads = old }
 }
+
+// OpenDriver is Open through the database/sql driver registered as
+// driverName (a wrapper of this one that injects faults).
+var OpenDriver = open

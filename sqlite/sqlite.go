@@ -25,12 +25,18 @@ var migrations embed.FS
 // Open opens (creating it if needed) the SQLite database file at path and
 // applies the migrations.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	return open(ctx, "sqlite", path)
+}
+
+// open is Open through the database/sql driver registered as driverName
+// (tests give a driver that wraps this one to inject faults).
+func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error) {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}
