@@ -89,19 +89,24 @@ func TestKilledBackends(t *testing.T) {
 		wg.Wait()
 	}
 
+	// Whether a call meets a killed connection before database/sql
+	// notices it is gone (and quietly dials again) depends on timing: a few
+	// tries of kill and call must see at least one failure.
 	f.store.SetRetry(sqlstore.Retry{Attempts: 1})
-	warm()
-	if n := f.kill(t); n == 0 {
-		t.Fatal("no backend to kill")
-	}
 	failed := 0
-	for i := 0; i < 4; i++ {
-		if _, err := f.svc.Check(ctx, "किताब.भारत", "hi"); err != nil {
-			failed++
+	for try := 0; try < 8 && failed == 0; try++ {
+		warm()
+		if n := f.kill(t); n == 0 {
+			t.Fatal("no backend to kill")
+		}
+		for i := 0; i < 4; i++ {
+			if _, err := f.svc.Check(ctx, "किताब.भारत", "hi"); err != nil {
+				failed++
+			}
 		}
 	}
 	if failed == 0 {
-		t.Fatal("without retries, no call failed after the kill: the fault was not injected")
+		t.Fatal("without retries, no call failed after 8 kills: the fault was not injected")
 	}
 
 	f.store.SetRetry(sqlstore.DefaultRetry)
