@@ -77,6 +77,16 @@ type Language struct {
 	msgs     messageCache // memoized error messages (diag.go)
 	walkInfo [130]uint8   // kinds and flags for Detector's walk (detectfast.go)
 
+	// The verdict-only path's tables (fastpath.go, buildFast).
+	fastInfo  [256]uint64 // the block and the 128 code points after it
+	fastASCII [128]uint64 // the digits and the hyphen
+	fastTab   []uint32    // state<<fastShift | kind: next state<<fastShift
+	fastEnd   []bool      // a label may end in this state
+	// fastTriple is the first state (times fastStride) of a cluster with
+	// two halants: a label that never reaches it has no three identical
+	// consonants joined by halants.
+	fastTriple uint32
+
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
@@ -260,6 +270,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
+	l.buildFast()
 	return l, nil
 }
 

@@ -1,0 +1,129 @@
+package akshara
+
+// The tables of the verdict-only path (fast, check.go), compiled from the
+// language's other tables by buildFast so that one load serves each code
+// point and one more moves the grammar.
+
+// A fastInfo word describes one code point for fast: its kind, its
+// canonical combining class and the flags fast accumulates. Zero means
+// "not a repertoire character fast can read from the table".
+const (
+	fiKind     = 0x1F    // bits 0-4: the kind (never kindNone in a non-zero word)
+	fiMaybe    = 1 << 5  // NFC may compose it with the character before (maybe)
+	fiTrigger  = 1 << 6  // it may start a context rule's trigger
+	fiOutside  = 1 << 7  // a repertoire letter outside the block (safeLenWide)
+	fiCCCShift = 8       // bits 8-15: the canonical combining class
+	fiNonDigit = 1 << 16 // not an ASCII digit (the digits-only rule)
+	fiHalant   = 1 << 24 // a halant: fast's count of them is bits 24-31 of its sum
+	fiVarStart = 1 << 32 // it starts a variant sequence: the count is bits 32-39
+
+	// fiCounted are the fields fast adds up; each count is read only for
+	// labels of at most MaxALabelLength code points, so 8 bits hold it.
+	fiCounted = fiHalant | fiVarStart
+)
+
+// fastStride is the width of a row of fastTab: numKinds rounded up to a
+// power of two, so that a state's row starts at state<<fastShift.
+const (
+	fastShift  = 5
+	fastStride = 1 << fastShift
+)
+
+func init() {
+	if numKinds > fastStride {
+		panic("akshara: fastStride is smaller than numKinds") // a build-time invariant, not an input
+	}
+}
+
+// buildFast compiles the tables fast reads: fastInfo for the block and the
+// 128 code points after it (the extraStarters there), fastASCII for the
+// digits and the hyphen, and fastTab, the grammar table flattened with the
+// next state premultiplied by fastStride and every transition that breaks
+// a rule sent to a dead state that never leaves (so that fast needs no
+// "broken" flag). fastEnd[state] says whether a label may end there.
+func (l *Language) buildFast() {
+	for off := 0; off < 128; off++ {
+		k := l.kinds[off]
+		if k == kindNone {
+			continue
+		}
+		w := uint64(k) | uint64(l.ccc[off])<<fiCCCShift | fiNonDigit
+		if l.maybe[off] {
+			w |= fiMaybe
+		}
+		if l.trigger[off] {
+			w |= fiTrigger
+		}
+		if k == kind(H) {
+			w |= fiHalant
+		}
+		if l.varStart[off] {
+			w |= fiVarStart
+		}
+		l.fastInfo[off] = w
+	}
+	for o, es := range l.nextStarters {
+		if es.ok {
+			l.fastInfo[128+o] = extraInfo(es)
+		}
+	}
+	for c := '0'; c <= '9'; c++ {
+		l.fastASCII[c] = uint64(kindDigit)
+	}
+	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit
+	if l.asciiTrigger {
+		for c := range l.fastASCII {
+			if l.fastASCII[c] != 0 {
+				l.fastASCII[c] |= fiTrigger
+			}
+		}
+	}
+	// fastTab numbers the states so that those inside a cluster of two
+	// halants or more (gstate.h >= 2) come after the others: the largest
+	// state a label visits says whether it may hold three consonants
+	// joined by halants (fastTriple), before any search for them.
+	dead := len(l.table)
+	num := make([]uint32, len(l.table))
+	next := uint32(0)
+	for pass := 0; pass < 2; pass++ {
+		for st, gs := range l.states {
+			if (gs.h >= 2) == (pass == 1) {
+				num[st] = next
+				next++
+			}
+			if pass == 0 && st == len(l.states)-1 {
+				l.fastTriple = next << fastShift
+			}
+		}
+	}
+	l.fastTab = make([]uint32, (dead+1)*fastStride)
+	l.fastEnd = make([]bool, dead+1)
+	for st, row := range l.table {
+		for k, t := range row {
+			to := uint32(dead)
+			if t.code == OK {
+				to = num[t.next]
+			}
+			l.fastTab[num[st]<<fastShift+uint32(k)] = to << fastShift
+		}
+		l.fastEnd[num[st]] = l.ends[st] == OK
+	}
+	for k := 0; k < fastStride; k++ {
+		l.fastTab[dead<<fastShift+k] = uint32(dead) << fastShift
+	}
+}
+
+// extraInfo is the fastInfo word of an extraStarter.
+func extraInfo(es extraStarter) uint64 {
+	w := uint64(es.kind) | fiOutside | fiNonDigit
+	if es.trigger {
+		w |= fiTrigger
+	}
+	if es.kind == kind(H) {
+		w |= fiHalant
+	}
+	if es.varStart {
+		w |= fiVarStart
+	}
+	return w
+}
