@@ -444,8 +444,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	tab, info := l.fastTab, &l.fastInfo
 	st, maxSt := uint32(0), uint32(0)
 	n, nBasic := 0, 0
-	var sum, flags uint64 // fiCounted fields added up; every word or-ed
-	var prevSet [2]uint64 // prev -3: the marks that compose with the letter before
+	var sum, flags uint64                  // fiCounted fields added up; every word or-ed
+	prevW, pairs := l.fastStart, uint64(0) // the word of the code point before; prevW>>fiPrevShift & w or-ed
+	var prevSet [2]uint64                  // prev -3: the marks that compose with the letter before
 	var lastCC uint8
 	// prev is the character before, for mayCompose: a block offset, an
 	// offset 128..255 of fastInfo (a letter after the block, see
@@ -498,7 +499,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 				}
 				// A repertoire letter outside the tables that NFC never
 				// changes (Bodo's U+02BC): as prevOffOf says.
-				w = extraInfo(es)
+				w = es.fast
 				off = -2
 				switch {
 				case es.wide:
@@ -521,6 +522,8 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		maxSt = max(maxSt, st)
 		sum += w & fiCounted
 		flags |= w
+		pairs |= prevW >> fiPrevShift & w
+		prevW = w
 	}
 	if n > MaxALabelLength {
 		return false, true // NFC, and too long for any A-label (and the counts may have overflowed)
@@ -551,7 +554,10 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
 		return false, true
 	}
-	return flags&fiTrigger == 0 || l.contextsOK(s), true
+	if pairs&fiRulesT != 0 {
+		return false, true // a not-after or only-after rule is broken
+	}
+	return flags&fiTrigger == 0 && pairs&fiTrig2 == 0 || l.contextsOK(s), true
 }
 
 // mayComposeAfter is mayCompose for fast's prev (see fast): whether the

@@ -10,12 +10,31 @@ package akshara
 const (
 	fiKind     = 0x1F    // bits 0-4: the kind (never kindNone in a non-zero word)
 	fiMaybe    = 1 << 5  // NFC may compose it with the character before (maybe)
-	fiTrigger  = 1 << 6  // it may start a context rule's trigger
+	fiTrigger  = 1 << 6  // it may be the trigger of a rule whose trigger is one item
 	fiOutside  = 1 << 7  // a repertoire letter outside the block (safeLenWide)
 	fiCCCShift = 8       // bits 8-15: the canonical combining class
 	fiNonDigit = 1 << 16 // not an ASCII digit (the digits-only rule)
-	fiHalant   = 1 << 24 // a halant: fast's count of them is bits 24-31 of its sum
-	fiVarStart = 1 << 32 // it starts a variant sequence: the count is bits 32-39
+
+	// fast ors prev>>fiPrevShift & w over the label (pairs): a bit of
+	// the upper byte of the previous word meets the same bit of the lower
+	// byte of this one.
+	//
+	// The not-after and only-after rules (a one-item trigger, one-item
+	// contexts before it) are decided there: fiRuleT<<i says that the
+	// code point is the trigger of the i-th of them, fiRuleBad<<i that a
+	// trigger after this code point (or after the start: fastStart)
+	// breaks it. A rule whose trigger is a sequence (vowel-conjuncts'
+	// "V H") can be broken only where two code points match its first two
+	// items: fiTrig2 meets fiTrig1, and contextsOK decides.
+	fiPrevShift = 8
+	fiRuleT     = 1 << 40 // bits 40-46: the trigger of decided rule 0..6
+	fiRuleBad   = fiRuleT << fiPrevShift
+	fiTrig2     = 1 << 47 // it may be the second item of such a trigger
+	fiTrig1     = fiTrig2 << fiPrevShift
+	fiRules     = 7 // decided rules; any further ones are left to contextsOK
+	fiRulesT    = (1<<fiRules - 1) * fiRuleT
+	fiHalant    = 1 << 24 // a halant: fast's count of them is bits 24-31 of its sum
+	fiVarStart  = 1 << 32 // it starts a variant sequence: the count is bits 32-39
 
 	// fiCounted are the fields fast adds up; each count is read only for
 	// labels of at most MaxALabelLength code points, so 8 bits hold it.
@@ -51,33 +70,27 @@ func (l *Language) buildFast() {
 		if l.maybe[off] {
 			w |= fiMaybe
 		}
-		if l.trigger[off] {
-			w |= fiTrigger
-		}
 		if k == kind(H) {
 			w |= fiHalant
 		}
 		if l.varStart[off] {
 			w |= fiVarStart
 		}
-		l.fastInfo[off] = w
+		l.fastInfo[off] = w | l.triggerBits(l.block+rune(off))
 	}
-	for o, es := range l.nextStarters {
-		if es.ok {
-			l.fastInfo[128+o] = extraInfo(es)
+	for r, es := range l.extraStarters {
+		es.fast = extraInfo(es) | l.triggerBits(r)
+		l.extraStarters[r] = es
+		if o := r - l.block - 128; o >= 0 && o < 128 {
+			l.nextStarters[o].fast = es.fast
+			l.fastInfo[128+o] = es.fast
 		}
 	}
 	for c := '0'; c <= '9'; c++ {
-		l.fastASCII[c] = uint64(kindDigit)
+		l.fastASCII[c] = uint64(kindDigit) | l.triggerBits(c)
 	}
-	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit
-	if l.asciiTrigger {
-		for c := range l.fastASCII {
-			if l.fastASCII[c] != 0 {
-				l.fastASCII[c] |= fiTrigger
-			}
-		}
-	}
+	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit | l.triggerBits('-')
+	l.fastStart = l.triggerBits(-1)
 	// fastTab numbers the states so that those inside a cluster of two
 	// halants or more (gstate.h >= 2) come after the others: the largest
 	// state a label visits says whether it may hold three consonants
@@ -113,12 +126,56 @@ func (l *Language) buildFast() {
 	}
 }
 
-// extraInfo is the fastInfo word of an extraStarter.
+// triggerBits returns the bits of the context rules (fiTrigger, fiTrig1,
+// fiTrig2, fiRuleT, fiRuleBad) for the repertoire character (or digit, or
+// hyphen) r; r < 0 stands for the start of the label, which only a rule's
+// "^" matches (fastStart).
+func (l *Language) triggerBits(r rune) uint64 {
+	rs := []rune{r}
+	if r < 0 {
+		rs = nil // matches(it, nil, -1) is true for ^ alone
+	}
+	p := 0
+	if r < 0 {
+		p = -1
+	}
+	var w uint64
+	decided := 0
+	for _, cr := range l.contexts {
+		if (cr.kind == ruleNotAfter || cr.kind == ruleOnlyAfter) && decided < fiRules {
+			if p == 0 && l.matches(cr.trigger[0], rs, p) {
+				w |= fiRuleT << decided
+			}
+			found := false
+			for _, c := range cr.contexts {
+				found = found || l.matches(c[0], rs, p)
+			}
+			if found == (cr.kind == ruleNotAfter) {
+				w |= fiRuleBad << decided
+			}
+			decided++
+			continue
+		}
+		if p < 0 {
+			continue
+		}
+		switch {
+		case len(cr.trigger) == 1 && l.matches(cr.trigger[0], rs, 0):
+			w |= fiTrigger
+		case len(cr.trigger) > 1 && l.matches(cr.trigger[0], rs, 0):
+			w |= fiTrig1
+		}
+		if len(cr.trigger) > 1 && l.matches(cr.trigger[1], rs, 0) {
+			w |= fiTrig2
+		}
+	}
+	return w
+}
+
+// extraInfo is the fastInfo word of an extraStarter, but for its trigger
+// bits (triggerBits).
 func extraInfo(es extraStarter) uint64 {
 	w := uint64(es.kind) | fiOutside | fiNonDigit
-	if es.trigger {
-		w |= fiTrigger
-	}
 	if es.kind == kind(H) {
 		w |= fiHalant
 	}

@@ -203,6 +203,37 @@ func fastInputs(l *Language, rng *rand.Rand, random int) []string {
 			}
 		}
 	}
+	// the context rules' own sequences, and vowel + halant + consonant +
+	// vowel sign at random (vowel-conjuncts, fiTrig1 and fiTrig2)
+	for _, cr := range l.contexts {
+		for _, seq := range append([][]item{cr.trigger}, cr.contexts...) {
+			var b strings.Builder
+			for _, it := range seq {
+				if it.kind == itemRune {
+					b.WriteRune(it.r)
+				}
+			}
+			w := words[rng.Intn(len(words))]
+			in = append(in, b.String(), w+b.String(), b.String()+w, w+b.String()+w, "-"+b.String(), "1"+b.String(), w+"-"+b.String(), w+"1"+b.String(), w+"-"+b.String()+w, w+"12"+b.String()+w)
+		}
+	}
+	var vowels, signs []rune
+	for _, m := range l.Repertoire() {
+		switch m.Class {
+		case V:
+			vowels = append(vowels, m.Rune)
+		case M:
+			signs = append(signs, m.Rune)
+		}
+	}
+	for i := 0; i < 200 && len(vowels) > 0 && len(halants) > 0 && len(cons) > 0; i++ {
+		s := string(vowels[rng.Intn(len(vowels))]) + string(halants[rng.Intn(len(halants))]) + string(cons[rng.Intn(len(cons))])
+		if len(signs) > 0 {
+			s += string(signs[rng.Intn(len(signs))])
+		}
+		w := words[rng.Intn(len(words))]
+		in = append(in, s, w+s, s+w)
+	}
 	return in
 }
 

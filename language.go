@@ -82,6 +82,7 @@ type Language struct {
 	fastASCII [128]uint64 // the digits and the hyphen
 	fastTab   []uint32    // state<<fastShift | kind: next state<<fastShift
 	fastEnd   []bool      // a label may end in this state
+	fastStart uint64      // the word before the first code point: fiRuleBad for "^"
 	// fastTriple is the first state (times fastStride) of a cluster with
 	// two halants: a label that never reaches it has no three identical
 	// consonants joined by halants.
@@ -103,6 +104,7 @@ type extraStarter struct {
 	composer bool      // a repertoire character composes with it
 	composes [2]uint64 // the block offsets of the repertoire characters that do
 	wide     bool      // one outside the block does
+	fast     uint64    // its fastInfo word (buildFast)
 }
 
 // transition packs a move for the tables: next state, code, flags.
