@@ -441,20 +441,93 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	if len(s) == 0 || hasACEPrefix(s) {
 		return false, false
 	}
-	tab, info := l.fastTab, &l.fastInfo
+	if !l.fastIsSmall {
+		return l.fastRest(s, 0, 0, 0, 0, 0, 0, l.fastStart, 0)
+	}
+	tab, info := &l.fastSmall, &l.fastInfo
 	st, maxSt := uint32(0), uint32(0)
-	n, nBasic := 0, 0
-	var sum, flags uint64                  // fiCounted fields added up; every word or-ed
-	prevW, pairs := l.fastStart, uint64(0) // the word of the code point before; prevW>>fiPrevShift & w or-ed
-	var prevSet [2]uint64                  // prev -3: the marks that compose with the letter before
-	var lastCC uint8
+	cnt := uint64(0)     // code points, plus ASCII code points<<32
+	var sum uint64       // fiCounted fields added up
+	prevW := l.fastStart // the word of the code point before
+	pairs := uint64(0)   // prevW>>fiPrevShift & w or-ed over the label
+	i := 0
+	// The straight line: ASCII and the code points of fastInfo that NFC
+	// cannot compose with the one before; no call, so that the loop's
+	// state stays in registers. Anything else goes on in fastRest.
+	for i < len(s) {
+		var w uint64
+		c := s[i]
+		switch {
+		case c < 0x80:
+			if w = l.fastASCII[c]; w == 0 {
+				return false, true // no normalization makes an ASCII letter or sign valid
+			}
+			cnt += 1 << 32
+			i++
+		case c >= 0xE0 && c < 0xF0 && i+2 < len(s):
+			// a 3-byte form of a code point below U+0800 is overlong
+			b1, b2 := s[i+1], s[i+2]
+			r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
+			o := uint(r - l.block)
+			if b1&0xC0 != 0x80 || b2&0xC0 != 0x80 || r < 0x800 || o >= uint(len(info)) {
+				goto rest
+			}
+			if w = info[o]; w == 0 || w&fiMaybe != 0 {
+				goto rest
+			}
+			i += 3
+		case c >= 0xC2 && c < 0xE0 && i+1 < len(s):
+			b1 := s[i+1]
+			o := uint(rune(c&0x1F)<<6 | rune(b1&0x3F) - l.block)
+			if b1&0xC0 != 0x80 || o >= uint(len(info)) {
+				goto rest
+			}
+			if w = info[o]; w == 0 || w&fiMaybe != 0 {
+				goto rest
+			}
+			i += 2
+		default:
+			goto rest
+		}
+		if cc := uint8(w >> fiCCCShift); cc != 0 && cc < uint8(prevW>>fiCCCShift) {
+			return false, false
+		}
+		st = uint32(tab[(st|uint32(w&fiKind))&fastMask])
+		maxSt = max(maxSt, st)
+		sum += w & fiCounted
+		pairs |= prevW >> fiPrevShift & w
+		prevW = w
+		cnt++
+	}
+	return l.fastEnd(s, st, maxSt, int(uint32(cnt)), int(cnt>>32), sum, pairs)
+rest:
+	return l.fastRest(s, i, st, maxSt, int(uint32(cnt)), int(cnt>>32), sum, prevW, pairs)
+}
+
+// fastRest is fast's loop for the rest of s from i, where a code point
+// that is not on fast's straight line stands: one NFC may compose with
+// the code point before it, a letter outside fastInfo, a code point
+// outside the repertoire, invalid UTF-8.
+func (l *Language) fastRest(s string, i int, st, maxSt uint32, n, nBasic int, sum, prevW, pairs uint64) (valid, sure bool) {
+	tab, info := l.fastTab, &l.fastInfo
+	var prevSet [2]uint64 // prev -3: the marks that compose with the letter before
+	lastCC := uint8(prevW >> fiCCCShift)
 	// prev is the character before, for mayCompose: a block offset, an
 	// offset 128..255 of fastInfo (a letter after the block, see
-	// prevOffOf), or -1 (none, ASCII, a letter a mark from outside the
-	// block composes with), -2 (a letter nothing composes with), -3 (a
-	// letter the marks of prevSet compose with).
+	// mayComposeAfter), or -1 (none, ASCII, a letter a mark from outside
+	// the block composes with), -2 (a letter nothing composes with), -3 (a
+	// letter the marks of prevSet compose with). Before i only ASCII and
+	// fastInfo's code points were read.
 	prev := -1
-	for i := 0; i < len(s); n++ {
+	if i > 0 && s[i-1] >= 0x80 {
+		j := i - 1
+		for j > 0 && s[j]&0xC0 == 0x80 {
+			j--
+		}
+		r, _ := utf8.DecodeRuneInString(s[j:i])
+		prev = int(r - l.block)
+	}
+	for i < len(s) {
 		var w uint64
 		off := -1
 		if c := s[i]; c < 0x80 {
@@ -464,41 +537,20 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			nBasic++
 			i++
 		} else {
-			// the block's code points: two or three bytes, decoded here
-			// (a 3-byte form of a code point below U+0800 is overlong)
-			o := -1
-			size := 3
-			if c >= 0xE0 {
-				if i+2 < len(s) && c < 0xF0 {
-					b1, b2 := s[i+1], s[i+2]
-					r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
-					if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && r >= 0x800 {
-						o = int(r - l.block)
-					}
-				}
-			} else if i+1 < len(s) {
-				size = 2
-				if b1 := s[i+1]; b1&0xC0 == 0x80 && c >= 0xC2 {
-					o = int(rune(c&0x1F)<<6 | rune(b1&0x3F) - l.block)
-				}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return false, true // INVALID_UTF8
 			}
-			if uint(o) < uint(len(info)) {
-				w = info[o]
-			}
-			if w != 0 {
-				off = o
-				i += size
+			if o := int(r - l.block); o >= 0 && o < len(info) && info[o] != 0 {
+				w, off = info[o], o
 			} else {
-				r, size := utf8.DecodeRuneInString(s[i:])
-				if r == utf8.RuneError && size == 1 {
-					return false, true // INVALID_UTF8
-				}
 				es, ok := l.extraStarters[r]
 				if !ok {
 					return false, l.hopelessAt(s, i, size)
 				}
 				// A repertoire letter outside the tables that NFC never
-				// changes (Bodo's U+02BC): as prevOffOf says.
+				// changes (Bodo's U+02BC): as mayComposeAfter says for
+				// those of fastInfo.
 				w = es.fast
 				off = -2
 				switch {
@@ -507,8 +559,8 @@ func (l *Language) fast(s string) (valid, sure bool) {
 				case es.composer:
 					off, prevSet = -3, es.composes
 				}
-				i += size
 			}
+			i += size
 		}
 		cc := uint8(w >> fiCCCShift)
 		if cc != 0 && cc < lastCC {
@@ -521,17 +573,24 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		st = tab[st|uint32(w&fiKind)]
 		maxSt = max(maxSt, st)
 		sum += w & fiCounted
-		flags |= w
 		pairs |= prevW >> fiPrevShift & w
 		prevW = w
+		n++
 	}
+	return l.fastEnd(s, st, maxSt, n, nBasic, sum, pairs)
+}
+
+// fastEnd applies the whole-label rules to a label fast read to the end:
+// it is NFC, st is the grammar's state after it, maxSt the largest state
+// it visited, and sum and pairs what fast accumulated.
+func (l *Language) fastEnd(s string, st, maxSt uint32, n, nBasic int, sum, pairs uint64) (valid, sure bool) {
 	if n > MaxALabelLength {
 		return false, true // NFC, and too long for any A-label (and the counts may have overflowed)
 	}
-	halants := int(sum>>24) & 0xFF
-	varStarts := int(sum>>32) & 0xFF
+	halants := int(sum>>16) & 0xFF
+	varStarts := int(sum>>24) & 0xFF
 	switch {
-	case !l.fastEnd[st>>fastShift], n < MinLength, flags&fiNonDigit == 0 && n <= 2:
+	case !l.fastEnds[st>>fastShift], n < MinLength, pairs&fiNonDigit == 0 && n <= 2:
 		return false, true
 	case maxSt >= l.fastTriple && halants >= 2 && l.mayHaveTriple(s):
 		if _, found := l.identicalConsonants(s); found {
@@ -545,7 +604,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		return len(s) <= MaxALabelLength, true
 	}
 	safe := &l.safeLen
-	if flags&fiOutside != 0 {
+	if pairs&fiOutside != 0 {
 		safe = &l.safeLenWide
 	}
 	if n > int(safe[nBasic]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
@@ -557,7 +616,7 @@ func (l *Language) fast(s string) (valid, sure bool) {
 	if pairs&fiRulesT != 0 {
 		return false, true // a not-after or only-after rule is broken
 	}
-	return flags&fiTrigger == 0 && pairs&fiTrig2 == 0 || l.contextsOK(s), true
+	return pairs&(fiTrigger|fiTrig2) == 0 || l.contextsOK(s), true
 }
 
 // mayComposeAfter is mayCompose for fast's prev (see fast): whether the

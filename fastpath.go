@@ -10,14 +10,17 @@ package akshara
 const (
 	fiKind     = 0x1F    // bits 0-4: the kind (never kindNone in a non-zero word)
 	fiMaybe    = 1 << 5  // NFC may compose it with the character before (maybe)
-	fiTrigger  = 1 << 6  // it may be the trigger of a rule whose trigger is one item
-	fiOutside  = 1 << 7  // a repertoire letter outside the block (safeLenWide)
 	fiCCCShift = 8       // bits 8-15: the canonical combining class
-	fiNonDigit = 1 << 16 // not an ASCII digit (the digits-only rule)
+	fiHalant   = 1 << 16 // a halant: fast's count of them is bits 16-23 of its sum
+	fiVarStart = 1 << 24 // it starts a variant sequence: the count is bits 24-31
+
+	// fiCounted are the fields fast adds up; each count is read only for
+	// labels of at most MaxALabelLength code points, so 8 bits hold it.
+	fiCounted = fiHalant | fiVarStart
 
 	// fast ors prev>>fiPrevShift & w over the label (pairs): a bit of
-	// the upper byte of the previous word meets the same bit of the lower
-	// byte of this one.
+	// bits 48-63 of the previous word meets the same bit of bits 32-47
+	// of this one.
 	//
 	// The not-after and only-after rules (a one-item trigger, one-item
 	// contexts before it) are decided there: fiRuleT<<i says that the
@@ -25,20 +28,20 @@ const (
 	// trigger after this code point (or after the start: fastStart)
 	// breaks it. A rule whose trigger is a sequence (vowel-conjuncts'
 	// "V H") can be broken only where two code points match its first two
-	// items: fiTrig2 meets fiTrig1, and contextsOK decides.
-	fiPrevShift = 8
-	fiRuleT     = 1 << 40 // bits 40-46: the trigger of decided rule 0..6
-	fiRuleBad   = fiRuleT << fiPrevShift
-	fiTrig2     = 1 << 47 // it may be the second item of such a trigger
-	fiTrig1     = fiTrig2 << fiPrevShift
-	fiRules     = 7 // decided rules; any further ones are left to contextsOK
+	// items: fiTrig2 meets fiTrig1, and contextsOK decides. The flags
+	// fiTrigger, fiOutside and fiNonDigit meet fiAny, which every word
+	// and fastStart have: pairs holds them if any code point has them.
+	fiPrevShift = 16
+	fiRuleT     = 1 << 32 // bits 32-38: the trigger of decided rule 0..6
+	fiRules     = 7       // decided rules; any further ones are left to contextsOK
 	fiRulesT    = (1<<fiRules - 1) * fiRuleT
-	fiHalant    = 1 << 24 // a halant: fast's count of them is bits 24-31 of its sum
-	fiVarStart  = 1 << 32 // it starts a variant sequence: the count is bits 32-39
-
-	// fiCounted are the fields fast adds up; each count is read only for
-	// labels of at most MaxALabelLength code points, so 8 bits hold it.
-	fiCounted = fiHalant | fiVarStart
+	fiTrig2     = 1 << 39 // it may be the second item of a sequence trigger
+	fiTrigger   = 1 << 40 // it may be the trigger of a rule whose trigger is one item
+	fiOutside   = 1 << 41 // a repertoire letter outside the block (safeLenWide)
+	fiNonDigit  = 1 << 42 // not an ASCII digit (the digits-only rule)
+	fiRuleBad   = fiRuleT << fiPrevShift
+	fiTrig1     = fiTrig2 << fiPrevShift
+	fiAny       = (fiTrigger | fiOutside | fiNonDigit) << fiPrevShift
 )
 
 // fastStride is the width of a row of fastTab: numKinds rounded up to a
@@ -46,6 +49,13 @@ const (
 const (
 	fastShift  = 5
 	fastStride = 1 << fastShift
+
+	// fastStates is the most states (the dead one included) of a grammar
+	// whose table is also held in fastSmall, an array in the Language
+	// itself that fast's straight line indexes without a bounds check.
+	// The grammars of the languages have 5 to 37.
+	fastStates = 64
+	fastMask   = fastStates<<fastShift - 1
 )
 
 func init() {
@@ -66,7 +76,7 @@ func (l *Language) buildFast() {
 		if k == kindNone {
 			continue
 		}
-		w := uint64(k) | uint64(l.ccc[off])<<fiCCCShift | fiNonDigit
+		w := uint64(k) | uint64(l.ccc[off])<<fiCCCShift | fiNonDigit | fiAny
 		if l.maybe[off] {
 			w |= fiMaybe
 		}
@@ -87,10 +97,10 @@ func (l *Language) buildFast() {
 		}
 	}
 	for c := '0'; c <= '9'; c++ {
-		l.fastASCII[c] = uint64(kindDigit) | l.triggerBits(c)
+		l.fastASCII[c] = uint64(kindDigit) | fiAny | l.triggerBits(c)
 	}
-	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit | l.triggerBits('-')
-	l.fastStart = l.triggerBits(-1)
+	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit | fiAny | l.triggerBits('-')
+	l.fastStart = fiAny | l.triggerBits(-1)
 	// fastTab numbers the states so that those inside a cluster of two
 	// halants or more (gstate.h >= 2) come after the others: the largest
 	// state a label visits says whether it may hold three consonants
@@ -110,7 +120,7 @@ func (l *Language) buildFast() {
 		}
 	}
 	l.fastTab = make([]uint32, (dead+1)*fastStride)
-	l.fastEnd = make([]bool, dead+1)
+	l.fastEnds = make([]bool, dead+1)
 	for st, row := range l.table {
 		for k, t := range row {
 			to := uint32(dead)
@@ -119,10 +129,15 @@ func (l *Language) buildFast() {
 			}
 			l.fastTab[num[st]<<fastShift+uint32(k)] = to << fastShift
 		}
-		l.fastEnd[num[st]] = l.ends[st] == OK
+		l.fastEnds[num[st]] = l.ends[st] == OK
 	}
 	for k := 0; k < fastStride; k++ {
 		l.fastTab[dead<<fastShift+k] = uint32(dead) << fastShift
+	}
+	if l.fastIsSmall = len(l.fastTab) <= len(l.fastSmall); l.fastIsSmall {
+		for i, t := range l.fastTab {
+			l.fastSmall[i] = uint16(t)
+		}
 	}
 }
 
@@ -175,7 +190,7 @@ func (l *Language) triggerBits(r rune) uint64 {
 // extraInfo is the fastInfo word of an extraStarter, but for its trigger
 // bits (triggerBits).
 func extraInfo(es extraStarter) uint64 {
-	w := uint64(es.kind) | fiOutside | fiNonDigit
+	w := uint64(es.kind) | fiOutside | fiNonDigit | fiAny
 	if es.kind == kind(H) {
 		w |= fiHalant
 	}

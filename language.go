@@ -81,8 +81,12 @@ type Language struct {
 	fastInfo  [256]uint64 // the block and the 128 code points after it
 	fastASCII [128]uint64 // the digits and the hyphen
 	fastTab   []uint32    // state<<fastShift | kind: next state<<fastShift
-	fastEnd   []bool      // a label may end in this state
-	fastStart uint64      // the word before the first code point: fiRuleBad for "^"
+	// fastSmall is fastTab when it has at most fastStates states
+	// (fastIsSmall).
+	fastSmall   [fastStates << fastShift]uint16
+	fastIsSmall bool
+	fastEnds    []bool // a label may end in this state
+	fastStart   uint64 // the word before the first code point: fiRuleBad for "^"
 	// fastTriple is the first state (times fastStride) of a cluster with
 	// two halants: a label that never reaches it has no three identical
 	// consonants joined by halants.
