@@ -460,7 +460,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		switch {
 		case c < 0x80:
 			if w = l.fastASCII[c]; w == 0 {
-				return false, true // no normalization makes an ASCII letter or sign valid
+				// no normalization makes an ASCII letter or sign valid;
+				// unsure if NFC may have composed a pair before it
+				return false, pairs&fiCompose == 0
 			}
 			cnt += 1 << 32
 			i++
@@ -499,6 +501,9 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		prevW = w
 		cnt++
 	}
+	if pairs&fiCompose != 0 {
+		return false, false // NFC may compose a pair
+	}
 	return l.fastEnd(s, st, maxSt, int(uint32(cnt)), int(cnt>>32), sum, pairs)
 rest:
 	return l.fastRest(s, i, st, maxSt, int(uint32(cnt)), int(cnt>>32), sum, prevW, pairs)
@@ -509,6 +514,9 @@ rest:
 // the code point before it, a letter outside fastInfo, a code point
 // outside the repertoire, invalid UTF-8.
 func (l *Language) fastRest(s string, i int, st, maxSt uint32, n, nBasic int, sum, prevW, pairs uint64) (valid, sure bool) {
+	if pairs&fiCompose != 0 {
+		return false, false // NFC may compose a pair before i
+	}
 	tab, info := l.fastTab, &l.fastInfo
 	var prevSet [2]uint64 // prev -3: the marks that compose with the letter before
 	lastCC := uint8(prevW >> fiCCCShift)
@@ -573,7 +581,9 @@ func (l *Language) fastRest(s string, i int, st, maxSt uint32, n, nBasic int, su
 		st = tab[st|uint32(w&fiKind)]
 		maxSt = max(maxSt, st)
 		sum += w & fiCounted
-		pairs |= prevW >> fiPrevShift & w
+		if pairs |= prevW >> fiPrevShift & w; pairs&fiCompose != 0 {
+			return false, false // NFC may compose this pair
+		}
 		prevW = w
 		n++
 	}

@@ -42,6 +42,17 @@ const (
 	fiRuleBad   = fiRuleT << fiPrevShift
 	fiTrig1     = fiTrig2 << fiPrevShift
 	fiAny       = (fiTrigger | fiOutside | fiNonDigit) << fiPrevShift
+
+	// A vowel sign of combining class 0 that NFC composes with some
+	// letters just before it (Bengali া after ে) has one of fiSlots
+	// slots: fiComposeCur<<j in its word, fiComposePrev<<j in the words of
+	// the letters it composes with. Its word has no fiMaybe, so it stays
+	// on fast's straight line; a pair found there (pairs&fiCompose) makes
+	// fast unsure.
+	fiSlots       = 5
+	fiComposeCur  = 1 << 43 // bits 43-47
+	fiComposePrev = fiComposeCur << fiPrevShift
+	fiCompose     = (1<<fiSlots - 1) * fiComposeCur
 )
 
 // fastStride is the width of a row of fastTab: numKinds rounded up to a
@@ -88,8 +99,34 @@ func (l *Language) buildFast() {
 		}
 		l.fastInfo[off] = w | l.triggerBits(l.block+rune(off))
 	}
+	// the slots of the "maybe" vowel signs of class 0
+	var slots []int
+	for off := 0; off < 128; off++ {
+		if w := l.fastInfo[off]; w&fiMaybe != 0 && l.ccc[off] == 0 && len(slots) < fiSlots {
+			l.fastInfo[off] = w&^fiMaybe | fiComposeCur<<len(slots)
+			slots = append(slots, off)
+		}
+	}
+	for p := 0; p < 128; p++ {
+		if l.fastInfo[p] == 0 {
+			continue
+		}
+		for j, m := range slots {
+			if l.composes[m][p/64]&(1<<(p%64)) != 0 {
+				l.fastInfo[p] |= fiComposePrev << j
+			}
+		}
+	}
 	for r, es := range l.extraStarters {
 		es.fast = extraInfo(es) | l.triggerBits(r)
+		if es.composer && !es.wide {
+			// mayComposeAfter: prev -3, the marks of es.composes
+			for j, m := range slots {
+				if es.composes[m/64]&(1<<(m%64)) != 0 {
+					es.fast |= fiComposePrev << j
+				}
+			}
+		}
 		l.extraStarters[r] = es
 		if o := r - l.block - 128; o >= 0 && o < 128 {
 			l.nextStarters[o].fast = es.fast
