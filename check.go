@@ -470,11 +470,21 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			// a 3-byte form of a code point below U+0800 is overlong
 			b1, b2 := s[i+1], s[i+2]
 			r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
-			o := uint(r - l.block)
-			if b1&0xC0 != 0x80 || b2&0xC0 != 0x80 || r < 0x800 || o >= uint(len(info)) {
+			if b1&0xC0 != 0x80 || b2&0xC0 != 0x80 || r < 0x800 {
 				goto rest
 			}
-			if w = info[o]; w == 0 || w&fiMaybe != 0 {
+			o := uint(r - l.block)
+			if o >= uint(len(info)) {
+				// the joiners of U+2000..U+207F (fastPunct)
+				if u := uint(r - 0x2000); u < uint(len(l.fastPunct)) && l.fastPunct[u] != punctStarter {
+					return false, l.fastPunct[u] == punctHopeless && pairs&fiCompose == 0
+				}
+				goto rest
+			}
+			if w = info[o]; w == 0 {
+				return false, l.fastHopeless[o] && pairs&fiCompose == 0 // as hopelessAt says
+			}
+			if w&fiMaybe != 0 {
 				goto rest
 			}
 			i += 3
@@ -484,7 +494,10 @@ func (l *Language) fast(s string) (valid, sure bool) {
 			if b1&0xC0 != 0x80 || o >= uint(len(info)) {
 				goto rest
 			}
-			if w = info[o]; w == 0 || w&fiMaybe != 0 {
+			if w = info[o]; w == 0 {
+				return false, l.fastHopeless[o] && pairs&fiCompose == 0 // as hopelessAt says
+			}
+			if w&fiMaybe != 0 {
 				goto rest
 			}
 			i += 2

@@ -1,5 +1,10 @@
 package akshara
 
+import (
+	"fmt"
+	"sort"
+)
+
 // The tables of the verdict-only path (fast, check.go), compiled from the
 // language's other tables by buildFast so that one load serves each code
 // point and one more moves the grammar.
@@ -43,16 +48,24 @@ const (
 	fiTrig1     = fiTrig2 << fiPrevShift
 	fiAny       = (fiTrigger | fiOutside | fiNonDigit) << fiPrevShift
 
-	// A vowel sign of combining class 0 that NFC composes with some
-	// letters just before it (Bengali া after ে) has one of fiSlots
+	// A character NFC may compose with the one before it (maybe: Bengali
+	// া after ে, an Arabic hamza above after an alef) has one of fiSlots
 	// slots: fiComposeCur<<j in its word, fiComposePrev<<j in the words of
-	// the letters it composes with. Its word has no fiMaybe, so it stays
-	// on fast's straight line; a pair found there (pairs&fiCompose) makes
-	// fast unsure.
+	// the code points after which mayCompose would say "perhaps" (the
+	// letters it composes with; for a mark also any mark, ASCII and the
+	// start). Its word has no fiMaybe, so it stays on fast's straight
+	// line; a pair found there (pairs&fiCompose) makes fast unsure.
 	fiSlots       = 5
 	fiComposeCur  = 1 << 43 // bits 43-47
 	fiComposePrev = fiComposeCur << fiPrevShift
 	fiCompose     = (1<<fiSlots - 1) * fiComposeCur
+)
+
+// The values of fastPunct.
+const (
+	punctNone     = iota // not hopeless: fast is unsure
+	punctHopeless        // no normalization makes it a repertoire character
+	punctStarter         // an extraStarter: fastRest reads it
 )
 
 // fastStride is the width of a row of fastTab: numKinds rounded up to a
@@ -99,45 +112,105 @@ func (l *Language) buildFast() {
 		}
 		l.fastInfo[off] = w | l.triggerBits(l.block+rune(off))
 	}
-	// the slots of the "maybe" vowel signs of class 0
-	var slots []int
-	for off := 0; off < 128; off++ {
-		if w := l.fastInfo[off]; w&fiMaybe != 0 && l.ccc[off] == 0 && len(slots) < fiSlots {
-			l.fastInfo[off] = w&^fiMaybe | fiComposeCur<<len(slots)
-			slots = append(slots, off)
+	// The slots of the "maybe" characters: those that compose with, or
+	// need norm after, the same code points share one.
+	var slots []int // a character of each slot
+	var ccc0 [2]uint64
+	for p := 0; p < 128; p++ {
+		if l.ccc[p] == 0 {
+			ccc0[p/64] |= 1 << (p % 64)
 		}
 	}
-	for p := 0; p < 128; p++ {
-		if l.fastInfo[p] == 0 {
+	signature := func(m int) string {
+		comp := l.composes[m]
+		comp[0] &= ccc0[0]
+		comp[1] &= ccc0[1]
+		var ext []rune
+		for r, es := range l.extraStarters {
+			if es.composer && !es.wide && es.composes[m/64]&(1<<(m%64)) != 0 {
+				ext = append(ext, r)
+			}
+		}
+		sort.Slice(ext, func(i, j int) bool { return ext[i] < ext[j] })
+		return fmt.Sprint(l.ccc[m] != 0, comp, ext)
+	}
+	slotOf := map[string]int{}
+	for off := 0; off < 128; off++ {
+		w := l.fastInfo[off]
+		if w&fiMaybe == 0 {
 			continue
 		}
-		for j, m := range slots {
-			if l.composes[m][p/64]&(1<<(p%64)) != 0 {
-				l.fastInfo[p] |= fiComposePrev << j
+		sig := signature(off)
+		j, ok := slotOf[sig]
+		if !ok {
+			if len(slots) == fiSlots {
+				continue // fastRest asks mayComposeAfter
 			}
+			j = len(slots)
+			slotOf[sig] = j
+			slots = append(slots, off)
+		}
+		l.fastInfo[off] = w&^fiMaybe | fiComposeCur<<j
+	}
+	// composeBits returns the fiComposePrev bits of a code point before a
+	// slot's character: whether mayComposeAfter may say true after it.
+	// prev is its block offset (-1 for ASCII and the start), lastCC its
+	// combining class; es is set for an extraStarter.
+	composeBits := func(prev int, lastCC uint8, es *extraStarter) uint64 {
+		var w uint64
+		for j, m := range slots {
+			mark := l.ccc[m] != 0
+			var may bool
+			switch {
+			case es != nil && es.wide:
+				may = mark // prev -1
+			case es != nil && es.composer:
+				may = es.composes[m/64]&(1<<(m%64)) != 0 // prev -3
+			case es != nil:
+				may = false // prev -2
+			case prev < 0 || lastCC != 0:
+				may = mark
+			default:
+				may = l.composes[m][prev/64]&(1<<(prev%64)) != 0
+			}
+			if may {
+				w |= fiComposePrev << j
+			}
+		}
+		return w
+	}
+	for p := 0; p < 128; p++ {
+		if l.fastInfo[p] != 0 {
+			l.fastInfo[p] |= composeBits(p, l.ccc[p], nil)
 		}
 	}
 	for r, es := range l.extraStarters {
-		es.fast = extraInfo(es) | l.triggerBits(r)
-		if es.composer && !es.wide {
-			// mayComposeAfter: prev -3, the marks of es.composes
-			for j, m := range slots {
-				if es.composes[m/64]&(1<<(m%64)) != 0 {
-					es.fast |= fiComposePrev << j
-				}
-			}
-		}
+		es.fast = extraInfo(es) | l.triggerBits(r) | composeBits(0, 0, &es)
 		l.extraStarters[r] = es
 		if o := r - l.block - 128; o >= 0 && o < 128 {
 			l.nextStarters[o].fast = es.fast
 			l.fastInfo[128+o] = es.fast
 		}
 	}
-	for c := '0'; c <= '9'; c++ {
-		l.fastASCII[c] = uint64(kindDigit) | fiAny | l.triggerBits(c)
+	// what fast says of a code point outside the repertoire: the block,
+	// the code points after it and U+2000..U+207F (the joiners)
+	for o := range l.fastHopeless {
+		l.fastHopeless[o] = l.fastInfo[o] == 0 && l.hopeless(string(l.block+rune(o)))
 	}
-	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit | fiAny | l.triggerBits('-')
-	l.fastStart = fiAny | l.triggerBits(-1)
+	for u := range l.fastPunct {
+		r := 0x2000 + rune(u)
+		if _, ok := l.extraStarters[r]; ok {
+			l.fastPunct[u] = punctStarter
+		} else if l.hopeless(string(r)) {
+			l.fastPunct[u] = punctHopeless
+		}
+	}
+	ascii := composeBits(-1, 0, nil)
+	for c := '0'; c <= '9'; c++ {
+		l.fastASCII[c] = uint64(kindDigit) | fiAny | l.triggerBits(c) | ascii
+	}
+	l.fastASCII['-'] = uint64(kindHyph) | fiNonDigit | fiAny | l.triggerBits('-') | ascii
+	l.fastStart = fiAny | l.triggerBits(-1) | ascii
 	// fastTab numbers the states so that those inside a cluster of two
 	// halants or more (gstate.h >= 2) come after the others: the largest
 	// state a label visits says whether it may hold three consonants

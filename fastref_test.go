@@ -178,6 +178,16 @@ func fastInputs(l *Language, rng *rand.Rand, random int) []string {
 			in = append(in, string(rs))
 		}
 	}
+	// every code point of fastInfo's range and of U+2000..U+207F, inside
+	// a word and after a vowel sign NFC may compose
+	for o := rune(0); o < 256; o++ {
+		w := words[rng.Intn(len(words))]
+		in = append(in, w+string(b+o)+w, string(b+o)+w, w+string(b+o))
+	}
+	for r := rune(0x2000); r < 0x2080; r++ {
+		w := words[rng.Intn(len(words))]
+		in = append(in, w+string(r)+w, w+string(r))
+	}
 	// three identical consonants joined by halants, with and without a
 	// nukta, alone and inside words (IDENTICAL_CONSONANTS, mayHaveTriple)
 	var cons, halants, nuktas []rune

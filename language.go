@@ -87,6 +87,10 @@ type Language struct {
 	fastIsSmall bool
 	fastEnds    []bool // a label may end in this state
 	fastStart   uint64 // the word before the first code point: fiRuleBad for "^"
+	// fastHopeless is hopeless for the code points of fastInfo's range
+	// outside the repertoire; fastPunct says the same of U+2000..U+207F.
+	fastHopeless [256]bool
+	fastPunct    [128]uint8
 	// fastTriple is the first state (times fastStride) of a cluster with
 	// two halants: a label that never reaches it has no three identical
 	// consonants joined by halants.
