@@ -639,7 +639,13 @@ func (l *Language) fastEnd(s string, st, maxSt uint32, n, nBasic int, sum, pairs
 	if pairs&fiRulesT != 0 {
 		return false, true // a not-after or only-after rule is broken
 	}
-	return pairs&(fiTrigger|fiTrig2) == 0 || l.contextsOK(s), true
+	switch {
+	case pairs&(fiTrigger|fiTrig2) == 0:
+		return true, true
+	case pairs&fiTrig2 == 0 && l.fastNoMixOnly:
+		return !l.mixes(s), true
+	}
+	return l.contextsOK(s), true
 }
 
 // mayComposeAfter is mayCompose for fast's prev (see fast): whether the

@@ -3,6 +3,7 @@ package akshara
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // The tables of the verdict-only path (fast, check.go), compiled from the
@@ -205,6 +206,22 @@ func (l *Language) buildFast() {
 			l.fastPunct[u] = punctHopeless
 		}
 	}
+	l.fastNoMixOnly = true
+	decided := 0
+	for _, cr := range l.contexts {
+		switch {
+		case (cr.kind == ruleNotAfter || cr.kind == ruleOnlyAfter) && decided < fiRules:
+			decided++
+		case cr.kind == ruleNoMix && runeItems(cr.trigger) && runeItems(cr.contexts...):
+			nm := noMix{trigger: string(cr.trigger[0].r)}
+			for _, c := range cr.contexts {
+				nm.contexts = append(nm.contexts, string(c[0].r))
+			}
+			l.fastNoMix = append(l.fastNoMix, nm)
+		default:
+			l.fastNoMixOnly = false
+		}
+	}
 	ascii := composeBits(-1, 0, nil)
 	for c := '0'; c <= '9'; c++ {
 		l.fastASCII[c] = uint64(kindDigit) | fiAny | l.triggerBits(c) | ascii
@@ -308,4 +325,38 @@ func extraInfo(es extraStarter) uint64 {
 		w |= fiVarStart
 	}
 	return w
+}
+
+// noMix is a no-mix rule of single code points, as UTF-8.
+type noMix struct {
+	trigger  string
+	contexts []string
+}
+
+// runeItems reports whether every item of the sequences is one code point.
+func runeItems(seqs ...[]item) bool {
+	for _, seq := range seqs {
+		for _, it := range seq {
+			if it.kind != itemRune {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mixes reports whether the NFC label s breaks one of the no-mix rules of
+// fastNoMix: it holds the trigger and one of the contexts.
+func (l *Language) mixes(s string) bool {
+	for _, nm := range l.fastNoMix {
+		if !strings.Contains(s, nm.trigger) {
+			continue
+		}
+		for _, c := range nm.contexts {
+			if strings.Contains(s, c) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -90,7 +90,11 @@ type Language struct {
 	// fastHopeless is hopeless for the code points of fastInfo's range
 	// outside the repertoire; fastPunct says the same of U+2000..U+207F.
 	fastHopeless [256]bool
-	fastPunct    [128]uint8
+	// fastNoMix are the no-mix rules of single code points; with
+	// fastNoMixOnly, every rule fast does not decide itself is one.
+	fastNoMix     []noMix
+	fastNoMixOnly bool
+	fastPunct     [128]uint8
 	// fastTriple is the first state (times fastStride) of a cluster with
 	// two halants: a label that never reaches it has no three identical
 	// consonants joined by halants.
