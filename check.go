@@ -630,7 +630,7 @@ func (l *Language) fastEnd(s string, st, maxSt uint32, n, nBasic int, sum, pairs
 	if pairs&fiOutside != 0 {
 		safe = &l.safeLenWide
 	}
-	if n > int(safe[nBasic]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	if n > int(safe[nBasic]) && l.fastALabelLength(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {

@@ -301,3 +301,47 @@ func FuzzFast(f *testing.F) {
 		}
 	})
 }
+
+// TestFastALabelLength holds fast's A-label length to aLabelLengthOf (held
+// to x/net/idna by TestALabelLength) in every language, on labels of its
+// repertoire, digits and hyphens up to 63 code points long.
+func TestFastALabelLength(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		rng := rand.New(rand.NewSource(13))
+		p := append(pool(l), '7', '-', 'q', 0x0600, 0x06FF)
+		words := wordLike(l, 100)
+		for i := 0; i < perLanguage(longtest.Pick(5000, 50000)); i++ {
+			var s string
+			switch i % 3 {
+			case 0:
+				s = randomLabel(rng, p) + randomLabel(rng, p) + randomLabel(rng, p) + randomLabel(rng, p)
+			case 1:
+				for len([]rune(s)) < 20+rng.Intn(44) {
+					s += words[rng.Intn(len(words))]
+					if rng.Intn(4) == 0 {
+						s += string(p[rng.Intn(len(p))])
+					}
+				}
+			default:
+				s = randomLabel(rng, p)
+			}
+			rs := []rune(s)
+			if !utf8.ValidString(s) || len(rs) > MaxALabelLength {
+				continue
+			}
+			nBasic := 0
+			for _, r := range rs {
+				if r < utf8.RuneSelf {
+					nBasic++
+				}
+			}
+			if nBasic == len(rs) {
+				continue
+			}
+			if got, want := l.fastALabelLength(s, nBasic, len(rs)), aLabelLengthOf(s, nBasic, len(rs)); got != want {
+				t.Fatalf("%s %q (%s): fastALabelLength %d, aLabelLengthOf %d", tag, s, hexOf(s), got, want)
+			}
+		}
+	}
+}
