@@ -345,3 +345,23 @@ func TestFastALabelLength(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkValidRef compares Valid with the former verdict-only loop
+// (refFast, run when it is unsure) and the decode loop, per language, over
+// the labels of BenchmarkLanguages ($AKSHARA_CORPORA for real word lists).
+func BenchmarkValidRef(b *testing.B) {
+	for _, tag := range Tags() {
+		l := mustLang(b, tag)
+		labels := languageLabels(b, l)
+		b.Run(tag+"/decode", func(b *testing.B) { benchEach(b, labels, decodeLoop) })
+		b.Run(tag+"/former", func(b *testing.B) {
+			benchEach(b, labels, func(s string) bool {
+				if v, sure := l.refFast(s); sure {
+					return v
+				}
+				return l.run(s, nil, MinLength)
+			})
+		})
+		b.Run(tag+"/Valid", func(b *testing.B) { benchEach(b, labels, l.Valid) })
+	}
+}
