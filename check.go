@@ -3,6 +3,7 @@ package akshara
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
@@ -81,7 +82,7 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
 	res := &box.res
 	d := newDiag(l, o.Brief, res)
-	d.sylBuf = box.syl[:0]
+	d.sylBuf, d.one = box.syl[:0], &box.one
 	res.Valid = l.run(label, d, minLen)
 	d.finish()
 	d.release()
@@ -93,40 +94,56 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 var noErrors = []*Error{}
 
 // fastRec is what segment records for Check when fast is sure a label is
-// valid: the syllable boundaries and the count of ASCII code points. The
+// valid: the syllable boundaries and what the A-label's encoder needs. The
 // label is then its own NFC U-label, so Check builds the Result from it
 // without running the pipeline.
 type fastRec struct {
-	rs        [MaxALabelLength]rune       // the code points, for the A-label
-	segs      [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
-	nSegs     int
-	n, nBasic int  // code points, ASCII code points
-	over      bool // more boundaries than segs holds, or too far in (the label is too long to be valid)
+	keys   [MaxALabelLength]uint32     // value<<6 | position of each non-ASCII code point
+	segs   [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
+	ascii  [MaxALabelLength]byte       // the ASCII code points, in order
+	basic  uint64                      // a bit for the position of each ASCII code point
+	nSegs  int
+	nKeys  int
+	nBasic int
 }
 
 // segment walks the grammar table over a label fast found valid and
-// records the syllable boundaries (a second, light pass, so that Valid's
-// loop carries nothing for Check); false if they do not fit rec.
+// records the syllable boundaries and the code points (a second, light
+// pass, so that Valid's loop carries nothing for Check); false if the label
+// is too long to be valid (fast would not have said so). A boundary is
+// written at every step and kept only where the table starts a syllable:
+// no branch on the table's answer, which a word's letters make
+// unpredictable.
 func (l *Language) segment(s string, rec *fastRec) bool {
 	st := uint16(0)
-	for i := 0; i < len(s); rec.n++ {
-		if rec.n == len(rec.rs) {
-			return false // too long to be valid: fast would not have said so
+	nSegs := 0
+	for i, n := 0, 0; i < len(s); n++ {
+		if n == MaxALabelLength {
+			return false
 		}
 		var k kind
-		at := i
+		v := uint16(i) << 2 // off<<2 | hyphen<<1 | digit
 		if c := s[i]; c < utf8.RuneSelf {
-			k = kindHyph
-			if c != '-' {
-				k = kindDigit
+			k, v = kindDigit, v|1 // fast is sure: ASCII here is a digit or a hyphen
+			if c == '-' {
+				k, v = kindHyph, v&^1|2
 			}
-			rec.rs[rec.n] = rune(c)
+			rec.ascii[rec.nBasic&63] = c
 			rec.nBasic++
+			rec.basic |= 1 << uint(n)
 			i++
 		} else {
-			r, size := decodeValid(s, i)
-			rec.rs[rec.n] = r
-			i += size
+			var r rune
+			if c >= 0xE0 && c < 0xF0 && i+2 < len(s) {
+				r = rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+				i += 3
+			} else {
+				var size int
+				r, size = decodeValid(s, i)
+				i += size
+			}
+			rec.keys[rec.nKeys&63] = uint32(r)<<6 | uint32(n)
+			rec.nKeys++
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
 			} else {
@@ -135,83 +152,114 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 		}
 		t := &l.table[st][k]
 		st = t.next
+		rec.segs[nSegs&63] = v
+		inc := 0
 		if t.start {
-			rec.add(at, k)
+			inc = 1
 		}
+		nSegs += inc
 	}
-	return !rec.over
+	rec.nSegs = nSegs
+	return true
 }
 
-// add records a syllable boundary at byte offset off, before a character
-// of kind k.
-func (rec *fastRec) add(off int, k kind) {
-	if rec.nSegs == len(rec.segs)-1 || off >= 1<<14 {
-		rec.over = true
-		return
-	}
-	v := uint16(off) << 2
-	if k == kindHyph {
-		v |= 2
-	}
-	if k == kindDigit {
-		v |= 1
-	}
-	rec.segs[rec.nSegs] = v
-	rec.nSegs++
-}
-
-func (rec *fastRec) seg(i int) segment {
-	v := rec.segs[i]
-	return segment{off: int(v >> 2), hyphen: v&2 != 0, digit: v&1 != 0}
-}
-
-// resultBox holds a Result and room for its syllables, so that a valid
-// label's Result is one allocation (and its A-label a second).
+// resultBox holds a Result, room for its syllables and for one error, so
+// that the Result of a label with one error is one allocation (288 bytes,
+// one of the allocator's size classes).
 type resultBox struct {
 	res Result
-	syl [8]string
+	syl [6]string
+	one oneError
 }
+
+// The Result of a valid label, its syllables and its A-label in one
+// allocation, in two sizes (224 and 320 bytes, two of the allocator's size
+// classes): most Hindi words have at most 4 syllables and an A-label of at
+// most 32 octets.
+type (
+	validBox4 struct {
+		res Result
+		syl [4]string
+		a   [32]byte
+	}
+	validBox8 struct {
+		res Result
+		syl [8]string
+		a   [64]byte
+	}
+)
+
+// noSyllables is the Syllables of a brief Result: empty, not nil.
+var noSyllables = []string{}
 
 // validResult builds the Result of a label fast is sure is valid, as
 // run and diag.finish would: the label is NFC, so it is its own U-label.
 func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
-	box := &resultBox{res: Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Errors: noErrors}}
-	r := &box.res
-	syl := box.syl[:0]
-	if rec.nSegs+1 > len(box.syl) {
-		syl = make([]string, 0, rec.nSegs+1)
+	if brief {
+		return &Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: noSyllables, Errors: noErrors}
 	}
-	if !brief {
-		var buf [MaxALabelLength + 1]segment
-		segs := buf[:0]
-		if rec.nSegs == 0 || rec.seg(0).off != 0 {
-			segs = append(segs, segment{})
-		}
-		for i := 0; i < rec.nSegs; i++ {
-			segs = append(segs, rec.seg(i))
-		}
-		last := 0 // where the last syllable starts
-		for i, sg := range segs {
-			end := len(s)
-			if i+1 < len(segs) {
-				end = segs[i+1].off
-			}
-			if sg.hyphen || end <= sg.off {
-				continue
-			}
-			if sg.digit && i > 0 && segs[i-1].digit && len(syl) > 0 {
-				syl[len(syl)-1] = s[last:end] // a digit run is one unit
-				continue
-			}
-			last = sg.off
-			syl = append(syl, s[sg.off:end])
-		}
-		if rec.nBasic < rec.n {
-			var buf [MaxALabelLength]byte
-			r.ALabel = string(appendALabel(buf[:0], rec.rs[:rec.n], rec.nBasic))
-		}
+	segs := rec.segs[:rec.nSegs]
+	if len(segs) == 0 || segs[0]>>2 != 0 {
+		// the first syllable starts at 0 whatever the table says
+		segs = rec.segs[:rec.nSegs+1]
+		copy(segs[1:], segs)
+		segs[0] = 0
 	}
-	r.Syllables = syl
+	// the syllables' byte offsets (a label fast found valid has at most
+	// 63 code points: 252 octets)
+	var from, to [MaxALabelLength + 1]uint8
+	nSyl := 0
+	for i, v := range segs {
+		off, end := int(v>>2), len(s)
+		if i+1 < len(segs) {
+			end = int(segs[i+1] >> 2)
+		}
+		if v&2 != 0 || end <= off {
+			continue // a hyphen is not a syllable
+		}
+		if v&1 != 0 && i > 0 && segs[i-1]&1 != 0 && nSyl > 0 {
+			to[nSyl-1] = uint8(end) // a digit run is one unit
+			continue
+		}
+		from[nSyl], to[nSyl] = uint8(off), uint8(end)
+		nSyl++
+	}
+	var a punyBuf
+	alen := 0
+	if rec.nKeys > 0 {
+		alen = encodeKeys(&a, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
+	}
+	if nSyl <= 4 && alen <= 32 {
+		// The box is filled from the stack right after its allocation:
+		// stores into a new object need no write barrier.
+		var syl [4]string
+		for i := range nSyl {
+			syl[i] = s[from[i]:to[i]]
+		}
+		b := &validBox4{syl: syl, a: [32]byte(a[:32])}
+		b.res = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, ALabel: unsafe.String(&b.a[0], alen), Syllables: b.syl[:nSyl], Errors: noErrors}
+		return &b.res
+	}
+	b := &validBox8{}
+	syl := b.syl[:0]
+	if nSyl > len(b.syl) {
+		syl = make([]string, 0, nSyl)
+	}
+	for i := 0; i < nSyl; i++ {
+		syl = append(syl, s[from[i]:to[i]])
+	}
+	r := &b.res
+	*r = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: syl, Errors: noErrors}
+	switch {
+	case alen > len(b.a):
+		// not for a label fast is sure is valid (its A-label has at most
+		// 63 octets), but never a wrong A-label
+		r.ALabel = string(appendALabel(nil, []rune(s), rec.nBasic))
+	case alen > 0:
+		// b.a is not written again: the string may point into it
+		copy(b.a[:], a[:alen])
+		r.ALabel = unsafe.String(&b.a[0], alen)
+	}
 	return r
 }
 
@@ -330,7 +378,12 @@ func (l *Language) quickNFC(u string) bool {
 			i++
 			continue
 		}
-		r, size := decodeValid(u, i)
+		r, size := rune(0), 3
+		if c >= 0xE0 && c < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+			r = rune(c&0x0F)<<12 | rune(u[i+1]&0x3F)<<6 | rune(u[i+2]&0x3F)
+		} else {
+			r, size = decodeValid(u, i)
+		}
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 {
@@ -735,7 +788,11 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			}
 			nBasic++
 		} else {
-			r, size = decodeValid(u, i)
+			if size = 3; c >= 0xE0 && c < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+				r = rune(c&0x0F)<<12 | rune(u[i+1]&0x3F)<<6 | rune(u[i+2]&0x3F)
+			} else {
+				r, size = decodeValid(u, i)
+			}
 			if off := r - l.block; off >= 0 && off < 128 {
 				k = l.kinds[off]
 			} else {
@@ -792,7 +849,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		}
 		d.addMessage(DigitsOnly, 0, DigitsOnly.Summary())
 	}
-	if halants >= 2 {
+	if halants >= 2 && l.mayHaveTriple(u) { // the prefilter fast uses (TestTriplePrefilter)
 		if pos, ok := l.identicalConsonants(u); ok {
 			if d == nil {
 				return false
@@ -800,7 +857,11 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			d.add(IdenticalConsonants, pos, -1, NoClass)
 		}
 	}
-	if nBasic < n && (!inBlock || n > int(l.safeLen[min(nBasic, MaxALabelLength)])) {
+	safe := &l.safeLen // the A-label of fewer code points fits: no need to count
+	if !inBlock {
+		safe = &safeLenAny
+	}
+	if nBasic < n && n > int(safe[min(nBasic, MaxALabelLength)]) {
 		if alen := aLabelLengthOf(u, nBasic, n); alen > MaxALabelLength {
 			if d == nil {
 				return false
@@ -886,7 +947,9 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 	prev := NoClass // class of the previous character
 	for i, pos := 0, 0; i < len(u); pos++ {
 		r, size := rune(u[i]), 1
-		if r >= utf8.RuneSelf {
+		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+			r, size = (r&0x0F)<<12|rune(u[i+1]&0x3F)<<6|rune(u[i+2]&0x3F), 3
+		} else if r >= utf8.RuneSelf {
 			r, size = decodeValid(u, i)
 		}
 		i += size

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/runenames"
 )
@@ -20,9 +21,10 @@ type diag struct {
 	res      *Result
 	raw      []rawError
 	segments []segment
-	sylBuf   []string // room for the Result's syllables, in its allocation
-	runes    []rune   // the U-label's code points, once decoded (runesOf)
-	runesFor string   // the string runes holds
+	sylBuf   []string  // room for the Result's syllables, in its allocation
+	one      *oneError // room for one error, in the Result's allocation
+	runes    []rune    // the U-label's code points, once decoded (runesOf)
+	runesFor string    // the string runes holds
 	decoded  bool
 }
 
@@ -45,7 +47,7 @@ func (d *diag) release() {
 		return
 	}
 	clear(d.raw[:cap(d.raw)]) // drop the messages and rules they point to
-	d.lang, d.res, d.runesFor, d.sylBuf = nil, nil, "", nil
+	d.lang, d.res, d.runesFor, d.sylBuf, d.one = nil, nil, "", nil, nil
 	diagPool.Put(d)
 }
 
@@ -55,8 +57,15 @@ func (d *diag) runesOf(u string) []rune {
 		return d.runes
 	}
 	d.runes = d.runes[:0]
-	for _, r := range u {
+	for i := 0; i < len(u); {
+		r, size := rune(u[i]), 1
+		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
+			r, size = (r&0x0F)<<12|rune(u[i+1]&0x3F)<<6|rune(u[i+2]&0x3F), 3
+		} else if r >= utf8.RuneSelf {
+			r, size = decodeValid(u, i)
+		}
 		d.runes = append(d.runes, r)
+		i += size
 	}
 	d.runesFor, d.decoded = u, true
 	return d.runes
@@ -228,7 +237,10 @@ func (d *diag) finish() {
 		var errs []Error
 		var ptrs []*Error
 		if kept == 1 {
-			b := &oneError{}
+			b := d.one
+			if b == nil {
+				b = &oneError{}
+			}
 			errs, ptrs = b.e[:0], b.p[:0]
 		} else {
 			errs, ptrs = make([]Error, 0, kept), make([]*Error, 0, kept)
@@ -264,7 +276,8 @@ func (d *diag) finish() {
 	}
 }
 
-// oneError is the Errors of a label with one error, in one allocation.
+// oneError is the Errors of a label with one error, in the Result's
+// allocation (resultBox).
 type oneError struct {
 	p [1]*Error
 	e [1]Error

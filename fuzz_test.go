@@ -280,6 +280,33 @@ func TestALabelBound(t *testing.T) {
 			}
 		}
 	}
+	// Any code points (safeLenAny): the extremes of Unicode side by side,
+	// and random ones.
+	for i := 0; i < 40000; i++ {
+		n := 1 + rng.Intn(40)
+		if i%4 == 3 {
+			n = int(safeLenAny[rng.Intn(8)]) + rng.Intn(2)
+		}
+		rs := make([]rune, n)
+		nBasic := 0
+		for j := range rs {
+			switch {
+			case rng.Intn(8) == 0:
+				rs[j] = rune('0' + rng.Intn(10))
+				nBasic++
+			case i%2 == 0:
+				rs[j] = 0x80 + rune(rng.Intn(utf8.MaxRune-0x80+1))
+			default:
+				rs[j] = []rune{0x80, utf8.MaxRune}[j%2]
+			}
+		}
+		if nBasic == n {
+			continue
+		}
+		if exact := aLabelLength(rs, nBasic, n); n <= int(safeLenAny[nBasic]) && exact > MaxALabelLength {
+			t.Fatalf("any %U: %d code points (%d ASCII) are declared safe, but the A-label has %d octets", rs, n, nBasic, exact)
+		}
+	}
 	// The languages whose repertoire leaves the block: their whole span.
 	for _, tag := range Tags() {
 		l := mustLang(t, tag)

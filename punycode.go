@@ -3,6 +3,7 @@ package akshara
 import (
 	"math"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // aLabelLength returns the length in octets of the A-label ("xn--" and the
@@ -14,125 +15,189 @@ func aLabelLength(rs []rune, nBasic, n int) int {
 	if n > len(rs) || n > MaxALabelLength {
 		return MaxALabelLength + n
 	}
-	length, _ := punycode(rs, nBasic, nil)
-	return length
+	var buf punyBuf
+	return punycode(rs, nBasic, &buf)
 }
 
 // appendALabel appends the A-label of rs (nBasic of them ASCII) to dst.
 func appendALabel(dst []byte, rs []rune, nBasic int) []byte {
-	dst = append(dst, "xn--"...)
-	for _, r := range rs {
-		if r < 0x80 {
-			dst = append(dst, byte(r))
-		}
+	var buf punyBuf
+	n := punycode(rs, nBasic, &buf)
+	if n > len(buf) {
+		// longer than any valid A-label: encode again, unbounded
+		return append(dst, punycodeLong(rs, nBasic)...)
 	}
-	if nBasic > 0 {
-		dst = append(dst, '-')
-	}
-	_, dst = punycode(rs, nBasic, dst)
-	return dst
+	return append(dst, buf[:n]...)
 }
 
-// punycode runs the encoder of RFC 3492 §6.3 over rs (at most 63 code
-// points) and returns the length of the whole A-label; with a non-nil dst it
-// also appends the encoded digits (not the prefix or the basic code points)
-// to dst. The lengths and strings are held to golang.org/x/net/idna by
-// TestALabelLength and FuzzALabelLength.
+// punyBuf holds an A-label of up to 63 octets, and a little more so that a
+// label just over the limit is still written whole.
+type punyBuf [MaxALabelLength + 1]byte
+
+// punycode writes the A-label of rs (at most 63 code points, nBasic of them
+// ASCII) to buf, as far as it fits, and returns its whole length.
+func punycode(rs []rune, nBasic int, buf *punyBuf) int {
+	if len(rs) > MaxALabelLength {
+		return MaxALabelLength + len(rs)
+	}
+	var keys [MaxALabelLength]uint32
+	var ascii [MaxALabelLength]byte
+	var basic uint64
+	k, b := 0, 0
+	for i, r := range rs {
+		if r < 0x80 {
+			basic |= 1 << uint(i)
+			ascii[b] = byte(r)
+			b++
+			continue
+		}
+		keys[k] = uint32(r)<<6 | uint32(i)
+		k++
+	}
+	return encodeKeys(buf, ascii[:b], basic, keys[:k])
+}
+
+// punycodeLong is the A-label of rs, written without a bound (only labels
+// too long to be valid need it: their messages do not show the A-label,
+// but appendALabel is held to x/net/idna for every length).
+func punycodeLong(rs []rune, nBasic int) []byte {
+	var keys [MaxALabelLength]uint32
+	var ascii [MaxALabelLength]byte
+	var basic uint64
+	k, b := 0, 0
+	for i, r := range rs {
+		if r < 0x80 {
+			basic |= 1 << uint(i)
+			ascii[b] = byte(r)
+			b++
+			continue
+		}
+		keys[k] = uint32(r)<<6 | uint32(i)
+		k++
+	}
+	sortKeys(keys[:k])
+	out := make([]byte, encodeDigits(nil, prefix(nil, ascii[:b]), basic, b, keys[:k]))
+	encodeDigits(out, prefix(out, ascii[:b]), basic, b, keys[:k])
+	return out
+}
+
+// prefix writes "xn--", the basic code points and the delimiter to out if
+// they fit, and returns their length.
+func prefix(out []byte, ascii []byte) int {
+	w := 4 + len(ascii)
+	if len(ascii) > 0 {
+		w++
+	}
+	if len(out) < w {
+		return w
+	}
+	copy(out, "xn--")
+	copy(out[4:], ascii)
+	if len(ascii) > 0 {
+		out[w-1] = '-'
+	}
+	return w
+}
+
+// encodeKeys writes the A-label to buf (as far as it fits) and returns its
+// length. ascii are the basic code points in order, basic a bit for the
+// position of each; keys holds value<<6 | position of every non-basic code
+// point (encodeKeys sorts it).
+func encodeKeys(buf *punyBuf, ascii []byte, basic uint64, keys []uint32) int {
+	sortKeys(keys)
+	return encodeDigits(buf[:], prefix(buf[:], ascii), basic, len(ascii), keys)
+}
+
+// sortKeys sorts keys by insertion (there are at most 63). A counting
+// sort by the values' offsets in their block, without branches that depend
+// on the data, mispredicted as often here (on loop exits) and ran more
+// instructions.
+func sortKeys(keys []uint32) {
+	for i := 1; i < len(keys); i++ {
+		v := keys[i]
+		j := i
+		for ; j > 0 && keys[j-1] > v; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = v
+	}
+}
+
+// encodeDigits runs the encoder of RFC 3492 §6.3 and writes its digits to
+// out from w on (as far as they fit); it returns the whole length. keys are
+// value<<6 | position of the non-basic code points, sorted; basic has a bit
+// for the position of each basic one. The lengths and strings are held to
+// golang.org/x/net/idna by TestALabelLength and FuzzALabelLength.
 //
 // RFC 3492 walks the whole label once per distinct code point (O(n²)).
 // This version visits the code points in the order the RFC emits them
 // (by value, then position) and gets each delta's count of smaller code
 // points from a bit set of their positions: a popcount instead of a walk.
-func punycode(rs []rune, nBasic int, dst []byte) (int, []byte) {
+func encodeDigits(out []byte, w int, basic uint64, nBasic int, keys []uint32) int {
 	const (
 		base        = 36
 		tmin        = 1
 		tmax        = 26
-		skew        = 38
 		damp        = 700
 		initialBias = 72
 		initialN    = 128
-		digits      = "abcdefghijklmnopqrstuvwxyz0123456789"
 	)
-	out := 4 + nBasic
-	if nBasic > 0 {
-		out++ // the delimiter
-	}
-	// order holds value<<6 | position of every non-basic code point, sorted:
-	// the RFC's order of emission. smaller has a bit for each position whose
-	// code point is below the value being emitted.
-	var order [MaxALabelLength]uint32
-	var smaller uint64
-	k := 0
-	for i, r := range rs {
-		if r < initialN {
-			smaller |= 1 << uint(i)
-			continue
-		}
-		v := uint32(r)<<6 | uint32(i)
-		j := k
-		for ; j > 0 && order[j-1] > v; j-- {
-			order[j] = order[j-1]
-		}
-		order[j] = v
-		k++
-	}
+	// smaller has a bit for each position whose code point is below the
+	// value being emitted; same, for those of the value being emitted.
+	smaller, same := basic, uint64(0)
 	// All quantities fit in 32 bits (a delta is below 0x110000 × 64).
 	cur, delta, bias, h := uint32(initialN), uint32(0), uint32(initialBias), uint32(nBasic)
-	lastPos := -1 // position of the previous emission of the current value
-	for i := 0; i < k; i++ {
-		m, pos := order[i]>>6, int(order[i]&63)
-		if m != cur || lastPos < 0 {
+	// the first delta is divided by damp, the others by 2, as
+	// multiplications by ceil(2^37 / d): exact for a delta below 2^27
+	// (the error is below 2^27 / 2^37, less than 1/damp), and the
+	// product fits in 64 bits
+	dampMul := uint64((1<<37 + damp - 1) / damp)
+	lastPos := uint(0) // one past the position of the previous emission of the current value
+	for i, key := range keys {
+		m, pos := key>>6, uint(key&63)
+		if m != cur || i == 0 {
 			if i > 0 {
 				// finish the previous value's walk: the smaller code points
 				// after its last occurrence, then RFC's ++delta, ++n
-				delta += uint32(bits.OnesCount64(smaller >> uint(lastPos+1)))
-				delta++
+				delta += uint32(bits.OnesCount64(smaller>>lastPos)) + 1
 				cur++
-				// its positions now hold smaller code points too
-				for j := i - 1; j >= 0 && order[j]>>6 == order[i-1]>>6; j-- {
-					smaller |= 1 << (order[j] & 63)
-				}
+				smaller |= same // its positions now hold smaller code points too
+				same = 0
 			}
 			delta += (m - cur) * (h + 1)
 			cur = m
-			lastPos = -1
+			lastPos = 0
 		}
 		// smaller code points between the previous emission and this one
-		between := smaller &^ (1<<uint(lastPos+1) - 1) & (1<<uint(pos) - 1)
-		delta += uint32(bits.OnesCount64(between))
-		lastPos = pos
+		delta += uint32(bits.OnesCount64(smaller >> lastPos & (1<<(pos-lastPos) - 1)))
+		lastPos = pos + 1
+		same |= 1 << pos
 
 		q := delta
 		for kk := uint32(base); ; kk += base {
-			t := uint32(tmin)
-			if kk >= bias+tmax {
-				t = tmax
-			} else if kk > bias+tmin {
-				t = kk - bias
-			}
+			// t = kk - bias clamped to [tmin, tmax], without a branch
+			x := int32(kk) - int32(bias) - tmin
+			x = x&^(x>>31) + tmin
+			y := x - tmax
+			t := uint32(y&(y>>31) + tmax)
 			if q < t {
 				break
 			}
 			d := base - t
 			quo := div(q-t, d)
-			if dst != nil {
-				dst = append(dst, digits[t+(q-t)-quo*d])
+			if w < len(out) {
+				out[w] = punyDigits[t+(q-t)-quo*d]
 			}
-			out++
+			w++
 			q = quo
 		}
-		if dst != nil {
-			dst = append(dst, digits[q])
+		if w < len(out) {
+			out[w] = punyDigits[q]
 		}
-		out++
+		w++
 		// adapt the bias (RFC 3492 §6.1)
-		dl := delta
-		if h == uint32(nBasic) {
-			dl /= damp
-		} else {
-			dl /= 2
-		}
+		dl := uint32(uint64(delta) * dampMul >> 37) // delta / damp on the first, then / 2
+		dampMul = 1 << 36
 		dl += div(dl, h+1)
 		kk := uint32(0)
 		for dl > ((base-tmin)*tmax)/2 {
@@ -143,8 +208,11 @@ func punycode(rs []rune, nBasic int, dst []byte) (int, []byte) {
 		delta = 0
 		h++
 	}
-	return out, dst
+	return w
 }
+
+// punyDigits are Punycode's digits, by value.
+const punyDigits = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 // div returns x / d for x < 2^27 and 1 <= d <= 64 (every division of the
 // encoder: a delta is below 0x110000 × 64 < 2^27) as a multiplication by
@@ -203,6 +271,11 @@ func aLabelLengthOf(u string, nBasic, n int) int {
 func safeLengths(block rune) (safe [MaxALabelLength + 1]uint8) {
 	return safeLengthsSpan(block+127, 127)
 }
+
+// safeLenAny is safeLengths for any code points: a label of at most
+// safeLenAny[nBasic] code points, nBasic of them ASCII, has an A-label of
+// at most 63 octets whatever its other code points (10 with no ASCII).
+var safeLenAny = safeLengthsSpan(utf8.MaxRune, utf8.MaxRune-0x80)
 
 // safeLengthsSpan is safeLengths for non-ASCII code points that lie
 // between hi-span and hi: the first delta is at most (hi-128)(nBasic+1) + n

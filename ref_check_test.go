@@ -12,6 +12,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -155,16 +156,13 @@ func (d *refDiag) finish() {
 	}
 	d.res.Valid = len(d.res.Errors) == 0
 	if d.res.Valid && !isASCII(u) && !d.brief {
-		var rs [MaxALabelLength]rune
-		n, nBasic := 0, 0
-		for _, r := range u {
-			rs[n] = r // a valid label has at most 59 code points
-			if r < 0x80 {
-				nBasic++
-			}
-			n++
+		// x/net/idna's encoder, not the package's own: the reference must
+		// not share the code it checks
+		a, err := idna.Punycode.ToASCII(u)
+		if err != nil {
+			a = "idna: " + err.Error() // never equal to an A-label
 		}
-		d.res.ALabel = string(appendALabel(make([]byte, 0, MaxALabelLength), rs[:n], nBasic))
+		d.res.ALabel = a
 	}
 }
 

@@ -204,6 +204,11 @@ func (l *Language) Variants(label string) []string {
 		}
 		b.WriteString(string(rs[prev:]))
 		v := b.String()
+		if !l.quickNFC(v) {
+			// A replacement can compose with what follows it (ي + ٔ is ئ):
+			// the variant is the NFC label a registrant would register.
+			v = norm.NFC.String(v)
+		}
 		if !seen[v] && l.Valid(v) {
 			out = append(out, v)
 		}

@@ -139,8 +139,12 @@ type ImportSummary struct {
 	LegacyByCode      []CodeCount       `json:"legacy_by_code,omitempty"`
 	RegistrarsCreated map[string]string `json:"registrars_created,omitempty"` // name -> API token (shown once)
 	Batches           int               `json:"batches"`
-	Elapsed           time.Duration     `json:"elapsed_ns"`
-	Rate              float64           `json:"names_per_second"` // records of this run per second
+	// ReferenceChecks says how the store checked the references of the
+	// rows written ("per batch", or "per row: " and why), if it has more
+	// than one way (docs/import.md, "Reference checks").
+	ReferenceChecks string        `json:"reference_checks,omitempty"`
+	Elapsed         time.Duration `json:"elapsed_ns"`
+	Rate            float64       `json:"names_per_second"` // records of this run per second
 }
 
 // ErrImportRegistrars is returned (before anything is written) when the
@@ -318,6 +322,9 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		werr = ctx.Err()
 	}
 	sum.RefusedByCode, sum.LegacyByCode = countList(codes), countList(legacyCodes)
+	if rc, ok := imp.(interface{ ImportChecks() string }); ok {
+		sum.ReferenceChecks = rc.ImportChecks()
+	}
 	sum.Elapsed = time.Since(start)
 	if secs := sum.Elapsed.Seconds(); secs > 0 {
 		sum.Rate = float64(sum.Records-sum.Skipped) / secs

@@ -198,6 +198,9 @@ func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
 			fmt.Fprintf(tw, "  %s\t%s\n", n, s.RegistrarsCreated[n])
 		}
 	}
+	if s.ReferenceChecks != "" {
+		fmt.Fprintf(tw, "reference checks\t%s\n", s.ReferenceChecks)
+	}
 	fmt.Fprintf(tw, "elapsed\t%.3fs\t(%s names/s, %d batches)\n", s.Elapsed.Seconds(), human(s.Rate), s.Batches)
 	tw.Flush()
 }

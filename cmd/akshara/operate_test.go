@@ -28,6 +28,18 @@ import (
 	"github.com/akshara-idn/akshara/sqlite"
 )
 
+// TestRegistrarAddExitStatus: a refused name exits 1, a database that
+// cannot be opened 2 (it exited 2 on every failure).
+func TestRegistrarAddExitStatus(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	if _, errOut, code := runCLI(t, "", "registrar", "add", "-db", db, "bad\x01name"); code != exitInvalid || !strings.Contains(errOut, "BAD_NAME") {
+		t.Errorf("registrar add with a control character: %d %q, want exit 1 and BAD_NAME", code, errOut)
+	}
+	if _, _, code := runCLI(t, "", "registrar", "add", "-db", filepath.Join(db, "no", "such", "dir.db"), "acme"); code != exitUsage {
+		t.Errorf("registrar add into a database that cannot be opened: %d, want 2", code)
+	}
+}
+
 // TestRegistrarCommands: add, list, revoke, rotate, and the audit log of
 // it all (a failed add included).
 func TestRegistrarCommands(t *testing.T) {
@@ -36,8 +48,10 @@ func TestRegistrarCommands(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(token, "ak_") {
 		t.Fatalf("registrar add: %q %d", token, code)
 	}
-	if _, errOut, code := runCLI(t, "", "registrar", "add", "-db", db, "acme"); code == 0 || !strings.Contains(errOut, "EXISTS") {
-		t.Errorf("registrar add again: %d %q, want a failure and EXISTS", code, errOut)
+	// A refusal exits 1, as every operator command's; 2 is for usage and
+	// database errors.
+	if _, errOut, code := runCLI(t, "", "registrar", "add", "-db", db, "acme"); code != exitInvalid || !strings.Contains(errOut, "EXISTS") {
+		t.Errorf("registrar add again: %d %q, want exit 1 and EXISTS", code, errOut)
 	}
 	out, _, code := runCLI(t, "", "registrar", "list", "-db", db, "-json")
 	var ri registry.RegistrarInfo

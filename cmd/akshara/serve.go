@@ -199,24 +199,16 @@ func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseFlags(fs, args[1:], 1); !ok {
 		return status
 	}
-	ctx := context.Background()
-	store, err := openStore(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "akshara registrar: %v\n", err)
-		return exitUsage
-	}
-	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
-	if err != nil {
-		fmt.Fprintf(stderr, "akshara registrar: %v\n", err)
-		return exitUsage
-	}
-	r, token, err := svc.AddRegistrar(ctx, fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(stderr, "akshara registrar: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stderr, "registrar %q created (id %d); its API token, shown this once:\n", r.Name, r.ID)
-	fmt.Fprintln(stdout, token)
-	return exitOK
+	// The same exit status as the other operator commands (withService):
+	// 1 when the registry refuses (a taken or malformed name), 2 when the
+	// database cannot be opened or fails.
+	return withService("registrar", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+		r, token, err := svc.AddRegistrar(ctx, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "registrar %q created (id %d); its API token, shown this once:\n", r.Name, r.ID)
+		fmt.Fprintln(stdout, token)
+		return nil
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -79,19 +80,30 @@ func (s *Store) ImportCheckpoint(ctx context.Context, source, zone string) (int6
 // ImportBatch implements registry.Importer.
 func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error {
 	var err error
+	var perBatch bool
 	for attempt := 0; attempt < 5; attempt++ {
-		err = s.importTx(ctx, b, attempt > 0)
-		if err == nil || !s.d.IsUnique(err) {
+		err = s.importTx(ctx, b, attempt > 0, &perBatch)
+		if err == nil || !(s.d.IsUnique(err) || errors.Is(err, errImportRedo)) {
 			break
 		}
-		// lost a race with a concurrent create: decide again
+		// lost a race with a concurrent create (or the references could
+		// not be checked per batch): decide again
 	}
 	if err != nil {
 		return internal("importing a batch", err)
 	}
+	s.refs.count(perBatch)
 	// after batches 1, 4, 16, 64, ...
-	if n := s.batches.Add(1); s.d.ImportAnalyze != "" && n&(n-1) == 0 && bits.TrailingZeros64(uint64(n))%2 == 0 {
-		if _, err := s.db.ExecContext(ctx, s.d.ImportAnalyze); err != nil {
+	if n := s.batches.Add(1); len(s.d.ImportAnalyze) > 0 && n&(n-1) == 0 && bits.TrailingZeros64(uint64(n))%2 == 0 {
+		err := s.connTx(ctx, func(_ *sql.Conn, tx *sql.Tx) error {
+			for _, q := range s.d.ImportAnalyze {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return internal("updating the planner's statistics", err)
 		}
 	}
@@ -106,10 +118,13 @@ func (s *Store) ImportBatch(ctx context.Context, b *registry.ImportBatch) error 
 // there the batch committed (and its items' outcomes are this attempt's),
 // if not it runs again, and if the checkpoint cannot be read the fault is
 // reported.
-func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool) error {
+func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool, perBatch *bool) error {
 	return s.do(ctx, func() error {
 		stamp := time.Now().UnixNano()
-		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error { return s.importBatch(ctx, conn, tx, b, all, stamp) })
+		*perBatch = s.refsPerBatch(ctx)
+		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
+			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch)
+		})
 		var ce *commitError
 		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
 			return err
@@ -316,7 +331,7 @@ func (w *rowInserter) close() {
 // its set that were free, its whole set goes to exempt_sets, the pairs to
 // exemptions, and each domain it is exempted with has its whole set in
 // exempt_sets too.
-func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64) error {
+func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool) error {
 	zone := b.Zone
 	for _, q := range s.d.ImportSetup {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -335,6 +350,17 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		if _, err := tx.ExecContext(ctx, s.d.ImportLock); err != nil {
 			return err
 		}
+	}
+	if *perBatch {
+		ok, err := s.refGuard(ctx, tx)
+		if err != nil {
+			return err
+		}
+		*perBatch = ok
+	}
+	var refs *refChecks
+	if *perBatch {
+		refs = &refChecks{s: s, ctx: ctx, tx: tx, ids: map[int64]bool{}}
 	}
 	var labels, setLabels []string
 	inSets := map[string]bool{}
@@ -409,7 +435,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		fresh = append(fresh, it)
 		byLabel[it.Domain.Label] = it
 	}
-	if err := s.insertDomains(ctx, conn, tx, zone, fresh, byLabel); err != nil {
+	if err := s.insertDomains(ctx, conn, tx, zone, fresh, byLabel, refs); err != nil {
 		return err
 	}
 
@@ -486,6 +512,19 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		}
 		otherIDs[it] = others
 	}
+	if refs != nil {
+		// the blocks' references checked here, their COPY unchecked;
+		// the exemption rows below are checked by the database
+		if err := refs.blocks(blocks.(*copier)); err != nil {
+			return err
+		}
+		if err := blocks.flush(); err != nil {
+			return err
+		}
+		if err := refs.on(); err != nil {
+			return err
+		}
+	}
 	for _, w := range []rowSink{blocks, sets, pairs} {
 		if err := w.flush(); err != nil {
 			return err
@@ -535,7 +574,7 @@ func shortSource(s string) string {
 // insertDomains inserts the domain rows of items and sets their IDs: with
 // COPY and IDs reserved first where the dialect has it, else with
 // multi-row INSERT ... RETURNING.
-func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, items []*registry.ImportItem, byLabel map[string]*registry.ImportItem) error {
+func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, items []*registry.ImportItem, byLabel map[string]*registry.ImportItem, refs *refChecks) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -567,6 +606,15 @@ func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 			d.ID = ids[i]
 			c.add(d.ID, zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " "))
 		}
+		if refs != nil {
+			if err := refs.domains(zone, items); err != nil {
+				return err
+			}
+			if err := c.flush(); err != nil {
+				return err
+			}
+			return refs.on()
+		}
 		return c.flush()
 	}
 	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES `, `RETURNING id, label`, 8,
@@ -589,4 +637,203 @@ func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 	}
 	return ins.flush()
+}
+
+// errImportRedo: the batch is to be decided and written again (the
+// references could not be checked per batch after all).
+var errImportRedo = errors.New("import: batch to be written again")
+
+// Reference checks per batch (Dialect.ImportRefs). The database checks a
+// foreign key once per row inserted: three per name imported (domains to
+// zones and to registrars, blocks to domains), most of PostgreSQL's work
+// in a COPY. A batch checks them itself, once and set-based: it locks the
+// zone's row and its registrars' rows as the per-row checks would (KEY
+// SHARE: they cannot be deleted until it commits) and makes sure they
+// exist, and it checks in memory that every row it COPYs into blocks
+// names a domain it COPYed into domains in the same transaction; then it
+// COPYs with the per-row checks off (for these two COPYs only: every
+// other statement of the batch is checked by the database). It does so
+// only if the role may turn them off (probed once) and if turning them
+// off skips nothing else: Guard finds any other trigger on the two
+// tables (an operator's, a foreign key added since), and the batch is
+// then checked row by row.
+
+// refMode is how a store's import batches checked references.
+type refMode struct {
+	mu       sync.Mutex
+	probed   bool
+	allowed  bool
+	why      string // why references are checked per row
+	perBatch int64  // batches committed checked per batch
+	perRow   int64  // and per row
+}
+
+func (m *refMode) count(perBatch bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if perBatch {
+		m.perBatch++
+	} else {
+		m.perRow++
+	}
+}
+
+func (m *refMode) fallBack(why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.why = why
+}
+
+// refsPerBatch reports whether the next batch may check its references
+// per batch: the dialect can, and the role may turn the per-row checks
+// off (probed once, in a transaction of its own that is rolled back).
+func (s *Store) refsPerBatch(ctx context.Context) bool {
+	rc := s.d.ImportRefs
+	if rc == nil || s.d.CopyFrom == nil || s.d.ReserveIDs == "" {
+		return false
+	}
+	m := &s.refs
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.probed {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return false // not probed: the batch meets the fault itself
+		}
+		_, err = tx.ExecContext(ctx, rc.Off)
+		tx.Rollback()
+		m.probed, m.allowed = true, err == nil
+		if err != nil {
+			m.why = fmt.Sprintf("the role may not turn them off (%s: %v)", rc.Off, err)
+		}
+	}
+	return m.allowed
+}
+
+// refGuard takes the locks of the COPYs and reports whether the batch may
+// check references per batch: no trigger but the foreign-key checks done
+// here would be skipped.
+func (s *Store) refGuard(ctx context.Context, tx *sql.Tx) (bool, error) {
+	rc := s.d.ImportRefs
+	if _, err := tx.ExecContext(ctx, rc.Lock); err != nil {
+		return false, err
+	}
+	rows, err := tx.QueryContext(ctx, rc.Guard)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return false, err
+		}
+		found = append(found, name)
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	if len(found) > 0 {
+		s.refs.fallBack("turning them off would skip " + strings.Join(found, ", "))
+		return false, nil
+	}
+	return true, nil
+}
+
+// refChecks checks one batch's references.
+type refChecks struct {
+	s   *Store
+	ctx context.Context
+	tx  *sql.Tx
+	ids map[int64]bool // the domains COPYed
+}
+
+// exec runs q; a failure to turn the checks off (the role may no longer)
+// makes the batch run again checked per row.
+func (r *refChecks) exec(q string) error {
+	if _, err := r.tx.ExecContext(r.ctx, q); err != nil {
+		if q == r.s.d.ImportRefs.Off {
+			m := &r.s.refs
+			m.mu.Lock()
+			m.allowed, m.why = false, fmt.Sprintf("the role may not turn them off (%s: %v)", q, err)
+			m.mu.Unlock()
+			return fmt.Errorf("%w: %v", errImportRedo, err)
+		}
+		return err
+	}
+	return nil
+}
+
+func (r *refChecks) on() error { return r.exec(r.s.d.ImportRefs.On) }
+
+// domains checks the references of the domain rows of items (the zone,
+// the registrars), locking them, and turns the per-row checks off.
+func (r *refChecks) domains(zone string, items []*registry.ImportItem) error {
+	rc := r.s.d.ImportRefs
+	var z string
+	if err := r.tx.QueryRowContext(r.ctx, r.s.q(rc.Zone), zone).Scan(&z); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("import: the zone %s does not exist", zone)
+		}
+		return err
+	}
+	want := map[int64]bool{}
+	var ids []int64
+	for _, it := range items {
+		r.ids[it.Domain.ID] = true
+		if !want[it.RegistrarID] {
+			want[it.RegistrarID] = true
+			ids = append(ids, it.RegistrarID)
+		}
+	}
+	rows, err := r.tx.QueryContext(r.ctx, r.s.q(rc.Registrars), ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		delete(want, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id := range want {
+		return fmt.Errorf("import: there is no registrar with ID %d", id)
+	}
+	return r.exec(rc.Off)
+}
+
+// blocks checks that every row of c names a domain COPYed in this
+// transaction, and turns the per-row checks off.
+func (r *refChecks) blocks(c *copier) error {
+	for _, row := range c.rows {
+		if id, _ := row[2].(int64); !r.ids[id] {
+			return fmt.Errorf("import: a conflict set row of %v names domain %v, which the batch did not write", row[1], row[2])
+		}
+	}
+	return r.exec(r.s.d.ImportRefs.Off)
+}
+
+// ImportChecks says how the import batches this store committed since it
+// opened checked the references of the rows they wrote ("" if the store
+// has one way only).
+func (s *Store) ImportChecks() string {
+	if s.d.ImportRefs == nil {
+		return ""
+	}
+	m := &s.refs
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.perRow == 0:
+		return "per batch"
+	case m.perBatch == 0:
+		return "per row: " + m.why
+	}
+	return fmt.Sprintf("per batch in %d batches, per row in %d: %s", m.perBatch, m.perRow, m.why)
 }

@@ -50,10 +50,11 @@ type Dialect struct {
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
-	// ImportAnalyze, if set, is run after the 1st, 4th, 16th, 64th, ...
-	// batch of a bulk import: the planner's statistics must follow tables
-	// that grow from nothing to millions of rows in minutes.
-	ImportAnalyze string
+	// ImportAnalyze, if set, is run (in one transaction) after the 1st,
+	// 4th, 16th, 64th, ... batch of a bulk import: the planner's
+	// statistics must follow tables that grow from nothing to millions of
+	// rows in minutes.
+	ImportAnalyze []string
 	// ArrayParams: a []string argument binds to "= ANY(?)" (a
 	// PostgreSQL array), so a lookup of many labels is one query.
 	ArrayParams bool
@@ -65,6 +66,37 @@ type Dialect struct {
 	// query that returns ? new domain IDs.
 	CopyFrom   func(ctx context.Context, conn *sql.Conn, table string, columns []string, rows [][]any) error
 	ReserveIDs string
+	// ImportRefs, if set, checks the references of a bulk import batch's
+	// COPYs once per batch instead of once per row (import.go, refChecks).
+	ImportRefs *RefChecks
+}
+
+// RefChecks are the statements with which a bulk import batch checks the
+// references of the rows it COPYs into domains and blocks itself, once
+// per batch and set-based, instead of the database checking each row's
+// foreign keys (docs/import.md, "Reference checks"). A row COPYed into
+// domains refers to the zone and a registrar, one COPYed into blocks to
+// a domain COPYed just before in the same transaction.
+type RefChecks struct {
+	// Off and On are run around each COPY: Off stops the database's
+	// per-row checks (and every ordinary trigger) for the rest of the
+	// transaction, On brings them back. Off is also the probe: run once
+	// in a transaction of its own, its failure (the role may not) makes
+	// the import check row by row.
+	Off, On string
+	// Lock takes the locks a COPY into domains and blocks takes (so that
+	// no trigger or constraint can be added to them until the batch
+	// commits) before Guard reads the catalog.
+	Lock string
+	// Guard returns one row per trigger that Off would skip on an insert
+	// into domains or blocks other than the foreign-key checks done here
+	// (an operator's trigger, another foreign key): the batch is then
+	// written with the per-row checks.
+	Guard string
+	// Zone locks the zone's row (?) as the foreign-key check would (KEY
+	// SHARE) and returns it; Registrars locks the registrars of ids (an
+	// array) and returns their ids.
+	Zone, Registrars string
 }
 
 // Store is a registry.Store on a *sql.DB.
@@ -75,6 +107,8 @@ type Store struct {
 	group *groupWriter // GroupWrites: the writer that groups transactions (group.go)
 	// batches counts the bulk import batches committed (ImportAnalyze).
 	batches atomic.Int64
+	// refs is how import batches check references (import.go).
+	refs refMode
 
 	retry    Retry
 	retries  retryCounter
