@@ -365,3 +365,21 @@ func BenchmarkValidRef(b *testing.B) {
 		b.Run(tag+"/Valid", func(b *testing.B) { benchEach(b, labels, l.Valid) })
 	}
 }
+
+// TestVariantIndexBlock: the block's table of variant sequences is the
+// map's, code point for code point, in every language.
+func TestVariantIndexBlock(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		vi := &l.varIndex
+		if vi.byOff == nil || vi.block != l.block {
+			t.Fatalf("%s: the variant index has no table for the block", tag)
+		}
+		for o, seqs := range vi.byOff {
+			want := vi.byFirst[l.block+rune(o)]
+			if len(seqs) != len(want) || (len(seqs) > 0 && &seqs[0] != &want[0]) {
+				t.Errorf("%s: U+%04X: %d sequences in the table, %d in the map", tag, l.block+rune(o), len(seqs), len(want))
+			}
+		}
+	}
+}

@@ -267,6 +267,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		return nil, err
 	}
 	l.varIndex = newVariantIndex(l.variants)
+	l.varIndex.indexBlock(l.block)
 	for first := range l.varIndex.byFirst {
 		if off := first - l.block; off >= 0 && off < 128 {
 			l.varStart[off] = true
