@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -405,7 +406,13 @@ func registrarOf(r *http.Request) *registry.Registrar {
 
 // param reads a query parameter: valid UTF-8, not too long.
 func (s *Server) param(r *http.Request, key string) (string, error) {
-	v := r.URL.Query().Get(key)
+	return s.paramOf(r.URL.Query(), key)
+}
+
+// paramOf is param from a query already parsed (a handler that reads
+// several parameters parses the query once).
+func (s *Server) paramOf(q url.Values, key string) (string, error) {
+	v := q.Get(key)
 	if !utf8.ValidString(v) {
 		return "", registry.Errorf(CodeBadUTF8, "parameter %s is not valid UTF-8", key)
 	}
@@ -420,14 +427,15 @@ func (s *Server) zones(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
-	name, err := s.param(r, "name")
+	q := r.URL.Query()
+	name, err := s.paramOf(q, "name")
 	if err != nil {
 		return err
 	}
 	if name == "" {
 		return registry.Errorf(registry.CodeBadName, "parameter name is required: /v1/check?name=label.zone&lang=TAG")
 	}
-	lang, err := s.param(r, "lang")
+	lang, err := s.paramOf(q, "lang")
 	if err != nil {
 		return err
 	}

@@ -247,3 +247,12 @@ type Store interface {
 
 	Close() error
 }
+
+// CheckFinder is implemented by a store that answers a check's two
+// lookups at once: FindForCheck returns FindBlocker's domain, or, if no
+// domain holds the labels, FindReserved's name (nil, nil if neither). A
+// store with a read cache (the SQLite store) asks once whether its cache
+// is still good, rather than once per lookup.
+type CheckFinder interface {
+	FindForCheck(ctx context.Context, zone string, labels []string) (*Domain, *ReservedName, error)
+}

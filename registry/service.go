@@ -383,19 +383,14 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 			res.Variants = append(res.Variants, b)
 		}
 	}
-	d, err := s.store.FindBlocker(ctx, n.zone.Name, c.blocks)
+	d, reserved, err := s.findForCheck(ctx, n.zone.Name, c.blocks)
 	switch {
-	case errors.Is(err, ErrNotFound):
-		res.Status = Available
-		r, err := s.reservedAmong(ctx, n.zone.Name, c.blocks)
-		if err != nil {
-			return nil, err
-		}
-		if r != nil {
-			res.Status = Reserved
-		}
 	case err != nil:
 		return nil, err
+	case d == nil && reserved != nil:
+		res.Status = Reserved
+	case d == nil:
+		res.Status = Available
 	case d.Label == c.label:
 		res.Status, res.BlockedBy = Registered, d.Name
 	default:
@@ -414,6 +409,23 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		}
 	}
 	return res, nil
+}
+
+// findForCheck returns the domain that holds one of labels in zone, or
+// if none does, the first of them reserved (nil, nil if neither).
+func (s *Service) findForCheck(ctx context.Context, zone string, labels []string) (*Domain, *ReservedName, error) {
+	if f, ok := s.store.(CheckFinder); ok {
+		return f.FindForCheck(ctx, zone, labels)
+	}
+	d, err := s.store.FindBlocker(ctx, zone, labels)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		r, err := s.reservedAmong(ctx, zone, labels)
+		return nil, r, err
+	case err != nil:
+		return nil, nil, err
+	}
+	return d, nil, nil
 }
 
 // Create registers name in lang for the registrar: the name and its whole

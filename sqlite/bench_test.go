@@ -22,3 +22,10 @@ func BenchmarkStore(b *testing.B) {
 		return s
 	})
 }
+
+// BenchmarkStoreUncached is BenchmarkStore without the read cache of
+// checks' lookups (compare check/http in both).
+func BenchmarkStoreUncached(b *testing.B) {
+	defer sqlite.SetCacheReads(false)()
+	BenchmarkStore(b)
+}

@@ -25,12 +25,18 @@ var migrations embed.FS
 // Open opens (creating it if needed) the SQLite database file at path and
 // applies the migrations.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	return open(ctx, "sqlite", path)
+}
+
+// open is Open through the database/sql driver registered as driverName
+// (tests give a driver that wraps this one to inject faults).
+func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error) {
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +68,28 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		// commit together rather than retrying the lock (sqlstore/group.go).
 		s.GroupWrites()
 	}
+	if cacheReads {
+		// Checks answer from memory while the file is unchanged:
+		// PRAGMA data_version, on a connection that never writes, changes
+		// when any other connection, of this process or another, commits
+		// (sqlstore/readcache.go). The connection is of a pool of its
+		// own, so that it takes none of the store's.
+		q.Add("_pragma", "query_only(1)")
+		poll, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		poll.SetMaxOpenConns(1)
+		poll.SetMaxIdleConns(1)
+		s.CacheReads(poll, "PRAGMA data_version")
+	}
 	return s, nil
 }
+
+// cacheReads is whether Open caches checks' lookups (tests and benchmarks
+// compare both).
+var cacheReads = true
 
 // groupWrites is whether Open groups write transactions (tests and
 // benchmarks compare both).

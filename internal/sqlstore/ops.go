@@ -189,7 +189,23 @@ func (s *Store) FindReserved(ctx context.Context, zone string, labels []string) 
 	if len(labels) == 0 {
 		return nil, registry.Errorf(registry.CodeNotFound, "nothing to look for")
 	}
-	args := []any{zone}
+	e, err := s.cached(ctx, func() string { return cacheKey('r', zone, labels) }, func() (cacheEntry, error) {
+		r, err := s.findReserved(ctx, zone, labels)
+		return cacheEntry{reserved: r}, err
+	})
+	if err != nil {
+		return nil, internal("finding reserved names", err)
+	}
+	if e.reserved == nil {
+		return nil, registry.Errorf(registry.CodeNotFound, "none of these labels is reserved in %s", zone)
+	}
+	return copyReserved(e.reserved), nil
+}
+
+// findReserved is FindReserved's query; nil if none of labels is reserved.
+func (s *Store) findReserved(ctx context.Context, zone string, labels []string) (*registry.ReservedName, error) {
+	args := make([]any, 0, 1+len(labels))
+	args = append(args, zone)
 	for _, l := range labels {
 		args = append(args, l)
 	}
@@ -202,10 +218,10 @@ func (s *Store) FindReserved(ctx context.Context, zone string, labels []string) 
 		return s.queryRow(ctx, nil, query, args...).Scan(&r.Zone, &r.Label, &r.Reason, &created)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, registry.Errorf(registry.CodeNotFound, "none of these labels is reserved in %s", zone)
+		return nil, nil
 	}
 	if err != nil {
-		return nil, internal("finding reserved names", err)
+		return nil, err
 	}
 	r.Created = time.Unix(0, created).UTC()
 	return &r, nil

@@ -105,6 +105,7 @@ type Store struct {
 	d     Dialect
 	stmts sync.Map     // query text -> *sql.Stmt: parsed once, not per call
 	group *groupWriter // GroupWrites: the writer that groups transactions (group.go)
+	cache *readCache   // CacheReads: the answers of checks' lookups (readcache.go)
 	// batches counts the bulk import batches committed (ImportAnalyze).
 	batches atomic.Int64
 	// refs is how import batches check references (import.go).
@@ -476,8 +477,24 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 	if len(labels) == 0 {
 		return nil, registry.Errorf(registry.CodeNotFound, "nothing to look for")
 	}
+	e, err := s.cached(ctx, func() string { return cacheKey('b', zone, labels) }, func() (cacheEntry, error) {
+		d, err := s.findBlocker(ctx, zone, labels)
+		return cacheEntry{blocker: d}, err
+	})
+	if err != nil {
+		return nil, internal("finding blocker", err)
+	}
+	if e.blocker == nil {
+		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
+	}
+	return copyDomain(e.blocker), nil
+}
+
+// findBlocker is FindBlocker's query; nil if no domain holds the labels.
+func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (*registry.Domain, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
-	args := []any{zone}
+	args := make([]any, 0, 1+len(labels))
+	args = append(args, zone)
 	for _, l := range labels {
 		args = append(args, l)
 	}
@@ -497,9 +514,12 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 		return nil
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, registry.Errorf(registry.CodeNotFound, "no domain of %s holds these labels", zone)
+		return nil, nil
 	}
-	return d, internal("finding blocker", err)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Domain implements registry.Store.
@@ -622,6 +642,9 @@ func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, err
 // Close implements registry.Store.
 func (s *Store) Close() error {
 	s.closeGroup()
+	if s.cache != nil {
+		s.cache.close()
+	}
 	s.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
 	return s.db.Close()
 }

@@ -150,6 +150,15 @@ func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
 			}
 		}
 		b.ResetTimer()
+		cpu0 := cpuTime()
+		// the process's CPU time (user and system, server and clients) per
+		// request: less disturbed than the elapsed time by other load on
+		// the machine
+		defer func() {
+			if cpu0 > 0 {
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			}
+		}()
 		if parallelism == 0 {
 			for i := 0; i < b.N; i++ {
 				get(i)

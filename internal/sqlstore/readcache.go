@@ -1,0 +1,321 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// The read cache (CacheReads) keeps the answers of FindBlocker and
+// FindReserved, the two queries of every check, while the database is
+// unchanged. Whether it is unchanged is asked of the database itself, on
+// every lookup: a query of a counter that changes whenever any connection,
+// of this process or of another, has committed to the file since the
+// previous one (SQLite's PRAGMA data_version on a connection that never
+// writes). The cache therefore needs nothing from the write path, and a
+// name taken by a committed create, delete, import or reservation, here or
+// by another process on the same file, is never answered from before it.
+//
+// Why it is correct: the polls run one at a time on one connection, so
+// their answers are ordered, and the generation below increases when a
+// poll sees a commit that the previous one did not. An entry is stored
+// under the generation polled before its query ran, so it shows the
+// database as it was at that poll or later. A lookup uses a poll that
+// began after the lookup did (concurrent lookups share one, see
+// generation): if that poll returns the entry's generation, no commit
+// came between the entry's poll and it (a commit would have changed the
+// counter), so the entry is at least as new as what the lookup must see:
+// every commit acknowledged before the lookup began.
+type readCache struct {
+	// the polls: one at a time, shared by the callers waiting for it
+	callMu  sync.Mutex
+	running *pollCall // the poll running, if any
+	next    *pollCall // the poll that callers arriving now will share
+
+	// the poll's connection and statement, used by the running poll
+	db      *sql.DB // the poll's own pool, of one connection
+	query   string
+	conn    *sql.Conn
+	stmt    driver.Stmt // prepared on conn's driver connection
+	dest    [1]driver.Value
+	last    int64  // the counter at the last poll
+	gen     uint64 // increases whenever a poll sees a change
+	polling bool   // conn is open and last is its counter
+
+	hits atomic.Int64 // lookups answered from memory
+
+	mu       sync.RWMutex
+	entryGen uint64 // the generation the entries hold for
+	entries  map[string]cacheEntry
+}
+
+type cacheEntry struct {
+	blocker  *registry.Domain       // FindBlocker's answer; nil: not found
+	reserved *registry.ReservedName // FindReserved's answer; nil: not found
+}
+
+// maxCacheEntries bounds the cache: when it is full it starts afresh.
+const maxCacheEntries = 1 << 16
+
+// CacheReads makes FindBlocker, FindReserved and FindForCheck answer from
+// memory while the query changed (a single-row, single-column integer
+// query, such as SQLite's "PRAGMA data_version") returns the same value on
+// a connection of poll, a handle on the same database that the store
+// keeps for this (and closes with it). The query must change whenever
+// another connection commits: the poll's connection never writes. Call it
+// before the store is used.
+func (s *Store) CacheReads(poll *sql.DB, changed string) {
+	s.cache = &readCache{db: poll, query: changed}
+}
+
+// CacheHits returns how many lookups the read cache has answered (0 with
+// the cache off).
+func (s *Store) CacheHits() int64 {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.hits.Load()
+}
+
+// generation returns the cache generation valid now: that of a poll that
+// began after this call did. Concurrent callers share one: those that
+// arrive while a poll runs wait for it to end and share the next, so that
+// a burst of checks costs about two polls. An error (the poll's
+// connection is then closed and reopened at the next poll) means the cache
+// must not be used.
+func (c *readCache) generation(ctx context.Context) (uint64, error) {
+	c.callMu.Lock()
+	if c.next == nil {
+		c.next = &pollCall{done: make(chan struct{})}
+	}
+	call := c.next
+	for {
+		select {
+		case <-call.done: // led by another caller
+			c.callMu.Unlock()
+			return call.gen, call.err
+		default:
+		}
+		if c.running == nil {
+			break
+		}
+		running := c.running
+		c.callMu.Unlock()
+		<-running.done
+		c.callMu.Lock()
+	}
+	// lead call: it begins now, after every caller that shares it arrived
+	c.running, c.next = call, nil
+	c.callMu.Unlock()
+	call.gen, call.err = c.poll(ctx)
+	c.callMu.Lock()
+	c.running = nil
+	close(call.done)
+	c.callMu.Unlock()
+	return call.gen, call.err
+}
+
+// pollCall is one poll and the callers that share it.
+type pollCall struct {
+	done chan struct{} // closed when gen and err are set
+	gen  uint64
+	err  error
+}
+
+// poll runs the query on the cache's connection (one poll at a time: the
+// caller leads the running pollCall).
+func (c *readCache) poll(ctx context.Context) (uint64, error) {
+	if c.conn == nil {
+		conn, err := c.db.Conn(ctx)
+		if err != nil {
+			return 0, err
+		}
+		c.conn, c.polling = conn, false
+	}
+	var v int64
+	// Straight to the driver, with a statement prepared once: the poll is
+	// a statement of one step, and database/sql's layers (and a context
+	// that can end, which costs a goroutine per query in database/sql and
+	// in the driver) would cost as much as the poll itself.
+	err := c.conn.Raw(func(dc any) error {
+		if c.stmt == nil {
+			p, ok := dc.(driver.ConnPrepareContext)
+			if !ok {
+				return errors.New("read cache: the driver cannot prepare statements")
+			}
+			st, err := p.PrepareContext(context.Background(), c.query)
+			if err != nil {
+				return err
+			}
+			c.stmt = st
+		}
+		q, ok := c.stmt.(driver.StmtQueryContext)
+		if !ok {
+			return errors.New("read cache: the driver cannot query with a context")
+		}
+		rows, err := q.QueryContext(context.Background(), nil)
+		if err != nil {
+			return err
+		}
+		if err := rows.Next(c.dest[:]); err != nil {
+			rows.Close()
+			return err
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		n, ok := c.dest[0].(int64)
+		if !ok {
+			return fmt.Errorf("read cache: %q returned %T, not an integer", c.query, c.dest[0])
+		}
+		v = n
+		return nil
+	})
+	if err != nil {
+		c.closePoll()
+		return 0, err
+	}
+	if !c.polling || v != c.last {
+		// a change, or a new connection whose counter says nothing yet
+		c.gen++
+		c.last, c.polling = v, true
+	}
+	return c.gen, nil
+}
+
+func (c *readCache) closePoll() {
+	if c.conn == nil {
+		return
+	}
+	if c.stmt != nil {
+		c.conn.Raw(func(any) error { return c.stmt.Close() })
+	}
+	c.conn.Close()
+	c.conn, c.stmt, c.polling = nil, nil, false
+}
+
+// close closes the poll's connection; no lookup may run any more.
+func (c *readCache) close() {
+	c.callMu.Lock()
+	running := c.running
+	c.callMu.Unlock()
+	if running != nil {
+		<-running.done
+	}
+	c.closePoll()
+	c.db.Close()
+}
+
+func (c *readCache) get(gen uint64, key string) (cacheEntry, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.entryGen != gen {
+		return cacheEntry{}, false
+	}
+	e, ok := c.entries[key]
+	return e, ok
+}
+
+// put stores an entry read after the poll that returned gen. An entry of
+// an older generation than the cache's is dropped.
+func (c *readCache) put(gen uint64, key string, e cacheEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen < c.entryGen {
+		return
+	}
+	if gen > c.entryGen || c.entries == nil || len(c.entries) >= maxCacheEntries {
+		c.entryGen = gen
+		c.entries = make(map[string]cacheEntry)
+	}
+	c.entries[key] = e
+}
+
+// cacheKey is the key of a lookup of labels in zone ('b': FindBlocker, 'r':
+// FindReserved).
+func cacheKey(kind byte, zone string, labels []string) string {
+	n := 2 + len(zone)
+	for _, l := range labels {
+		n += 1 + len(l)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(kind)
+	b.WriteString(zone)
+	for _, l := range labels {
+		b.WriteByte(0)
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// cached answers a lookup from the cache, or runs it and keeps its answer
+// (a result or ErrNotFound; never another error). With the cache off, or
+// when the poll fails, it runs the lookup.
+func (s *Store) cached(ctx context.Context, key func() string, run func() (cacheEntry, error)) (cacheEntry, error) {
+	if s.cache == nil {
+		return run()
+	}
+	gen, err := s.cache.generation(ctx)
+	if err != nil {
+		return run()
+	}
+	k := key()
+	if e, ok := s.cache.get(gen, k); ok {
+		s.cache.hits.Add(1)
+		return e, nil
+	}
+	e, err := run()
+	if err == nil {
+		s.cache.put(gen, k, e)
+	}
+	return e, err
+}
+
+// FindForCheck implements registry.CheckFinder: one poll of the read cache
+// for a check's two lookups.
+func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) (*registry.Domain, *registry.ReservedName, error) {
+	if len(labels) == 0 {
+		return nil, nil, nil
+	}
+	e, err := s.cached(ctx, func() string { return cacheKey('c', zone, labels) }, func() (cacheEntry, error) {
+		d, err := s.findBlocker(ctx, zone, labels)
+		if err != nil || d != nil {
+			return cacheEntry{blocker: d}, err
+		}
+		r, err := s.findReserved(ctx, zone, labels)
+		return cacheEntry{reserved: r}, err
+	})
+	if err != nil {
+		return nil, nil, internal("finding blocker", err)
+	}
+	return copyDomain(e.blocker), copyReserved(e.reserved), nil
+}
+
+// copyDomain is the caller's own copy of a cached domain (nil: nil).
+func copyDomain(d *registry.Domain) *registry.Domain {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Legacy = slices.Clone(d.Legacy)
+	return &c
+}
+
+func copyReserved(r *registry.ReservedName) *registry.ReservedName {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
+var _ registry.CheckFinder = (*Store)(nil)
