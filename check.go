@@ -482,104 +482,193 @@ func (l *Language) classOf(r rune) Class {
 // sure of its answer only when normalization cannot change it; otherwise
 // (an A-label, a string that may not be NFC, a character outside the block
 // that NFC might turn into a repertoire character) it leaves the label to
-// run. TestFastPath holds its sure answers to run's.
+// run. TestFastPath holds its sure answers to run's, TestFastMatchesRef
+// its answers to the former loop's (refFast).
+//
+// Each code point costs one load of its fastInfo word (kind, combining
+// class, flags) and one of fastTab; the counts the whole-label rules need
+// are added up from the words, the flags or-ed together, and the rare
+// cases (a character NFC may compose, one outside the tables) leave the
+// loop's straight line.
 func (l *Language) fast(s string) (valid, sure bool) {
 	if len(s) == 0 || hasACEPrefix(s) {
 		return false, false
 	}
-	st := uint16(0)
-	n, nBasic, halants := 0, 0, 0
-	digitsOnly, broken, triggered := true, false, false
-	outside := false      // a repertoire letter outside the block was read
-	varStarts := 0        // code points that start a variant sequence
-	var prevSet [2]uint64 // prevOff -3: the marks that compose with the letter before
-	var lastCC uint8
-	prevOff := rune(-1)
-	for i := 0; i < len(s); n++ {
-		var k kind
-		if c := s[i]; c < utf8.RuneSelf {
-			switch {
-			case c >= '0' && c <= '9':
-				k = kindDigit
-			case c == '-':
-				k, digitsOnly = kindHyph, false
-			default:
+	if !l.fastIsSmall {
+		return l.fastRest(s, 0, 0, 0, 0, 0, 0, l.fastStart, 0)
+	}
+	tab, info := &l.fastSmall, &l.fastInfo
+	st, maxSt := uint32(0), uint32(0)
+	cnt := uint64(0)     // code points, plus ASCII code points<<32
+	var sum uint64       // fiCounted fields added up
+	prevW := l.fastStart // the word of the code point before
+	pairs := uint64(0)   // prevW>>fiPrevShift & w or-ed over the label
+	i := 0
+	// The straight line: ASCII and the code points of fastInfo that NFC
+	// cannot compose with the one before; no call, so that the loop's
+	// state stays in registers. Anything else goes on in fastRest.
+	for i < len(s) {
+		var w uint64
+		c := s[i]
+		switch {
+		case c < 0x80:
+			if w = l.fastASCII[c]; w == 0 {
+				// no normalization makes an ASCII letter or sign valid;
+				// unsure if NFC may have composed a pair before it
+				return false, pairs&fiCompose == 0
+			}
+			cnt += 1 << 32
+			i++
+		case c >= 0xE0 && c < 0xF0 && i+2 < len(s):
+			// a 3-byte form of a code point below U+0800 is overlong
+			b1, b2 := s[i+1], s[i+2]
+			r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
+			if b1&0xC0 != 0x80 || b2&0xC0 != 0x80 || r < 0x800 {
+				goto rest
+			}
+			o := uint(r - l.block)
+			if o >= uint(len(info)) {
+				// the joiners of U+2000..U+207F (fastPunct)
+				if u := uint(r - 0x2000); u < uint(len(l.fastPunct)) && l.fastPunct[u] != punctStarter {
+					return false, l.fastPunct[u] == punctHopeless && pairs&fiCompose == 0
+				}
+				goto rest
+			}
+			if w = info[o]; w == 0 {
+				return false, l.fastHopeless[o] && pairs&fiCompose == 0 // as hopelessAt says
+			}
+			if w&fiMaybe != 0 {
+				goto rest
+			}
+			i += 3
+		case c >= 0xC2 && c < 0xE0 && i+1 < len(s):
+			b1 := s[i+1]
+			o := uint(rune(c&0x1F)<<6 | rune(b1&0x3F) - l.block)
+			if b1&0xC0 != 0x80 || o >= uint(len(info)) {
+				goto rest
+			}
+			if w = info[o]; w == 0 {
+				return false, l.fastHopeless[o] && pairs&fiCompose == 0 // as hopelessAt says
+			}
+			if w&fiMaybe != 0 {
+				goto rest
+			}
+			i += 2
+		default:
+			goto rest
+		}
+		if cc := uint8(w >> fiCCCShift); cc != 0 && cc < uint8(prevW>>fiCCCShift) {
+			return false, false
+		}
+		st = uint32(tab[(st|uint32(w&fiKind))&fastMask])
+		maxSt = max(maxSt, st)
+		sum += w & fiCounted
+		pairs |= prevW >> fiPrevShift & w
+		prevW = w
+		cnt++
+	}
+	if pairs&fiCompose != 0 {
+		return false, false // NFC may compose a pair
+	}
+	return l.fastEnd(s, st, maxSt, int(uint32(cnt)), int(cnt>>32), sum, pairs)
+rest:
+	return l.fastRest(s, i, st, maxSt, int(uint32(cnt)), int(cnt>>32), sum, prevW, pairs)
+}
+
+// fastRest is fast's loop for the rest of s from i, where a code point
+// that is not on fast's straight line stands: one NFC may compose with
+// the code point before it, a letter outside fastInfo, a code point
+// outside the repertoire, invalid UTF-8.
+func (l *Language) fastRest(s string, i int, st, maxSt uint32, n, nBasic int, sum, prevW, pairs uint64) (valid, sure bool) {
+	if pairs&fiCompose != 0 {
+		return false, false // NFC may compose a pair before i
+	}
+	tab, info := l.fastTab, &l.fastInfo
+	var prevSet [2]uint64 // prev -3: the marks that compose with the letter before
+	lastCC := uint8(prevW >> fiCCCShift)
+	// prev is the character before, for mayCompose: a block offset, an
+	// offset 128..255 of fastInfo (a letter after the block, see
+	// mayComposeAfter), or -1 (none, ASCII, a letter a mark from outside
+	// the block composes with), -2 (a letter nothing composes with), -3 (a
+	// letter the marks of prevSet compose with). Before i only ASCII and
+	// fastInfo's code points were read.
+	prev := -1
+	if i > 0 && s[i-1] >= 0x80 {
+		j := i - 1
+		for j > 0 && s[j]&0xC0 == 0x80 {
+			j--
+		}
+		r, _ := utf8.DecodeRuneInString(s[j:i])
+		prev = int(r - l.block)
+	}
+	for i < len(s) {
+		var w uint64
+		off := -1
+		if c := s[i]; c < 0x80 {
+			if w = l.fastASCII[c]; w == 0 {
 				return false, true // no normalization makes an ASCII letter or sign valid
 			}
-			triggered = triggered || l.asciiTrigger
 			nBasic++
-			lastCC, prevOff = 0, -1
 			i++
 		} else {
-			digitsOnly = false
-			var r rune
-			size := 3
-			if c == 0xE0 && i+2 < len(s) && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
-				r = rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
-			} else if r, size = utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
 				return false, true // INVALID_UTF8
 			}
-			if off := r - l.block; off >= 0 && off < 128 && l.kinds[off] != kindNone {
-				k = l.kinds[off]
-				cc := l.ccc[off]
-				if cc != 0 && cc < lastCC {
-					return false, false
+			if o := int(r - l.block); o >= 0 && o < len(info) && info[o] != 0 {
+				w, off = info[o], o
+			} else {
+				es, ok := l.extraStarters[r]
+				if !ok {
+					return false, l.hopelessAt(s, i, size)
 				}
-				if l.maybe[off] {
-					if prevOff == -3 {
-						// just after a letter outside the block that some
-						// repertoire marks compose with: is this one of them?
-						if prevSet[off/64]&(1<<(off%64)) != 0 {
-							return false, false
-						}
-					} else if l.mayCompose(off, cc, prevOff, lastCC) {
-						return false, false
-					}
-				}
-				lastCC, prevOff = cc, off
-				triggered = triggered || l.trigger[off]
-				if l.varStart[off] {
-					varStarts++
-				}
-			} else if es, starter := l.starter(r); starter {
-				// A repertoire letter outside the block that NFC never
-				// changes (the Arabic letters of U+0680..U+06FF, Bodo's
-				// U+02BC). A mark right after it may compose with it only
-				// if it is one of those the letter composes with (-3,
-				// prevSet); -2 says that nothing composes with it; -1
-				// sends any mark after it to norm.
-				k, outside = es.kind, true
-				lastCC, prevOff = 0, -2
+				// A repertoire letter outside the tables that NFC never
+				// changes (Bodo's U+02BC): as mayComposeAfter says for
+				// those of fastInfo.
+				w = es.fast
+				off = -2
 				switch {
 				case es.wide:
-					prevOff = -1
+					off = -1
 				case es.composer:
-					prevOff, prevSet = -3, es.composes
+					off, prevSet = -3, es.composes
 				}
-				triggered = triggered || es.trigger
-				if es.varStart {
-					varStarts++
-				}
-			} else {
-				return false, l.hopelessAt(s, i, size)
 			}
 			i += size
 		}
-		if !broken {
-			// A broken rule decides the verdict once the rest is known to
-			// be NFC, so the loop goes on only to make sure of that.
-			t := &l.table[st][k]
-			broken = t.code != OK
-			st = t.next
+		cc := uint8(w >> fiCCCShift)
+		if cc != 0 && cc < lastCC {
+			return false, false
 		}
-		if k == kind(H) {
-			halants++
+		if w&fiMaybe != 0 && l.mayComposeAfter(off, cc, prev, lastCC, &prevSet) {
+			return false, false
 		}
+		lastCC, prev = cc, off
+		st = tab[st|uint32(w&fiKind)]
+		maxSt = max(maxSt, st)
+		sum += w & fiCounted
+		if pairs |= prevW >> fiPrevShift & w; pairs&fiCompose != 0 {
+			return false, false // NFC may compose this pair
+		}
+		prevW = w
+		n++
 	}
+	return l.fastEnd(s, st, maxSt, n, nBasic, sum, pairs)
+}
+
+// fastEnd applies the whole-label rules to a label fast read to the end:
+// it is NFC, st is the grammar's state after it, maxSt the largest state
+// it visited, and sum and pairs what fast accumulated.
+func (l *Language) fastEnd(s string, st, maxSt uint32, n, nBasic int, sum, pairs uint64) (valid, sure bool) {
+	if n > MaxALabelLength {
+		return false, true // NFC, and too long for any A-label (and the counts may have overflowed)
+	}
+	halants := int(sum>>16) & 0xFF
+	varStarts := int(sum>>24) & 0xFF
 	switch {
-	case broken, l.ends[st] != OK, n < MinLength, digitsOnly && n <= 2:
+	case !l.fastEnds[st>>fastShift], n < MinLength, pairs&fiNonDigit == 0 && n <= 2:
 		return false, true
-	case halants >= 2 && l.mayHaveTriple(s):
+	case maxSt >= l.fastTriple && halants >= 2 && l.mayHaveTriple(s):
 		if _, found := l.identicalConsonants(s); found {
 			return false, true
 		}
@@ -591,16 +680,51 @@ func (l *Language) fast(s string) (valid, sure bool) {
 		return len(s) <= MaxALabelLength, true
 	}
 	safe := &l.safeLen
-	if outside {
+	if pairs&fiOutside != 0 {
 		safe = &l.safeLenWide
 	}
-	if n > int(safe[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
+	if n > int(safe[nBasic]) && l.fastALabelLength(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
 	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
 		return false, true
 	}
-	return !triggered || l.contextsOK(s), true
+	if pairs&fiRulesT != 0 {
+		return false, true // a not-after or only-after rule is broken
+	}
+	switch {
+	case pairs&(fiTrigger|fiTrig2) == 0:
+		return true, true
+	case pairs&fiTrig2 == 0 && l.fastNoMixOnly:
+		return !l.mixes(s), true
+	}
+	return l.contextsOK(s), true
+}
+
+// mayComposeAfter is mayCompose for fast's prev (see fast): whether the
+// block character at off, of combining class cc, which NFC may compose
+// with a character before it, might do so after prev.
+func (l *Language) mayComposeAfter(off int, cc uint8, prev int, lastCC uint8, prevSet *[2]uint64) bool {
+	if off < 0 || off >= 128 {
+		return true // not a block offset: fiMaybe is set only for those
+	}
+	if prev >= 128 {
+		es := l.nextStarters[prev-128]
+		switch {
+		case es.wide:
+			prev = -1
+		case es.composer:
+			prev, prevSet = -3, &es.composes
+		default:
+			prev = -2
+		}
+	}
+	if prev == -3 {
+		// just after a letter outside the block that some repertoire
+		// marks compose with: is this one of them?
+		return prevSet[off/64]&(1<<(off%64)) != 0
+	}
+	return l.mayCompose(rune(off), cc, rune(prev), lastCC)
 }
 
 // hopelessAt is hopeless for the one character at s[i:i+size].

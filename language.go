@@ -77,6 +77,29 @@ type Language struct {
 	msgs     messageCache // memoized error messages (diag.go)
 	walkInfo [130]uint8   // kinds and flags for Detector's walk (detectfast.go)
 
+	// The verdict-only path's tables (fastpath.go, buildFast).
+	fastInfo  [256]uint64 // the block and the 128 code points after it
+	fastASCII [128]uint64 // the digits and the hyphen
+	fastTab   []uint32    // state<<fastShift | kind: next state<<fastShift
+	// fastSmall is fastTab when it has at most fastStates states
+	// (fastIsSmall).
+	fastSmall   [fastStates << fastShift]uint16
+	fastIsSmall bool
+	fastEnds    []bool // a label may end in this state
+	fastStart   uint64 // the word before the first code point: fiRuleBad for "^"
+	// fastHopeless is hopeless for the code points of fastInfo's range
+	// outside the repertoire; fastPunct says the same of U+2000..U+207F.
+	fastHopeless [256]bool
+	// fastNoMix are the no-mix rules of single code points; with
+	// fastNoMixOnly, every rule fast does not decide itself is one.
+	fastNoMix     []noMix
+	fastNoMixOnly bool
+	fastPunct     [128]uint8
+	// fastTriple is the first state (times fastStride) of a cluster with
+	// two halants: a label that never reaches it has no three identical
+	// consonants joined by halants.
+	fastTriple uint32
+
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
@@ -93,6 +116,7 @@ type extraStarter struct {
 	composer bool      // a repertoire character composes with it
 	composes [2]uint64 // the block offsets of the repertoire characters that do
 	wide     bool      // one outside the block does
+	fast     uint64    // its fastInfo word (buildFast)
 }
 
 // transition packs a move for the tables: next state, code, flags.
@@ -243,6 +267,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		return nil, err
 	}
 	l.varIndex = newVariantIndex(l.variants)
+	l.varIndex.indexBlock(l.block)
 	for first := range l.varIndex.byFirst {
 		if off := first - l.block; off >= 0 && off < 128 {
 			l.varStart[off] = true
@@ -260,6 +285,7 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	if err := l.buildAutomaton(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
+	l.buildFast()
 	return l, nil
 }
 

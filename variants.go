@@ -34,6 +34,18 @@ type variantSeq struct {
 type variantIndex struct {
 	byFirst map[rune][]variantSeq
 	rows    [][]string
+	// byOff is byFirst for the 128 code points of a script's block at
+	// block, read without a map lookup (a language's index: indexBlock).
+	byOff *[128][]variantSeq
+	block rune
+}
+
+// indexBlock fills byOff for the block at block.
+func (vi *variantIndex) indexBlock(block rune) {
+	vi.byOff, vi.block = new([128][]variantSeq), block
+	for o := range vi.byOff {
+		vi.byOff[o] = vi.byFirst[block+rune(o)]
+	}
 }
 
 func newVariantIndex(rows [][]string) variantIndex {
@@ -57,7 +69,13 @@ type span struct {
 
 // match returns the longest table sequence at rs[i:], if any.
 func (vi *variantIndex) match(rs []rune, i int) (span, bool) {
-	for _, seq := range vi.byFirst[rs[i]] {
+	var seqs []variantSeq
+	if o := rs[i] - vi.block; vi.byOff != nil && o >= 0 && o < 128 {
+		seqs = vi.byOff[o]
+	} else {
+		seqs = vi.byFirst[rs[i]]
+	}
+	for _, seq := range seqs {
 		if len(seq.runes) <= len(rs)-i && equalRunes(rs[i:i+len(seq.runes)], seq.runes) {
 			return span{i, i + len(seq.runes), seq.row}, true
 		}
