@@ -203,7 +203,7 @@ func TestImportLostCommit(t *testing.T) {
 	if err != nil || want.Batches < 3 {
 		t.Fatalf("unfaulted import: %v, %+v; want several batches", err, want)
 	}
-	wantRows := importRows(t, base.DB())
+	wantRows := registrytest.ImportRows(t, base.DB())
 
 	// the faulted import, in a schema of its own, through the proxy
 	q := u.Query()
@@ -240,7 +240,7 @@ func TestImportLostCommit(t *testing.T) {
 		!slices.Equal(got.RefusedByCode, want.RefusedByCode) {
 		t.Errorf("import with a lost COMMIT: %+v\nunfaulted:             %+v", got, want)
 	}
-	if rows := importRows(t, store.DB()); rows != wantRows {
+	if rows := registrytest.ImportRows(t, store.DB()); rows != wantRows {
 		t.Errorf("import with a lost COMMIT stored other rows than an unfaulted one:\n%.2000s\nwant\n%.2000s", rows, wantRows)
 	}
 }

@@ -64,7 +64,7 @@ func TestImportRefChecks(t *testing.T) {
 	if want.Exempted == 0 || want.Batches < 5 {
 		t.Fatalf("the file gave %d exempted names in %d batches: want some, in several", want.Exempted, want.Batches)
 	}
-	wantRows := importRows(t, base.DB())
+	wantRows := registrytest.ImportRows(t, base.DB())
 	// with no check, a row naming a registrar that does not exist would be
 	// written: refused, and nothing written
 	bogus(t, base)
@@ -76,7 +76,7 @@ func TestImportRefChecks(t *testing.T) {
 			t.Errorf("reference checks %q, want per row, saying why", got.ReferenceChecks)
 		}
 		same(t, got, want)
-		if rows := importRows(t, store.DB()); rows != wantRows {
+		if rows := registrytest.ImportRows(t, store.DB()); rows != wantRows {
 			t.Errorf("rows differ from the superuser's import:\n%.2000s\nwant\n%.2000s", rows, wantRows)
 		}
 		bogus(t, store)
@@ -88,7 +88,7 @@ func TestImportRefChecks(t *testing.T) {
 			t.Errorf("reference checks %q, want per batch", got.ReferenceChecks)
 		}
 		same(t, got, want)
-		if rows := importRows(t, store.DB()); rows != wantRows {
+		if rows := registrytest.ImportRows(t, store.DB()); rows != wantRows {
 			t.Errorf("rows differ from the superuser's import:\n%.2000s\nwant\n%.2000s", rows, wantRows)
 		}
 	})
@@ -113,7 +113,7 @@ func TestImportRefChecks(t *testing.T) {
 		if err := store.DB().QueryRow(`SELECT n FROM seen`).Scan(&n); err != nil || n != want.Registered+want.Exempted {
 			t.Errorf("the operator's trigger ran %d times (%v), want once per domain (%d)", n, err, want.Registered+want.Exempted)
 		}
-		if rows := importRows(t, store.DB()); rows != wantRows {
+		if rows := registrytest.ImportRows(t, store.DB()); rows != wantRows {
 			t.Errorf("rows differ from the import without the trigger:\n%.2000s\nwant\n%.2000s", rows, wantRows)
 		}
 	})

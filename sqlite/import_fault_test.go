@@ -105,7 +105,7 @@ func TestImportBatchFault(t *testing.T) {
 	if want.Batches < 3 {
 		t.Fatalf("unfaulted import: %d batches, want several", want.Batches)
 	}
-	wantRows := importRows(t, base.DB())
+	wantRows := registrytest.ImportRows(t, base.DB())
 
 	injected := errors.New("injected fault")
 	for _, tc := range []struct {
@@ -154,7 +154,7 @@ func TestImportBatchFault(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.err.Error()) || got.Batches != 1 {
 					t.Fatalf("import: %d batches, %v; want it stopped after one by the injected fault", got.Batches, err)
 				}
-				if importRows(t, store.DB()) == wantRows {
+				if registrytest.ImportRows(t, store.DB()) == wantRows {
 					t.Errorf("the stopped import stored every row")
 				}
 				return
@@ -170,7 +170,7 @@ func TestImportBatchFault(t *testing.T) {
 				!slices.Equal(got.RefusedByCode, want.RefusedByCode) {
 				t.Errorf("faulted import: %+v\nunfaulted:      %+v", got, want)
 			}
-			if rows := importRows(t, store.DB()); rows != wantRows {
+			if rows := registrytest.ImportRows(t, store.DB()); rows != wantRows {
 				t.Errorf("faulted import's rows differ from an unfaulted one's:\n%.2000s\nwant\n%.2000s", rows, wantRows)
 			}
 		})
@@ -182,35 +182,6 @@ func TestImportBatchFault(t *testing.T) {
 type driverBadConn struct{}
 
 func (driverBadConn) Error() string { return "connection lost after COMMIT" }
-
-// importRows describes what an import stored, by label.
-func importRows(t *testing.T, db *sql.DB) string {
-	t.Helper()
-	var b strings.Builder
-	for _, q := range []string{
-		`SELECT d.label || ' ' || d.lang || ' ' || r.name || ' ' || d.legacy FROM domains d JOIN registrars r ON r.id = d.registrar_id ORDER BY d.label`,
-		`SELECT b.label || ' ' || d.label FROM blocks b JOIN domains d ON d.id = b.domain_id ORDER BY 1`,
-		`SELECT s.label || ' ' || d.label FROM exempt_sets s JOIN domains d ON d.id = s.domain_id ORDER BY 1`,
-		`SELECT a.label || ' ' || o.label FROM exemptions e JOIN domains a ON a.id = e.domain_id JOIN domains o ON o.id = e.other_id ORDER BY 1`,
-		`SELECT zone || ' ' || line || ' ' || done FROM import_checkpoints ORDER BY 1`,
-		`SELECT CAST(COUNT(*) AS TEXT) FROM audit WHERE action = 'import'`,
-	} {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			b.WriteString(s + "\n")
-		}
-		rows.Close()
-		b.WriteString("--\n")
-	}
-	return b.String()
-}
 
 // TestReauditScanFault: SQLITE_BUSY in the middle of the re-audit's scan
 // of a zone (at its fifth row) makes the store run the scan again, and the

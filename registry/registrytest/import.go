@@ -81,24 +81,56 @@ func snapshot(t *testing.T, e *env, _ []string) string {
 		`SELECT 'set ' || x.label || ' of ' || d.label FROM exempt_sets x JOIN domains d ON d.id = x.domain_id`,
 		`SELECT 'exempt ' || a.label || ' with ' || b.label FROM exemptions x JOIN domains a ON a.id = x.domain_id JOIN domains b ON b.id = x.other_id`,
 	} {
-		rows, err := db.QueryContext(e.ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var l string
-			if err := rows.Scan(&l); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, l)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		lines = append(lines, queryLines(t, e.ctx, db, q)...)
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// queryLines is every row of a query that selects one text column.
+func queryLines(t testing.TB, ctx context.Context, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// ImportRows describes what an import stored, by label (not by id: a
+// rolled-back batch uses up sequence values): domains with registrar,
+// language and legacy codes, held labels, exempt sets, exemption pairs,
+// checkpoints and the number of import audit records. The stores' fault
+// tests compare it with an unfaulted import's.
+func ImportRows(t testing.TB, db *sql.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT d.label || ' ' || d.lang || ' ' || r.name || ' ' || d.legacy FROM domains d JOIN registrars r ON r.id = d.registrar_id ORDER BY d.label`,
+		`SELECT b.label || ' ' || d.label FROM blocks b JOIN domains d ON d.id = b.domain_id ORDER BY 1`,
+		`SELECT s.label || ' ' || d.label FROM exempt_sets s JOIN domains d ON d.id = s.domain_id ORDER BY 1`,
+		`SELECT a.label || ' ' || o.label FROM exemptions e JOIN domains a ON a.id = e.domain_id JOIN domains o ON o.id = e.other_id ORDER BY 1`,
+		`SELECT zone || ' ' || line || ' ' || done FROM import_checkpoints ORDER BY 1`,
+		`SELECT CAST(COUNT(*) AS TEXT) FROM audit WHERE action = 'import'`,
+	} {
+		for _, l := range queryLines(t, context.Background(), db, q) {
+			b.WriteString(l + "\n")
+		}
+		b.WriteString("--\n")
+	}
+	return b.String()
 }
 
 func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, want *ImportWant, opener func() (io.ReadCloser, error), batch int) {
