@@ -65,6 +65,15 @@ func cacheHits(t *testing.T, s *sqlstore.Store, before int64) int64 {
 	return n
 }
 
+// cacheMarks requires that the WAL-index mark spared some polls (the
+// lookups it answered are then the ones under test).
+func cacheMarks(t *testing.T, s *sqlstore.Store) {
+	t.Helper()
+	if s.CacheMarks() == 0 {
+		t.Fatalf("the WAL-index mark spared no poll: the test tests the poll alone")
+	}
+}
+
 func TestReadCacheSeesAnotherConnection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "registry.db")
 	a, storeA := openService(t, path)
@@ -110,6 +119,7 @@ func TestReadCacheSeesAnotherConnection(t *testing.T) {
 		wantStatus(t, a, name, registry.Registered, name)
 	}
 	cacheHits(t, storeA, hits)
+	cacheMarks(t, storeA)
 }
 
 // TestReadCacheSeesAnotherProcess writes through this test binary run
@@ -137,6 +147,7 @@ func TestReadCacheSeesAnotherProcess(t *testing.T) {
 		other("delete", kitab)
 	}
 	wantStatus(t, a, kittab, registry.Available, "")
+	cacheMarks(t, storeA)
 }
 
 // TestReadCacheHelper is the second process of
@@ -281,4 +292,5 @@ func TestReadCacheConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 	cacheHits(t, storeA, 0)
+	cacheMarks(t, storeA)
 }
