@@ -256,6 +256,14 @@ func (w *statusWriter) WriteHeader(code int) {
 
 type ctxKey int
 
+// request is what wrap allocates for a request.
+type request struct {
+	info requestInfo
+	ctx  requestCtx
+	sw   statusWriter
+	id   [1]string // the X-Request-Id header's values
+}
+
 const registrarKey ctxKey = 0
 
 // wrap adds the timeout, logging, metrics and error rendering. The
@@ -266,12 +274,17 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 	m := &routeMetrics{route: route, requests: s.requests, duration: s.duration.WithLabelValues(route)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{id: requestID(r), client: s.clientAddr(r)}
-		w.Header().Set("X-Request-Id", info.id)
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), infoKey, info), s.opts.RequestTimeout)
-		defer cancel()
+		// the request's info, context and status writer in one allocation
+		q := &request{info: requestInfo{id: requestID(r), client: s.clientAddr(r)}}
+		info := &q.info
+		q.id[0] = info.id
+		w.Header()["X-Request-Id"] = q.id[:] // (canonical key)
+		q.ctx = requestCtx{parent: r.Context(), info: info, deadline: start.Add(s.opts.RequestTimeout)}
+		ctx := &q.ctx
+		defer ctx.end()
 		r = r.WithContext(ctx)
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		q.sw = statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := &q.sw
 		err := h(sw, r)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
