@@ -425,7 +425,11 @@ func (s *Server) param(r *http.Request, key string) (string, error) {
 // paramOf is param from a query already parsed (a handler that reads
 // several parameters parses the query once).
 func (s *Server) paramOf(q url.Values, key string) (string, error) {
-	v := q.Get(key)
+	return s.paramValue(key, q.Get(key))
+}
+
+// paramValue checks parameter key's value v: valid UTF-8, not too long.
+func (s *Server) paramValue(key, v string) (string, error) {
 	if !utf8.ValidString(v) {
 		return "", registry.Errorf(CodeBadUTF8, "parameter %s is not valid UTF-8", key)
 	}
@@ -440,15 +444,15 @@ func (s *Server) zones(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	name, err := s.paramOf(q, "name")
+	name, lang := query2(r.URL.RawQuery, "name", "lang")
+	name, err := s.paramValue("name", name)
 	if err != nil {
 		return err
 	}
 	if name == "" {
 		return registry.Errorf(registry.CodeBadName, "parameter name is required: /v1/check?name=label.zone&lang=TAG")
 	}
-	lang, err := s.paramOf(q, "lang")
+	lang, err = s.paramValue("lang", lang)
 	if err != nil {
 		return err
 	}
