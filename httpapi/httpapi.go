@@ -463,7 +463,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.count("check", string(res.Status))
-	return writeJSON(w, http.StatusOK, res)
+	return writeCheck(w, res)
 }
 
 // CreateRequest is the body of POST /v1/domains.
