@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -318,13 +317,13 @@ func (c *readCache) close() {
 	c.db.Close()
 }
 
-func (c *readCache) get(gen uint64, key string) (cacheEntry, bool) {
+func (c *readCache) get(gen uint64, key []byte) (cacheEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.entryGen != gen {
 		return cacheEntry{}, false
 	}
-	e, ok := c.entries[key]
+	e, ok := c.entries[string(key)] // (no string made)
 	return e, ok
 }
 
@@ -343,28 +342,23 @@ func (c *readCache) put(gen uint64, key string, e cacheEntry) {
 	c.entries[key] = e
 }
 
-// cacheKey is the key of a lookup of labels in zone ('b': FindBlocker, 'r':
-// FindReserved).
-func cacheKey(kind byte, zone string, labels []string) string {
-	n := 2 + len(zone)
+// appendCacheKey appends the key of a lookup of labels in zone ('b':
+// FindBlocker, 'r': FindReserved, 'c': FindForCheck).
+func appendCacheKey(b []byte, kind byte, zone string, labels []string) []byte {
+	b = append(b, kind)
+	b = append(b, zone...)
 	for _, l := range labels {
-		n += 1 + len(l)
+		b = append(b, 0)
+		b = append(b, l...)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteByte(kind)
-	b.WriteString(zone)
-	for _, l := range labels {
-		b.WriteByte(0)
-		b.WriteString(l)
-	}
-	return b.String()
+	return b
 }
 
 // cached answers a lookup from the cache, or runs it and keeps its answer
 // (a result or ErrNotFound; never another error). With the cache off, or
-// when the poll fails, it runs the lookup.
-func (s *Store) cached(ctx context.Context, key func() string, run func() (cacheEntry, error)) (cacheEntry, error) {
+// when the poll fails, it runs the lookup. The key is built on the stack
+// (kind, zone, labels: appendCacheKey) and made a string only to be kept.
+func (s *Store) cached(ctx context.Context, kind byte, zone string, labels []string, run func() (cacheEntry, error)) (cacheEntry, error) {
 	if s.cache == nil {
 		return run()
 	}
@@ -372,14 +366,15 @@ func (s *Store) cached(ctx context.Context, key func() string, run func() (cache
 	if err != nil {
 		return run()
 	}
-	k := key()
+	var buf [256]byte
+	k := appendCacheKey(buf[:0], kind, zone, labels)
 	if e, ok := s.cache.get(gen, k); ok {
 		s.cache.hits.Add(1)
 		return e, nil
 	}
 	e, err := run()
 	if err == nil {
-		s.cache.put(gen, k, e)
+		s.cache.put(gen, string(k), e)
 	}
 	return e, err
 }
@@ -390,7 +385,7 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 	if len(labels) == 0 {
 		return nil, nil, nil
 	}
-	e, err := s.cached(ctx, func() string { return cacheKey('c', zone, labels) }, func() (cacheEntry, error) {
+	e, err := s.cached(ctx, 'c', zone, labels, func() (cacheEntry, error) {
 		d, err := s.findBlocker(ctx, zone, labels)
 		if err != nil || d != nil {
 			return cacheEntry{blocker: d}, err
