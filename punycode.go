@@ -20,6 +20,9 @@ func aLabelLength(rs []rune, nBasic, n int) int {
 }
 
 // appendALabel appends the A-label of rs (nBasic of them ASCII) to dst.
+// rs has at most MaxALabelLength code points (the encoder's arrays and its
+// bit set of ASCII positions are that long); every caller gives a label
+// that short, and a longer one panics rather than encode wrongly.
 func appendALabel(dst []byte, rs []rune, nBasic int) []byte {
 	var buf punyBuf
 	n := punycode(rs, nBasic, &buf)
