@@ -69,9 +69,28 @@ func cacheHits(t *testing.T, s *sqlstore.Store, before int64) int64 {
 // lookups it answered are then the ones under test).
 func cacheMarks(t *testing.T, s *sqlstore.Store) {
 	t.Helper()
+	if pollOnly {
+		if n := s.CacheMarks(); n != 0 {
+			t.Fatalf("the mark is off but spared %d polls", n)
+		}
+		return
+	}
 	if s.CacheMarks() == 0 {
 		t.Fatalf("the WAL-index mark spared no poll: the test tests the poll alone")
 	}
+}
+
+// pollOnly: the tests run with the WAL-index mark off (TestReadCachePollOnly).
+var pollOnly bool
+
+// TestReadCachePollOnly runs the cache's tests with the WAL-index mark
+// off: every lookup polls.
+func TestReadCachePollOnly(t *testing.T) {
+	defer sqlite.SetCacheMark(false)()
+	pollOnly = true
+	defer func() { pollOnly = false }()
+	t.Run("AnotherConnection", TestReadCacheSeesAnotherConnection)
+	t.Run("Concurrent", TestReadCacheConcurrent)
 }
 
 func TestReadCacheSeesAnotherConnection(t *testing.T) {
