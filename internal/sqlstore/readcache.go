@@ -199,7 +199,11 @@ func (c *readCache) generation(ctx context.Context) (uint64, error) {
 			c.markState.Store(nil)
 		case marked:
 			c.markState.Store(&markState{m: m, gen: call.gen})
-		case !c.markOpen && !c.markTried && c.conn != nil:
+		case c.markOpen:
+			// the header was being written: no reading to compare with
+			// (the next lookup polls and reads it again)
+			c.markState.Store(nil)
+		case !c.markTried && c.conn != nil:
 			// the poll's connection is open and has read the database:
 			// the mark can be read from the next poll on
 			c.markTried = true
