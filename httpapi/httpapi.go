@@ -256,6 +256,14 @@ func (w *statusWriter) WriteHeader(code int) {
 
 type ctxKey int
 
+// request is what wrap allocates for a request.
+type request struct {
+	info requestInfo
+	ctx  requestCtx
+	sw   statusWriter
+	id   [1]string // the X-Request-Id header's values
+}
+
 const registrarKey ctxKey = 0
 
 // wrap adds the timeout, logging, metrics and error rendering. The
@@ -266,12 +274,17 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 	m := &routeMetrics{route: route, requests: s.requests, duration: s.duration.WithLabelValues(route)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{id: requestID(r), client: s.clientAddr(r)}
-		w.Header().Set("X-Request-Id", info.id)
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), infoKey, info), s.opts.RequestTimeout)
-		defer cancel()
+		// the request's info, context and status writer in one allocation
+		q := &request{info: requestInfo{id: requestID(r), client: s.clientAddr(r)}}
+		info := &q.info
+		q.id[0] = info.id
+		w.Header()["X-Request-Id"] = q.id[:] // (canonical key)
+		q.ctx = requestCtx{parent: r.Context(), info: info, deadline: start.Add(s.opts.RequestTimeout)}
+		ctx := &q.ctx
+		defer ctx.end()
 		r = r.WithContext(ctx)
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		q.sw = statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := &q.sw
 		err := h(sw, r)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
@@ -412,7 +425,11 @@ func (s *Server) param(r *http.Request, key string) (string, error) {
 // paramOf is param from a query already parsed (a handler that reads
 // several parameters parses the query once).
 func (s *Server) paramOf(q url.Values, key string) (string, error) {
-	v := q.Get(key)
+	return s.paramValue(key, q.Get(key))
+}
+
+// paramValue checks parameter key's value v: valid UTF-8, not too long.
+func (s *Server) paramValue(key, v string) (string, error) {
 	if !utf8.ValidString(v) {
 		return "", registry.Errorf(CodeBadUTF8, "parameter %s is not valid UTF-8", key)
 	}
@@ -427,15 +444,15 @@ func (s *Server) zones(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	name, err := s.paramOf(q, "name")
+	name, lang := query2(r.URL.RawQuery, "name", "lang")
+	name, err := s.paramValue("name", name)
 	if err != nil {
 		return err
 	}
 	if name == "" {
 		return registry.Errorf(registry.CodeBadName, "parameter name is required: /v1/check?name=label.zone&lang=TAG")
 	}
-	lang, err := s.paramOf(q, "lang")
+	lang, err = s.paramValue("lang", lang)
 	if err != nil {
 		return err
 	}
@@ -446,7 +463,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.count("check", string(res.Status))
-	return writeJSON(w, http.StatusOK, res)
+	return writeCheck(w, res)
 }
 
 // CreateRequest is the body of POST /v1/domains.

@@ -83,6 +83,17 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		poll.SetMaxOpenConns(1)
 		poll.SetMaxIdleConns(1)
 		s.CacheReads(poll, "PRAGMA data_version")
+		// and the poll is skipped while the WAL-index header in shared
+		// memory is unchanged (walmark_unix.go): only in WAL mode (a
+		// "-shm" file left from an earlier WAL session says nothing of a
+		// database in another mode), which no other connection can leave
+		// while this store's are open
+		var mode string
+		if cacheMark && db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode) == nil && mode == "wal" {
+			if m := newWALMark(path); m != nil {
+				s.CacheMark(m)
+			}
+		}
 	}
 	return s, nil
 }
@@ -90,6 +101,10 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 // cacheReads is whether Open caches checks' lookups (tests and benchmarks
 // compare both).
 var cacheReads = true
+
+// cacheMark is whether the read cache skips its poll while the WAL-index
+// header is unchanged (tests and benchmarks compare both).
+var cacheMark = true
 
 // groupWrites is whether Open groups write transactions (tests and
 // benchmarks compare both).

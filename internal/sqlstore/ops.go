@@ -189,7 +189,7 @@ func (s *Store) FindReserved(ctx context.Context, zone string, labels []string) 
 	if len(labels) == 0 {
 		return nil, registry.Errorf(registry.CodeNotFound, "nothing to look for")
 	}
-	e, err := s.cached(ctx, func() string { return cacheKey('r', zone, labels) }, func() (cacheEntry, error) {
+	e, err := s.cached(ctx, 'r', zone, labels, func() (cacheEntry, error) {
 		r, err := s.findReserved(ctx, zone, labels)
 		return cacheEntry{reserved: r}, err
 	})

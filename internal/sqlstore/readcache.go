@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -52,6 +51,15 @@ type readCache struct {
 
 	hits atomic.Int64 // lookups answered from memory
 
+	// the mark (CacheMark): a poll is skipped when the mark read now is
+	// the one read before the last poll began
+	mark      ChangeMark
+	markMu    sync.RWMutex // readers: Mark; writer: closing the poll's connection
+	markOpen  bool         // the mark may be read (the poll's connection is open)
+	markTried bool         // Open was called for this connection of the poll
+	markState atomic.Pointer[markState]
+	marks     atomic.Int64 // polls the mark spared
+
 	mu       sync.RWMutex
 	entryGen uint64 // the generation the entries hold for
 	entries  map[string]cacheEntry
@@ -76,6 +84,49 @@ func (s *Store) CacheReads(poll *sql.DB, changed string) {
 	s.cache = &readCache{db: poll, query: changed}
 }
 
+// ChangeMark is a cheap reading of the database's state that changes with
+// every commit of any connection (SQLite: the WAL-index header in shared
+// memory), read without a query.
+type ChangeMark interface {
+	// Open prepares the reading; it is called after a poll succeeded on
+	// the poll's connection (the state exists), and again after the
+	// connection was reopened.
+	Open() error
+	// Mark returns the state now; ok false: it could not be read
+	// consistently (a writer was writing it), then the cache polls.
+	// It is called only between Open and Close, while the poll's
+	// connection is open.
+	Mark() (m Mark, ok bool)
+	Close() error
+}
+
+// Mark is a ChangeMark's reading. Two equal readings mean that no commit
+// came between them.
+type Mark [24]uint32
+
+type markState struct {
+	m   Mark
+	gen uint64
+}
+
+// CacheMark makes the read cache skip its poll when mark reads the same
+// as before the last poll (no commit came since it, so its generation is
+// still the database's). Call it after CacheReads, before the store is
+// used; the store closes mark.
+func (s *Store) CacheMark(mark ChangeMark) {
+	if s.cache != nil {
+		s.cache.mark = mark
+	}
+}
+
+// CacheMarks returns how many polls the ChangeMark spared.
+func (s *Store) CacheMarks() int64 {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.marks.Load()
+}
+
 // CacheHits returns how many lookups the read cache has answered (0 with
 // the cache off).
 func (s *Store) CacheHits() int64 {
@@ -92,6 +143,23 @@ func (s *Store) CacheHits() int64 {
 // connection is then closed and reopened at the next poll) means the cache
 // must not be used.
 func (c *readCache) generation(ctx context.Context) (uint64, error) {
+	if c.mark != nil {
+		// The mark read now equals the one read before the last poll
+		// began: no commit came since that read, so the poll's generation
+		// is the database's now.
+		if st := c.markState.Load(); st != nil {
+			c.markMu.RLock()
+			m, ok := Mark{}, false
+			if c.markOpen {
+				m, ok = c.mark.Mark()
+			}
+			c.markMu.RUnlock()
+			if ok && m == st.m {
+				c.marks.Add(1)
+				return st.gen, nil
+			}
+		}
+	}
 	c.callMu.Lock()
 	if c.next == nil {
 		c.next = &pollCall{done: make(chan struct{})}
@@ -115,7 +183,35 @@ func (c *readCache) generation(ctx context.Context) (uint64, error) {
 	// lead call: it begins now, after every caller that shares it arrived
 	c.running, c.next = call, nil
 	c.callMu.Unlock()
+	// the mark before the poll: if it reads the same later, no commit
+	// came after this read, and the poll saw every commit before it
+	var m Mark
+	marked := false
+	if c.mark != nil && c.markOpen { // markOpen changes only in polls, one at a time
+		c.markMu.RLock()
+		m, marked = c.mark.Mark()
+		c.markMu.RUnlock()
+	}
 	call.gen, call.err = c.poll(ctx)
+	if c.mark != nil {
+		switch {
+		case call.err != nil:
+			c.markState.Store(nil)
+		case marked:
+			c.markState.Store(&markState{m: m, gen: call.gen})
+		case c.markOpen:
+			// the header was being written: no reading to compare with
+			// (the next lookup polls and reads it again)
+			c.markState.Store(nil)
+		case !c.markTried && c.conn != nil:
+			// the poll's connection is open and has read the database:
+			// the mark can be read from the next poll on
+			c.markTried = true
+			c.markMu.Lock()
+			c.markOpen = c.mark.Open() == nil
+			c.markMu.Unlock()
+		}
+	}
 	c.callMu.Lock()
 	c.running = nil
 	close(call.done)
@@ -195,6 +291,17 @@ func (c *readCache) closePoll() {
 	if c.conn == nil {
 		return
 	}
+	if c.mark != nil {
+		// no Mark while the poll's connection is closed (SQLite: the
+		// shared memory may be reset when no connection holds it)
+		c.markState.Store(nil)
+		c.markMu.Lock()
+		if c.markOpen {
+			c.mark.Close()
+		}
+		c.markOpen, c.markTried = false, false
+		c.markMu.Unlock()
+	}
 	if c.stmt != nil {
 		c.conn.Raw(func(any) error { return c.stmt.Close() })
 	}
@@ -214,13 +321,13 @@ func (c *readCache) close() {
 	c.db.Close()
 }
 
-func (c *readCache) get(gen uint64, key string) (cacheEntry, bool) {
+func (c *readCache) get(gen uint64, key []byte) (cacheEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.entryGen != gen {
 		return cacheEntry{}, false
 	}
-	e, ok := c.entries[key]
+	e, ok := c.entries[string(key)] // (no string made)
 	return e, ok
 }
 
@@ -239,28 +346,23 @@ func (c *readCache) put(gen uint64, key string, e cacheEntry) {
 	c.entries[key] = e
 }
 
-// cacheKey is the key of a lookup of labels in zone ('b': FindBlocker, 'r':
-// FindReserved).
-func cacheKey(kind byte, zone string, labels []string) string {
-	n := 2 + len(zone)
+// appendCacheKey appends the key of a lookup of labels in zone ('b':
+// FindBlocker, 'r': FindReserved, 'c': FindForCheck).
+func appendCacheKey(b []byte, kind byte, zone string, labels []string) []byte {
+	b = append(b, kind)
+	b = append(b, zone...)
 	for _, l := range labels {
-		n += 1 + len(l)
+		b = append(b, 0)
+		b = append(b, l...)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteByte(kind)
-	b.WriteString(zone)
-	for _, l := range labels {
-		b.WriteByte(0)
-		b.WriteString(l)
-	}
-	return b.String()
+	return b
 }
 
 // cached answers a lookup from the cache, or runs it and keeps its answer
 // (a result or ErrNotFound; never another error). With the cache off, or
-// when the poll fails, it runs the lookup.
-func (s *Store) cached(ctx context.Context, key func() string, run func() (cacheEntry, error)) (cacheEntry, error) {
+// when the poll fails, it runs the lookup. The key is built on the stack
+// (kind, zone, labels: appendCacheKey) and made a string only to be kept.
+func (s *Store) cached(ctx context.Context, kind byte, zone string, labels []string, run func() (cacheEntry, error)) (cacheEntry, error) {
 	if s.cache == nil {
 		return run()
 	}
@@ -268,14 +370,15 @@ func (s *Store) cached(ctx context.Context, key func() string, run func() (cache
 	if err != nil {
 		return run()
 	}
-	k := key()
+	var buf [256]byte
+	k := appendCacheKey(buf[:0], kind, zone, labels)
 	if e, ok := s.cache.get(gen, k); ok {
 		s.cache.hits.Add(1)
 		return e, nil
 	}
 	e, err := run()
 	if err == nil {
-		s.cache.put(gen, k, e)
+		s.cache.put(gen, string(k), e)
 	}
 	return e, err
 }
@@ -286,7 +389,7 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 	if len(labels) == 0 {
 		return nil, nil, nil
 	}
-	e, err := s.cached(ctx, func() string { return cacheKey('c', zone, labels) }, func() (cacheEntry, error) {
+	e, err := s.cached(ctx, 'c', zone, labels, func() (cacheEntry, error) {
 		d, err := s.findBlocker(ctx, zone, labels)
 		if err != nil || d != nil {
 			return cacheEntry{blocker: d}, err

@@ -477,7 +477,7 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 	if len(labels) == 0 {
 		return nil, registry.Errorf(registry.CodeNotFound, "nothing to look for")
 	}
-	e, err := s.cached(ctx, func() string { return cacheKey('b', zone, labels) }, func() (cacheEntry, error) {
+	e, err := s.cached(ctx, 'b', zone, labels, func() (cacheEntry, error) {
 		d, err := s.findBlocker(ctx, zone, labels)
 		return cacheEntry{blocker: d}, err
 	})
