@@ -45,8 +45,14 @@ func punycode(rs []rune, nBasic int, buf *punyBuf) int {
 	}
 	var keys [MaxALabelLength]uint32
 	var ascii [MaxALabelLength]byte
-	var basic uint64
-	k, b := 0, 0
+	k, b, basic := splitRunes(rs, &keys, &ascii)
+	return encodeKeys(buf, ascii[:b], basic, keys[:k])
+}
+
+// splitRunes sorts out rs (at most 63 code points) for the encoder: the
+// ASCII code points in order (ascii[:b]) and their positions (basic, a bit
+// each), and the others as keys, code point << 6 | position (keys[:k]).
+func splitRunes(rs []rune, keys *[MaxALabelLength]uint32, ascii *[MaxALabelLength]byte) (k, b int, basic uint64) {
 	for i, r := range rs {
 		if r < 0x80 {
 			basic |= 1 << uint(i)
@@ -57,7 +63,7 @@ func punycode(rs []rune, nBasic int, buf *punyBuf) int {
 		keys[k] = uint32(r)<<6 | uint32(i)
 		k++
 	}
-	return encodeKeys(buf, ascii[:b], basic, keys[:k])
+	return k, b, basic
 }
 
 // punycodeLong is the A-label of rs, written without a bound (only labels
@@ -66,18 +72,7 @@ func punycode(rs []rune, nBasic int, buf *punyBuf) int {
 func punycodeLong(rs []rune, nBasic int) []byte {
 	var keys [MaxALabelLength]uint32
 	var ascii [MaxALabelLength]byte
-	var basic uint64
-	k, b := 0, 0
-	for i, r := range rs {
-		if r < 0x80 {
-			basic |= 1 << uint(i)
-			ascii[b] = byte(r)
-			b++
-			continue
-		}
-		keys[k] = uint32(r)<<6 | uint32(i)
-		k++
-	}
+	k, b, basic := splitRunes(rs, &keys, &ascii)
 	sortKeys(keys[:k])
 	out := make([]byte, encodeDigits(nil, prefix(nil, ascii[:b]), basic, b, keys[:k]))
 	encodeDigits(out, prefix(out, ascii[:b]), basic, b, keys[:k])
