@@ -95,3 +95,42 @@ func TestReopen(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatesAreGrouped: every create and delete goes through the group
+// writer (internal/sqlstore group.go). Creates and deletes run in
+// transactions that read a failed COMMIT back (txResolved); from the merge
+// of that work until this test they bypassed the writer, and 64 concurrent
+// creates went back to waiting for SQLite's lock in the busy handler
+// (BenchmarkCreateLatency: p99 152 ms, 2,200 creates/s, against 9 ms and
+// 12,700 through the writer).
+func TestCreatesAreGrouped(t *testing.T) {
+	ctx := t.Context()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	svc, err := registry.NewService(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := svc.AddRegistrar(ctx, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"किताब.भारत", "कमल.भारत", "नमस्ते.भारत", "example.in"}
+	before := s.GroupedWrites()
+	for _, n := range names {
+		if _, err := svc.Create(ctx, r, n, ""); err != nil {
+			t.Fatalf("create %s: %v", n, err)
+		}
+	}
+	for _, n := range names {
+		if err := svc.Delete(ctx, r, n); err != nil {
+			t.Fatalf("delete %s: %v", n, err)
+		}
+	}
+	if got := s.GroupedWrites() - before; got < int64(2*len(names)) {
+		t.Errorf("%d write transactions went through the group writer for %d creates and %d deletes", got, len(names), len(names))
+	}
+}

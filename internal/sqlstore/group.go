@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Group commit: with GroupWrites, the store's write transactions (every
@@ -39,6 +40,18 @@ type groupWriter struct {
 	wg   sync.WaitGroup
 	mu   sync.RWMutex // held for reading while submitting; for writing by Close
 	shut bool
+
+	submitted atomic.Int64 // transactions handed to the writer
+}
+
+// GroupedWrites returns how many write transactions have been handed to
+// the group writer (0 without GroupWrites): every create, delete and other
+// write of the store goes through it.
+func (s *Store) GroupedWrites() int64 {
+	if s.group == nil {
+		return 0
+	}
+	return s.group.submitted.Load()
 }
 
 // GroupWrites starts the writer goroutine that groups the store's
@@ -65,6 +78,7 @@ func (s *Store) groupTx(ctx context.Context, f func(*sql.Tx) error) error {
 	req := &txReq{ctx: ctx, f: f, done: make(chan error, 1)}
 	select {
 	case g.reqs <- req:
+		g.submitted.Add(1)
 	case <-ctx.Done():
 		g.mu.RUnlock()
 		return ctx.Err()

@@ -91,7 +91,18 @@ func (s *Store) transient(err error) bool {
 // cannot be told, the fault is reported.
 func (s *Store) txResolved(ctx context.Context, committed func() (bool, error), f func(*sql.Tx) error) error {
 	return s.do(ctx, func() error {
-		err := s.tx1(ctx, f)
+		// Through the group writer when there is one (sqlite.Open): a
+		// create or delete is a write transaction like any other, and
+		// without it SQLite's writers wait for the lock in the busy
+		// handler again. A failed group commit committed nothing, and its
+		// members run again alone (tx1), where a failed COMMIT is
+		// resolved below.
+		var err error
+		if s.group != nil {
+			err = s.groupTx(ctx, f)
+		} else {
+			err = s.tx1(ctx, f)
+		}
 		var ce *commitError
 		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
 			return err
