@@ -26,8 +26,6 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
-	"image"
-	"image/png"
 	"log"
 	"os"
 	"os/exec"
@@ -36,6 +34,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/akshara-idn/akshara/internal/gen/pango"
 )
 
 var indic = []struct {
@@ -296,49 +296,20 @@ var (
 // both sides alike, so marks are rendered alone) and returns its ink on a
 // grid×grid raster.
 func ink(s string) []bool {
-	f, err := os.CreateTemp("", "homoglyph-*.png")
+	in, err := pango.Render(s, "Sans 64", 4)
 	if err != nil {
+		log.Print(err)
+	}
+	if in == nil {
 		return nil
 	}
-	f.Close()
-	defer os.Remove(f.Name())
-	cmd := exec.Command("pango-view", "-q", "--font=Sans 64", "--margin=4", "-t", s, "-o", f.Name())
-	if err := cmd.Run(); err != nil {
-		log.Printf("pango-view %q: %v", s, err)
-		return nil
-	}
-	r, err := os.Open(f.Name())
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	img, err := png.Decode(r)
-	if err != nil {
-		return nil
-	}
-	bb := img.Bounds()
-	dark := func(x, y int) bool {
-		rr, gg, bl, _ := img.At(x, y).RGBA()
-		return (rr+gg+bl)/3 < 0x8000
-	}
-	box := image.Rectangle{Min: image.Point{bb.Max.X, bb.Max.Y}}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if dark(x, y) {
-				box.Min.X, box.Min.Y = min(box.Min.X, x), min(box.Min.Y, y)
-				box.Max.X, box.Max.Y = max(box.Max.X, x+1), max(box.Max.Y, y+1)
-			}
-		}
-	}
-	if box.Empty() {
-		return nil
-	}
+	box := in.Box
 	out := make([]bool, grid*grid)
 	for gy := 0; gy < grid; gy++ {
 		for gx := 0; gx < grid; gx++ {
 			x := box.Min.X + gx*box.Dx()/grid
 			y := box.Min.Y + gy*box.Dy()/grid
-			out[gy*grid+gx] = dark(x, y)
+			out[gy*grid+gx] = in.Dark(x, y)
 		}
 	}
 	return out

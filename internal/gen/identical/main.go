@@ -15,19 +15,15 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"flag"
 	"fmt"
-	"image"
-	"image/png"
 	"log"
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
 
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/gen/pango"
 )
 
 func main() {
@@ -206,46 +202,19 @@ func abs(x int) int {
 }
 
 func render(s, font string) *ink {
-	f, err := os.CreateTemp("", "identical-*.png")
+	in, err := pango.Render(s, font, 8)
 	if err != nil {
-		log.Fatal(err)
+		log.Print(err)
 	}
-	f.Close()
-	defer os.Remove(f.Name())
-	if err := exec.Command("pango-view", "-q", "--font="+font, "--margin=8", "-t", s, "-o", f.Name()).Run(); err != nil {
-		log.Printf("pango-view %q: %v", s, err)
+	if in == nil {
 		return nil
 	}
-	data, err := os.ReadFile(f.Name())
-	if err != nil {
-		return nil
-	}
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil
-	}
-	bb := img.Bounds()
-	dark := func(x, y int) bool {
-		r, g, b, _ := img.At(x, y).RGBA()
-		return (r+g+b)/3 < 0x8000
-	}
-	box := image.Rectangle{Min: image.Point{bb.Max.X, bb.Max.Y}}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if dark(x, y) {
-				box.Min.X, box.Min.Y = min(box.Min.X, x), min(box.Min.Y, y)
-				box.Max.X, box.Max.Y = max(box.Max.X, x+1), max(box.Max.Y, y+1)
-			}
-		}
-	}
-	if box.Empty() {
-		return nil
-	}
+	box := in.Box
 	im := &ink{w: box.Dx(), h: box.Dy()}
 	var raw []byte
 	for y := box.Min.Y; y < box.Max.Y; y++ {
 		for x := box.Min.X; x < box.Max.X; x++ {
-			d := dark(x, y)
+			d := in.Dark(x, y)
 			im.px = append(im.px, d)
 			if d {
 				raw = append(raw, 1)
