@@ -10,30 +10,43 @@ import (
 	"github.com/akshara-idn/akshara/registry"
 )
 
-// Registrars implements registry.OperatorStore.
-func (s *Store) Registrars(ctx context.Context) (out []registry.RegistrarInfo, err error) {
+// queryRows runs a read query (retried on transient faults, as every
+// store call) and reads each row with scan.
+func queryRows[T any](ctx context.Context, s *Store, query string, scan func(*sql.Rows) (T, error), args ...any) (out []T, err error) {
 	err = s.do(ctx, func() error {
 		out = nil
-		rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.name, r.created, r.revoked, (SELECT COUNT(*) FROM domains d WHERE d.registrar_id = r.id) FROM registrars r ORDER BY r.id`)
+		rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var ri registry.RegistrarInfo
+			v, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Registrars implements registry.OperatorStore.
+func (s *Store) Registrars(ctx context.Context) ([]registry.RegistrarInfo, error) {
+	out, err := queryRows(ctx, s, `SELECT r.id, r.name, r.created, r.revoked, (SELECT COUNT(*) FROM domains d WHERE d.registrar_id = r.id) FROM registrars r ORDER BY r.id`,
+		func(rows *sql.Rows) (ri registry.RegistrarInfo, err error) {
 			var created int64
 			var revoked sql.NullInt64
 			if err := rows.Scan(&ri.ID, &ri.Name, &created, &revoked, &ri.Domains); err != nil {
-				return err
+				return ri, err
 			}
 			ri.Created = time.Unix(0, created).UTC()
 			if revoked.Valid {
 				ri.Revoked = time.Unix(0, revoked.Int64).UTC()
 			}
-			out = append(out, ri)
-		}
-		return rows.Err()
-	})
+			return ri, nil
+		})
 	return out, internal("listing registrars", err)
 }
 
@@ -103,25 +116,15 @@ func (s *Store) AuditQuery(ctx context.Context, f registry.AuditFilter) ([]regis
 }
 
 // auditRows reads audit records.
-func (s *Store) auditRows(ctx context.Context, query string, args ...any) (out []registry.AuditEntry, err error) {
-	err = s.do(ctx, func() error {
-		out = nil
-		rows, err := s.db.QueryContext(ctx, s.q(query), args...)
-		if err != nil {
-			return err
+func (s *Store) auditRows(ctx context.Context, query string, args ...any) ([]registry.AuditEntry, error) {
+	out, err := queryRows(ctx, s, query, func(rows *sql.Rows) (e registry.AuditEntry, err error) {
+		var at int64
+		if err := rows.Scan(&e.ID, &at, &e.Registrar, &e.Action, &e.Name, &e.Result); err != nil {
+			return e, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var e registry.AuditEntry
-			var at int64
-			if err := rows.Scan(&e.ID, &at, &e.Registrar, &e.Action, &e.Name, &e.Result); err != nil {
-				return err
-			}
-			e.At = time.Unix(0, at).UTC()
-			out = append(out, e)
-		}
-		return rows.Err()
-	})
+		e.At = time.Unix(0, at).UTC()
+		return e, nil
+	}, args...)
 	return out, internal("reading audit log", err)
 }
 
@@ -154,25 +157,15 @@ func (s *Store) Unreserve(ctx context.Context, zone, label string) error {
 	}))
 }
 
-func (s *Store) reservedRows(ctx context.Context, query string, args ...any) (out []registry.ReservedName, err error) {
-	err = s.do(ctx, func() error {
-		out = nil
-		rows, err := s.db.QueryContext(ctx, s.q(query), args...)
-		if err != nil {
-			return err
+func (s *Store) reservedRows(ctx context.Context, query string, args ...any) ([]registry.ReservedName, error) {
+	out, err := queryRows(ctx, s, query, func(rows *sql.Rows) (r registry.ReservedName, err error) {
+		var created int64
+		if err := rows.Scan(&r.Zone, &r.Label, &r.Reason, &created); err != nil {
+			return r, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var r registry.ReservedName
-			var created int64
-			if err := rows.Scan(&r.Zone, &r.Label, &r.Reason, &created); err != nil {
-				return err
-			}
-			r.Created = time.Unix(0, created).UTC()
-			out = append(out, r)
-		}
-		return rows.Err()
-	})
+		r.Created = time.Unix(0, created).UTC()
+		return r, nil
+	}, args...)
 	return out, internal("reading reserved names", err)
 }
 
