@@ -146,23 +146,13 @@ func cls(c akshara.Class) *element { return el("class", "by-ref", c.String()) }
 func clsName(n string) *element    { return el("class", "by-ref", n) }
 func char(r rune) *element         { return el("char", "cp", hex(r)) }
 
-func seq(kids ...*element) *element {
-	var ks []*element
-	for _, k := range kids {
-		if k != nil {
-			ks = append(ks, k)
-		}
-	}
-	switch len(ks) {
-	case 0:
-		return nil
-	case 1:
-		return ks[0]
-	}
-	return el("rule").add(ks...)
-}
+func seq(kids ...*element) *element { return group("rule", kids) }
 
-func alt(kids ...*element) *element {
+func alt(kids ...*element) *element { return group("choice", kids) }
+
+// group is a <rule> (sequence) or <choice> of the kids that are something:
+// none is nothing, one is itself.
+func group(name string, kids []*element) *element {
 	var ks []*element
 	for _, k := range kids {
 		if k != nil {
@@ -175,7 +165,7 @@ func alt(kids ...*element) *element {
 	case 1:
 		return ks[0]
 	}
-	return el("choice").add(ks...)
+	return el(name).add(ks...)
 }
 
 // repeat gives e a count; a count of exactly one is e itself.
