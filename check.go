@@ -99,7 +99,7 @@ var noErrors = []*Error{}
 // without running the pipeline.
 type fastRec struct {
 	keys   [MaxALabelLength]uint32     // value<<6 | position of each non-ASCII code point
-	segs   [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
+	segs   [MaxALabelLength + 2]uint16 // off<<2 | hyphen<<1 | digit
 	ascii  [MaxALabelLength]byte       // the ASCII code points, in order
 	basic  uint64                      // a bit for the position of each ASCII code point
 	nSegs  int
@@ -107,57 +107,69 @@ type fastRec struct {
 	nBasic int
 }
 
-// segment walks the grammar table over a label fast found valid and
-// records the syllable boundaries and the code points (a second, light
-// pass, so that Valid's loop carries nothing for Check); false if the label
-// is too long to be valid (fast would not have said so). A boundary is
-// written at every step and kept only where the table starts a syllable:
-// no branch on the table's answer, which a word's letters make
-// unpredictable.
+// segment walks fast's grammar table (fastSegTab: fastTab with a bit for
+// where a syllable starts) over a label fast found valid and records the syllable
+// boundaries and the code points (a second, light pass, so that Valid's
+// loop carries nothing for Check); false if the label is too long to be
+// valid (fast would not have said so). A boundary is written at every step
+// and kept only where the table starts a syllable: no branch on the
+// table's answer, which a word's letters make unpredictable.
 func (l *Language) segment(s string, rec *fastRec) bool {
-	st := uint16(0)
-	nSegs := 0
-	for i, n := 0, 0; i < len(s); n++ {
+	tab, info := l.fastSegTab, &l.fastInfo
+	st := uint32(0)
+	n, nSegs, nKeys := 0, 0, 0
+	// The straight line: the three-octet code points of fastInfo (every
+	// letter of an Indic block), with the counts in registers. Anything
+	// else goes on in the loop below, from the same state.
+	rest := s
+	for len(rest) >= 3 && n < MaxALabelLength {
+		c := rest[0]
+		r := rune(c&0x0F)<<12 | rune(rest[1]&0x3F)<<6 | rune(rest[2]&0x3F)
+		o := uint(r - l.block)
+		if c < 0xE0 || c >= 0xF0 || o >= uint(len(info)) || info[o] == 0 {
+			break
+		}
+		rec.keys[nKeys&63] = uint32(r)<<6 | uint32(n)
+		rec.segs[nSegs&63] = uint16(len(s)-len(rest)) << 2
+		t := tab[st|uint32(info[o]&fiKind)]
+		st = t &^ 1
+		nSegs += int(t & 1)
+		nKeys++
+		n++
+		rest = rest[3:]
+	}
+	i := len(s) - len(rest)
+	rec.nKeys = nKeys
+	for ; i < len(s); n++ {
 		if n == MaxALabelLength {
 			return false
 		}
-		var k kind
+		var w uint64
 		v := uint16(i) << 2 // off<<2 | hyphen<<1 | digit
 		if c := s[i]; c < utf8.RuneSelf {
-			k, v = kindDigit, v|1 // fast is sure: ASCII here is a digit or a hyphen
+			w, v = l.fastASCII[c], v|1 // fast is sure: ASCII here is a digit or a hyphen
 			if c == '-' {
-				k, v = kindHyph, v&^1|2
+				v = v&^1 | 2
 			}
 			rec.ascii[rec.nBasic&63] = c
 			rec.nBasic++
 			rec.basic |= 1 << uint(n)
 			i++
 		} else {
-			var r rune
-			if c >= 0xE0 && c < 0xF0 && i+2 < len(s) {
-				r = rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
-				i += 3
-			} else {
-				var size int
-				r, size = decodeValid(s, i)
-				i += size
-			}
+			r, size := decodeValid(s, i)
+			i += size
 			rec.keys[rec.nKeys&63] = uint32(r)<<6 | uint32(n)
 			rec.nKeys++
-			if off := r - l.block; off >= 0 && off < 128 {
-				k = l.kinds[off]
+			if o := uint(r - l.block); o < uint(len(info)) && info[o] != 0 {
+				w = info[o]
 			} else {
-				k = l.extra[r]
+				w = uint64(l.extra[r]) // a letter NFC may change, outside fastInfo
 			}
 		}
-		t := &l.table[st][k]
-		st = t.next
+		t := tab[st|uint32(w&fiKind)]
+		st = t &^ 1
 		rec.segs[nSegs&63] = v
-		inc := 0
-		if t.start {
-			inc = 1
-		}
-		nSegs += inc
+		nSegs += int(t & 1)
 	}
 	rec.nSegs = nSegs
 	return true
@@ -206,23 +218,17 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 		segs[0] = 0
 	}
 	// the syllables' byte offsets (a label fast found valid has at most
-	// 63 code points: 252 octets)
-	var from, to [MaxALabelLength + 1]uint8
-	nSyl := 0
-	for i, v := range segs {
-		off, end := int(v>>2), len(s)
-		if i+1 < len(segs) {
-			end = int(segs[i+1] >> 2)
+	// 63 code points: 252 octets): with no digit or hyphen, each segment
+	// is a syllable, up to the next (segs has room for len(s) after them)
+	var from, to [MaxALabelLength + 2]uint8
+	nSyl := len(segs)
+	if rec.nBasic == 0 {
+		rec.segs[nSyl] = uint16(len(s)) << 2
+		for i := range nSyl {
+			from[i], to[i] = uint8(rec.segs[i]>>2), uint8(rec.segs[i+1]>>2)
 		}
-		if v&2 != 0 || end <= off {
-			continue // a hyphen is not a syllable
-		}
-		if v&1 != 0 && i > 0 && segs[i-1]&1 != 0 && nSyl > 0 {
-			to[nSyl-1] = uint8(end) // a digit run is one unit
-			continue
-		}
-		from[nSyl], to[nSyl] = uint8(off), uint8(end)
-		nSyl++
+	} else {
+		nSyl = sylRanges(s, segs, &from, &to)
 	}
 	var a punyBuf
 	alen := 0
@@ -230,15 +236,20 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 		alen = encodeKeys(&a, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
 	}
 	if nSyl <= 4 && alen <= 32 {
-		// The box is filled from the stack right after its allocation:
-		// stores into a new object need no write barrier.
-		var syl [4]string
+		// The fields are stored one by one: a composite literal is built
+		// on the stack and copied in with typedmemmove, whose bulk write
+		// barrier (while the GC marks) cost more than the rest of this
+		// function.
+		b := new(validBox4)
 		for i := range nSyl {
-			syl[i] = s[from[i]:to[i]]
+			b.syl[i] = s[from[i]:to[i]]
 		}
-		b := &validBox4{syl: syl, a: [32]byte(a[:32])}
-		b.res = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, ALabel: unsafe.String(&b.a[0], alen), Syllables: b.syl[:nSyl], Errors: noErrors}
-		return &b.res
+		b.a = [32]byte(a[:32])
+		r := &b.res
+		r.Input, r.Lang, r.Valid, r.ULabel = s, l.Tag, true, s
+		r.ALabel = unsafe.String(&b.a[0], alen)
+		r.Syllables, r.Errors = b.syl[:nSyl], noErrors
+		return r
 	}
 	b := &validBox8{}
 	syl := b.syl[:0]
@@ -261,6 +272,29 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 		r.ALabel = unsafe.String(&b.a[0], alen)
 	}
 	return r
+}
+
+// sylRanges turns the segments of a label that holds digits or hyphens
+// into its syllables' byte ranges: a hyphen is not a syllable, and a run of
+// digits is one.
+func sylRanges(s string, segs []uint16, from, to *[MaxALabelLength + 2]uint8) int {
+	nSyl := 0
+	for i, v := range segs {
+		off, end := int(v>>2), len(s)
+		if i+1 < len(segs) {
+			end = int(segs[i+1] >> 2)
+		}
+		if v&2 != 0 || end <= off {
+			continue // a hyphen is not a syllable
+		}
+		if v&1 != 0 && i > 0 && segs[i-1]&1 != 0 && nSyl > 0 {
+			to[nSyl-1] = uint8(end) // a digit run is one unit
+			continue
+		}
+		from[nSyl], to[nSyl] = uint8(off), uint8(end)
+		nSyl++
+	}
+	return nSyl
 }
 
 // hasACEPrefix reports whether s begins with "xn--", in any ASCII case.

@@ -247,18 +247,25 @@ func (l *Language) buildFast() {
 	}
 	l.fastTab = make([]uint32, (dead+1)*fastStride)
 	l.fastEnds = make([]bool, dead+1)
+	l.fastSegTab = make([]uint32, len(l.fastTab))
 	for st, row := range l.table {
 		for k, t := range row {
 			to := uint32(dead)
 			if t.code == OK {
 				to = num[t.next]
 			}
-			l.fastTab[num[st]<<fastShift+uint32(k)] = to << fastShift
+			at := num[st]<<fastShift + uint32(k)
+			l.fastTab[at] = to << fastShift
+			l.fastSegTab[at] = to << fastShift
+			if t.start {
+				l.fastSegTab[at] |= 1
+			}
 		}
 		l.fastEnds[num[st]] = l.ends[st] == OK
 	}
 	for k := 0; k < fastStride; k++ {
 		l.fastTab[dead<<fastShift+k] = uint32(dead) << fastShift
+		l.fastSegTab[dead<<fastShift+k] = uint32(dead) << fastShift
 	}
 	if l.fastIsSmall = len(l.fastTab) <= len(l.fastSmall); l.fastIsSmall {
 		for i, t := range l.fastTab {

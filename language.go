@@ -86,7 +86,10 @@ type Language struct {
 	fastSmall   [fastStates << fastShift]uint16
 	fastIsSmall bool
 	fastEnds    []bool // a label may end in this state
-	fastStart   uint64 // the word before the first code point: fiRuleBad for "^"
+	// fastSegTab is fastTab with bit 0 set where the transition starts a
+	// syllable: segment walks it.
+	fastSegTab []uint32
+	fastStart  uint64 // the word before the first code point: fiRuleBad for "^"
 	// fastHopeless is hopeless for the code points of fastInfo's range
 	// outside the repertoire; fastPunct says the same of U+2000..U+207F.
 	fastHopeless [256]bool
