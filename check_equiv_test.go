@@ -128,6 +128,9 @@ func TestCheckConcurrent(t *testing.T) {
 	}
 	l.msgs.mu.Lock()
 	l.msgs.m = nil // start with an empty message cache
+	for i := range l.msgs.slots {
+		l.msgs.slots[i].Store(nil)
+	}
 	l.msgs.mu.Unlock()
 	errs := make(chan string, 4)
 	for g := 0; g < 4; g++ {

@@ -3,6 +3,7 @@ package akshara
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -26,6 +27,9 @@ type diag struct {
 	runes    []rune    // the U-label's code points, once decoded (runesOf)
 	runesFor string    // the string runes holds
 	decoded  bool
+	// varStarts counts the U-label's code points that may start a
+	// variant sequence (scan's parseDiag counts them for variantLimit).
+	varStarts int
 }
 
 var diagPool = sync.Pool{New: func() any {
@@ -36,7 +40,7 @@ var diagPool = sync.Pool{New: func() any {
 func newDiag(l *Language, brief bool, res *Result) *diag {
 	d := diagPool.Get().(*diag)
 	d.lang, d.brief, d.res = l, brief, res
-	d.raw, d.segments, d.decoded = d.raw[:0], d.segments[:0], false
+	d.raw, d.segments, d.decoded, d.varStarts = d.raw[:0], d.segments[:0], false, 0
 	return d
 }
 
@@ -69,6 +73,40 @@ func (d *diag) runesOf(u string) []rune {
 	}
 	d.runesFor, d.decoded = u, true
 	return d.runes
+}
+
+// decode records the code points of s, as runesOf would, and reports
+// whether s is valid UTF-8 (utf8.ValidString: the pipeline's first test
+// and the decoding in one pass).
+func (d *diag) decode(s string) bool {
+	rs := d.runes[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			rs = append(rs, rune(c))
+			i++
+			continue
+		}
+		if c >= 0xE0 && c < 0xF0 && i+2 < len(s) { // inlined: every Indic block
+			b1, b2 := s[i+1], s[i+2]
+			r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
+			// not overlong, not a surrogate
+			if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				rs = append(rs, r)
+				i += 3
+				continue
+			}
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			d.runes, d.decoded = rs[:0], false
+			return false
+		}
+		rs = append(rs, r)
+		i += size
+	}
+	d.runes, d.runesFor, d.decoded = rs, s, true
+	return true
 }
 
 type rawError struct {
@@ -124,21 +162,10 @@ func (d *diag) variantLimit(u string) {
 	if len(d.lang.variants) == 0 {
 		return
 	}
-	rs := d.runesOf(u)
-	starts := 0 // code points that start a variant sequence: spans are fewer
-	for _, r := range rs {
-		if off := r - d.lang.block; off >= 0 && off < 128 {
-			if d.lang.varStart[off] {
-				starts++
-			}
-		} else if _, ok := d.lang.varIndex.byFirst[r]; ok {
-			starts++
-		}
+	if d.varStarts <= MaxVariantAksharas {
+		return // spans are fewer than the code points that start one
 	}
-	if starts <= MaxVariantAksharas {
-		return
-	}
-	if count, pos := d.lang.variantAksharas(rs); count > MaxVariantAksharas {
+	if count, pos := d.lang.variantAksharas(d.runesOf(u)); count > MaxVariantAksharas {
 		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
 	}
 }
@@ -153,7 +180,7 @@ func (d *diag) addMessage(code Code, pos int, msg string) {
 // refuse records a character outside the repertoire; a run of characters
 // refused for the same rule is one error.
 func (d *diag) refuse(r rune, pos, off int) {
-	code := d.lang.classifyOther(r)
+	code := d.lang.otherCode(r)
 	if n := len(d.raw); n > 0 {
 		last := &d.raw[n-1]
 		if last.code == code && last.r >= 0 && last.pos+last.run == pos {
@@ -172,36 +199,7 @@ func (d *diag) boundary(off int, hyphen, digit bool) {
 // finish builds the syllables, the messages and the A-label.
 func (d *diag) finish() {
 	u := d.res.ULabel
-	if u != "" && !d.brief {
-		if len(d.segments) == 0 || d.segments[0].off != 0 {
-			d.segments = append(d.segments, segment{})
-			copy(d.segments[1:], d.segments)
-			d.segments[0] = segment{off: 0}
-		}
-	}
-	if len(d.segments)+1 <= cap(d.sylBuf) {
-		d.res.Syllables = d.sylBuf
-	} else {
-		d.res.Syllables = make([]string, 0, len(d.segments)+1)
-	}
-	if u != "" && !d.brief {
-		last := 0 // where the last syllable starts
-		for i, s := range d.segments {
-			end := len(u)
-			if i+1 < len(d.segments) {
-				end = d.segments[i+1].off
-			}
-			if s.hyphen || end <= s.off {
-				continue
-			}
-			if s.digit && i > 0 && d.segments[i-1].digit && len(d.res.Syllables) > 0 {
-				d.res.Syllables[len(d.res.Syllables)-1] = u[last:end] // a digit run is one unit
-				continue
-			}
-			last = s.off
-			d.res.Syllables = append(d.res.Syllables, u[s.off:end])
-		}
-	}
+	d.res.Syllables = d.syllables(u)
 	var runes []rune
 	if len(d.raw) > 0 && !d.brief {
 		runes = d.runesOf(u)
@@ -276,6 +274,43 @@ func (d *diag) finish() {
 	}
 }
 
+// syllables splits the U-label u at the boundaries scan recorded (none
+// for a brief Result), into the room of the Result's allocation when
+// they fit there.
+func (d *diag) syllables(u string) []string {
+	syl := d.sylBuf
+	if u == "" || d.brief {
+		return syl
+	}
+	segs := d.segments
+	if len(segs) == 0 || segs[0].off != 0 {
+		segs = append(segs, segment{})
+		copy(segs[1:], segs)
+		segs[0] = segment{off: 0}
+		d.segments = segs
+	}
+	if len(segs) > cap(syl) { // there are at most as many syllables
+		syl = make([]string, 0, len(segs))
+	}
+	last := 0 // where the last syllable starts
+	for i, s := range segs {
+		end := len(u)
+		if i+1 < len(segs) {
+			end = segs[i+1].off
+		}
+		if s.hyphen || end <= s.off {
+			continue
+		}
+		if s.digit && i > 0 && segs[i-1].digit && len(syl) > 0 {
+			syl[len(syl)-1] = u[last:end] // a digit run is one unit
+			continue
+		}
+		last = s.off
+		syl = append(syl, u[s.off:end])
+	}
+	return syl
+}
+
 // oneError is the Errors of a label with one error, in the Result's
 // allocation (resultBox).
 type oneError struct {
@@ -312,10 +347,33 @@ const maxCachedMessages = 4096
 
 // messageCache memoizes a language's messages (pure functions of msgKey):
 // building one (character names, concatenation) costs more than the rest
-// of Check.
+// of Check. The map holds them all; slots answer most lookups without
+// the lock and the map's hashing: a direct-mapped table of the entries
+// last found, read and written atomically.
 type messageCache struct {
-	mu sync.RWMutex
-	m  map[msgKey]string
+	mu    sync.RWMutex
+	m     map[msgKey]*msgEntry
+	slots [msgSlots]atomic.Pointer[msgEntry]
+}
+
+// msgEntry is one memoized message, shared by the map and the slots (a
+// slot that changes hands allocates nothing).
+type msgEntry struct {
+	k   msgKey
+	msg string
+}
+
+// msgSlots is the size of the direct-mapped table: a language's usual
+// messages are a few hundred.
+const msgSlots = 512
+
+// slot picks k's slot: a multiplicative hash of the fields that vary
+// most; the others only make two keys share a slot.
+func (k *msgKey) slot() uint {
+	h := (uint64(uint32(k.r)) | uint64(uint32(k.p))<<32) * 0x9E3779B97F4A7C15
+	h ^= (uint64(uint32(k.cur)) | uint64(uint32(k.p2))<<32) * 0xC2B2AE3D27D4EB4F
+	h ^= (uint64(k.code) | uint64(k.prev)<<8 | uint64(uint32(k.run))<<16 | uint64(uint32(k.pos))<<40) * 0x165667B19E3779F9
+	return uint(h>>32) % msgSlots
 }
 
 // cachedMessage is message, memoized.
@@ -334,22 +392,40 @@ func (l *Language) cachedMessage(e rawError, runes []rune) string {
 		k.first = at(0)
 	}
 	mc := &l.msgs
+	slot := &mc.slots[k.slot()]
+	if me := slot.Load(); me != nil && me.k == k {
+		return me.msg
+	}
 	mc.mu.RLock()
-	m, ok := mc.m[k]
+	me, ok := mc.m[k]
 	mc.mu.RUnlock()
 	if ok {
-		return m
+		slot.Store(me)
+		return me.msg
 	}
-	m = l.message(e, runes)
+	m := l.message(e, runes)
 	mc.mu.Lock()
 	if mc.m == nil {
-		mc.m = make(map[msgKey]string)
+		mc.m = make(map[msgKey]*msgEntry)
 	}
 	if len(mc.m) < maxCachedMessages {
-		mc.m[k] = m
+		me = &msgEntry{k, m}
+		mc.m[k] = me
+		slot.Store(me)
 	}
 	mc.mu.Unlock()
 	return m
+}
+
+// otherCode is classifyOther, from a table for ASCII and the block.
+func (l *Language) otherCode(r rune) Code {
+	switch off := r - l.block; {
+	case r >= 0 && r < 128:
+		return l.otherCodes[r]
+	case off >= 0 && off < 128:
+		return l.otherCodes[128+off]
+	}
+	return l.classifyOther(r)
 }
 
 // classifyOther names the rule that refuses a character outside the
