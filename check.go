@@ -306,7 +306,13 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		d.add(Empty, 0, -1, NoClass)
 		return false
 	}
-	if d != nil && !d.decode(s) || d == nil && !utf8.ValidString(s) {
+	valid, quick := false, false
+	if d != nil {
+		valid, quick = d.decode(s)
+	} else {
+		valid = utf8.ValidString(s)
+	}
+	if !valid {
 		if d != nil {
 			pos := 0
 			for i, r := range s {
@@ -340,9 +346,8 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		u = dec
 	}
 	normalized := false
-	quick := false
 	if d != nil {
-		quick = u == s && l.quickNFCRunes(u, d.runes)
+		quick = u == s && (quick || l.quickNFCRunes(u, d.runes))
 	} else {
 		quick = l.quickNFC(u)
 	}
@@ -357,7 +362,7 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 			d.decode(u) // the code points of the U-label, for scan and the messages
 		}
 	}
-	valid := l.scan(u, d, minLen)
+	valid = l.scan(u, d, minLen)
 	if d != nil {
 		d.contexts(u)
 		d.variantLimit(u)
@@ -465,27 +470,31 @@ func (l *Language) quickNFCRunes(u string, rs []rune) bool {
 			}
 			return false
 		}
-		if q.never[off] {
+		if !q.fits(off, prevOff, lastCC) {
 			return false
 		}
-		cc := q.ccc[off]
-		if cc != 0 && cc < lastCC {
-			return false
-		}
-		if q.maybe[off] {
-			switch {
-			case prevOff == -2:
-			case prevOff < 0 || lastCC != 0:
-				if cc != 0 {
-					return false
-				}
-			case q.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0:
-				return false
-			}
-		}
-		lastCC, prevOff = cc, off
+		lastCC, prevOff = q.ccc[off], off
 	}
 	return true
+}
+
+// fits is quickNFC's test of the block's code point at off after the
+// code point at block offset prevOff, of combining class lastCC (prevOff
+// as in quickNFC): false means "ask norm".
+func (q *blockNFC) fits(off, prevOff rune, lastCC uint8) bool {
+	if q.never[off] {
+		return false
+	}
+	cc := q.ccc[off]
+	switch {
+	case cc != 0 && cc < lastCC:
+		return false
+	case !q.maybe[off] || prevOff == -2:
+		return true
+	case prevOff < 0 || lastCC != 0:
+		return cc == 0 // see mayCompose
+	}
+	return q.composes[off][prevOff/64]&(1<<(prevOff%64)) == 0
 }
 
 // inertNFC reports whether the one character c is one that NFC leaves

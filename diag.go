@@ -76,14 +76,20 @@ func (d *diag) runesOf(u string) []rune {
 }
 
 // decode records the code points of s, as runesOf would, and reports
-// whether s is valid UTF-8 (utf8.ValidString: the pipeline's first test
-// and the decoding in one pass).
-func (d *diag) decode(s string) bool {
+// whether s is valid UTF-8 (utf8.ValidString): the pipeline's first test
+// and the decoding in one pass. It also applies quickNFC's test to the
+// block's code points as it goes: quick says that s is NFC by that test
+// alone (false: ask quickNFCRunes).
+func (d *diag) decode(s string) (valid, quick bool) {
+	q, block := &d.lang.blockNFC, d.lang.block
+	lastCC, prevOff := uint8(0), rune(-1) // as in quickNFC
+	quick = true
 	rs := d.runes[:0]
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			rs = append(rs, rune(c))
+			lastCC, prevOff = 0, -1
 			i++
 			continue
 		}
@@ -94,19 +100,26 @@ func (d *diag) decode(s string) bool {
 			if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
 				rs = append(rs, r)
 				i += 3
+				if off := r - block; off >= 0 && off < 128 {
+					quick = quick && q.fits(off, prevOff, lastCC)
+					lastCC, prevOff = q.ccc[off], off
+				} else {
+					quick = false
+				}
 				continue
 			}
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			d.runes, d.decoded = rs[:0], false
-			return false
+			return false, false
 		}
 		rs = append(rs, r)
+		quick = false
 		i += size
 	}
 	d.runes, d.runesFor, d.decoded = rs, s, true
-	return true
+	return true, quick
 }
 
 type rawError struct {

@@ -29,9 +29,9 @@ func TestDecode(t *testing.T) {
 		}
 		labels = append(labels, string(b))
 	}
-	d := &diag{}
+	d := &diag{lang: mustLang(t, "hi")}
 	for _, s := range labels {
-		ok := d.decode(s)
+		ok, _ := d.decode(s)
 		if ok != utf8.ValidString(s) {
 			t.Fatalf("decode(%q) = %v, ValidString %v", s, ok, !ok)
 		}

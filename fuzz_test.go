@@ -38,17 +38,22 @@ func pool(l *Language) []rune {
 
 // TestQuickNFC holds the verdict-only path's NFC test to x/text/norm: when
 // quickNFC says a string is NFC, it is. The diagnostics' quickNFCRunes
-// gives quickNFC's answer.
+// gives quickNFC's answer, and diag.decode says NFC only where quickNFC
+// does.
 func TestQuickNFC(t *testing.T) {
 	for _, tag := range Tags() {
 		l := mustLang(t, tag)
 		rng := rand.New(rand.NewSource(1))
 		p := pool(l)
+		d := &diag{lang: l}
 		quick := 0
 		for i := 0; i < perLanguage(longtest.Pick(20000, 200000)); i++ {
 			s := randomLabel(rng, p)
 			if l.quickNFCRunes(s, []rune(s)) != l.quickNFC(s) {
 				t.Fatalf("%s: quickNFCRunes(%s) is not quickNFC", tag, hexOf(s))
+			}
+			if _, quick := d.decode(s); quick && !l.quickNFC(s) {
+				t.Fatalf("%s: decode(%s) says NFC, quickNFC does not", tag, hexOf(s))
 			}
 			if l.quickNFC(s) {
 				quick++
@@ -419,6 +424,7 @@ func TestQuickNFCMaybe(t *testing.T) {
 				maybe = append(maybe, r)
 			}
 		}
+		d := &diag{lang: l}
 		quick := 0
 		for _, z := range maybe {
 			for _, x := range p {
@@ -429,6 +435,9 @@ func TestQuickNFCMaybe(t *testing.T) {
 					}
 					if l.quickNFCRunes(s, []rune(s)) != l.quickNFC(s) {
 						t.Fatalf("%s: quickNFCRunes(%s) is not quickNFC", tag, hexOf(s))
+					}
+					if _, q := d.decode(s); q && !l.quickNFC(s) {
+						t.Fatalf("%s: decode(%s) says NFC, quickNFC does not", tag, hexOf(s))
 					}
 					if l.quickNFC(s) {
 						quick++
