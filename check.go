@@ -81,11 +81,10 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	}
 	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
 	res := &box.res
-	d := newDiag(l, o.Brief, res)
-	d.sylBuf, d.one = box.syl[:0], &box.one
-	res.Valid = l.run(label, d, minLen)
+	var d diag // (a composite literal would be zeroed, then copied)
+	d.lang, d.brief, d.res, d.sylBuf, d.one = l, o.Brief, res, box.syl[:0], &box.one
+	res.Valid = l.run(label, &d, minLen)
 	d.finish()
-	d.release()
 	return res
 }
 
@@ -347,7 +346,7 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 	}
 	normalized := false
 	if d != nil {
-		quick = u == s && (quick || l.quickNFCRunes(u, d.runes))
+		quick = u == s && (quick || l.quickNFCRunes(u, d.codePoints()))
 	} else {
 		quick = l.quickNFC(u)
 	}
@@ -366,10 +365,10 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 	if d != nil {
 		d.contexts(u)
 		d.variantLimit(u)
-		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.raw) == 0) {
+		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.errs()) == 0) {
 			d.add(Bidi, 0, -1, NoClass)
 		}
-		return valid && len(d.raw) == 0
+		return valid && len(d.errs()) == 0
 	}
 	if bad, _ := l.bidiFault(u); bad {
 		return false
@@ -873,7 +872,7 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		var pos int
 		var found bool
 		if d != nil {
-			pos, found = l.identicalRunes(d.runes)
+			pos, found = l.identicalRunes(d.codePoints())
 		} else if l.mayHaveTriple(u) { // the prefilter fast uses (TestTriplePrefilter)
 			pos, found = l.identicalConsonants(u)
 		}
@@ -981,7 +980,7 @@ func (l *Language) parseDiag(u string, d *diag) parsed {
 	st := uint16(0)
 	nBasic, halants, varStarts := 0, 0, 0
 	i := 0 // the byte offset of rs[n] in u
-	rs := d.runes
+	rs := d.codePoints()
 	for n, r := range rs {
 		var k kind
 		size := 1

@@ -14,65 +14,73 @@ import (
 // need, and syllable boundaries. A nil *diag is the verdict-only path and
 // records nothing.
 //
-// A diag is scratch space reused through diagPool: the Result it fills is
-// its own allocation, and nothing of the Result points into the diag.
+// A diag is Check's local variable, on its stack: the Result it fills is
+// its own allocation, and nothing of the Result points into the diag. Its
+// lists live in its own arrays as long as they fit (inPlace), so that
+// no field points into the diag itself (which would move it to the heap)
+// and the stack needs no pool nor write barriers.
 type diag struct {
-	lang     *Language
-	brief    bool // Options.Brief: codes and positions only
-	res      *Result
-	raw      []rawError
-	segments []segment
-	sylBuf   []string  // room for the Result's syllables, in its allocation
-	one      *oneError // room for one error, in the Result's allocation
-	runes    []rune    // the U-label's code points, once decoded (runesOf)
-	runesFor string    // the string runes holds
-	decoded  bool
+	lang   *Language
+	brief  bool // Options.Brief: codes and positions only
+	res    *Result
+	sylBuf []string  // room for the Result's syllables, in its allocation
+	one    *oneError // room for one error, in the Result's allocation
 	// varStarts counts the U-label's code points that may start a
 	// variant sequence (scan's parseDiag counts them for variantLimit).
 	varStarts int
+
+	raw      inPlace[rawError]
+	rawIn    [4]rawError
+	segs     inPlace[segment]
+	segIn    [16]segment
+	runes    inPlace[rune] // the U-label's code points, once decoded (runesOf)
+	runeIn   [64]rune
+	runesFor string // the string runes holds
+	decoded  bool
 }
 
-var diagPool = sync.Pool{New: func() any {
-	return &diag{raw: make([]rawError, 0, 8), segments: make([]segment, 0, 32), runes: make([]rune, 0, MaxALabelLength+1)}
-}}
-
-// newDiag takes a diag from the pool for a Result.
-func newDiag(l *Language, brief bool, res *Result) *diag {
-	d := diagPool.Get().(*diag)
-	d.lang, d.brief, d.res = l, brief, res
-	d.raw, d.segments, d.decoded, d.varStarts = d.raw[:0], d.segments[:0], false, 0
-	return d
+// inPlace is a list kept in an array of its owner (in, passed to each
+// method) while it fits, then on the heap: the owner holds no pointer to
+// itself. The array is the room of the common case; longer lists pay an
+// allocation.
+type inPlace[T any] struct {
+	n    int
+	heap []T // every item, once they outgrow the array
 }
 
-// release returns d to the pool, keeping its buffers unless a long label
-// grew them.
-func (d *diag) release() {
-	if cap(d.raw) > 64 || cap(d.segments) > 256 || cap(d.runes) > 256 {
-		return
+func (s *inPlace[T]) items(in []T) []T {
+	if s.heap != nil {
+		return s.heap
 	}
-	clear(d.raw[:cap(d.raw)]) // drop the messages and rules they point to
-	d.lang, d.res, d.runesFor, d.sylBuf, d.one = nil, nil, "", nil, nil
-	diagPool.Put(d)
+	return in[:s.n]
 }
+
+func (s *inPlace[T]) push(in []T, v T) {
+	switch {
+	case s.heap != nil:
+		s.heap = append(s.heap, v)
+	case s.n < len(in):
+		in[s.n] = v
+		s.n++
+	default:
+		s.heap = make([]T, s.n, 2*s.n+1)
+		copy(s.heap, in)
+		s.heap = append(s.heap, v)
+	}
+}
+
+func (d *diag) errs() []rawError    { return d.raw.items(d.rawIn[:]) }
+func (d *diag) segments() []segment { return d.segs.items(d.segIn[:]) }
+func (d *diag) push(e rawError)     { d.raw.push(d.rawIn[:], e) }
+func (d *diag) codePoints() []rune  { return d.runes.items(d.runeIn[:]) }
+func (d *diag) lastErr() *rawError  { errs := d.errs(); return &errs[len(errs)-1] }
 
 // runesOf returns the code points of u, decoding it once per Check.
 func (d *diag) runesOf(u string) []rune {
-	if d.decoded && d.runesFor == u {
-		return d.runes
+	if !d.decoded || d.runesFor != u {
+		d.decode(u)
 	}
-	d.runes = d.runes[:0]
-	for i := 0; i < len(u); {
-		r, size := rune(u[i]), 1
-		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
-			r, size = (r&0x0F)<<12|rune(u[i+1]&0x3F)<<6|rune(u[i+2]&0x3F), 3
-		} else if r >= utf8.RuneSelf {
-			r, size = decodeValid(u, i)
-		}
-		d.runes = append(d.runes, r)
-		i += size
-	}
-	d.runesFor, d.decoded = u, true
-	return d.runes
+	return d.codePoints()
 }
 
 // decode records the code points of s, as runesOf would, and reports
@@ -84,11 +92,17 @@ func (d *diag) decode(s string) (valid, quick bool) {
 	q, block := &d.lang.blockNFC, d.lang.block
 	lastCC, prevOff := uint8(0), rune(-1) // as in quickNFC
 	quick = true
-	rs := d.runes[:0]
+	in, n := d.runeIn[:], 0
+	var out []rune // the room on the heap, for a label longer than runeIn
+	if len(s) > len(in) {
+		out = make([]rune, len(s)) // a code point has at least one byte
+		in = out
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			rs = append(rs, rune(c))
+			in[n] = rune(c)
+			n++
 			lastCC, prevOff = 0, -1
 			i++
 			continue
@@ -98,7 +112,8 @@ func (d *diag) decode(s string) (valid, quick bool) {
 			r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
 			// not overlong, not a surrogate
 			if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
-				rs = append(rs, r)
+				in[n] = r
+				n++
 				i += 3
 				if off := r - block; off >= 0 && off < 128 {
 					quick = quick && q.fits(off, prevOff, lastCC)
@@ -111,14 +126,18 @@ func (d *diag) decode(s string) (valid, quick bool) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			d.runes, d.decoded = rs[:0], false
+			d.runes, d.decoded = inPlace[rune]{}, false
 			return false, false
 		}
-		rs = append(rs, r)
+		in[n] = r
+		n++
 		quick = false
 		i += size
 	}
-	d.runes, d.runesFor, d.decoded = rs, s, true
+	d.runes, d.runesFor, d.decoded = inPlace[rune]{n: n}, s, true
+	if out != nil {
+		d.runes.heap = out[:n]
+	}
 	return true, quick
 }
 
@@ -143,14 +162,14 @@ func (d *diag) add(code Code, pos int, r rune, prev Class) {
 	if d == nil {
 		return
 	}
-	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, prev: prev})
+	d.push(rawError{code: code, pos: pos, r: r, prev: prev})
 }
 
 // addGrammar records an error of the generic grammar; a context rule of the
 // language that names the same character takes its place.
 func (d *diag) addGrammar(code Code, pos int, r rune, prev Class) {
 	d.add(code, pos, r, prev)
-	d.raw[len(d.raw)-1].grammar = true
+	d.lastErr().grammar = true
 }
 
 // contexts applies the language's context rules to the U-label.
@@ -164,7 +183,7 @@ func (d *diag) contexts(u string) {
 		if p > 0 {
 			prev = d.lang.classOf(rs[p-1])
 		}
-		d.raw = append(d.raw, rawError{code: cr.code, pos: p, r: rs[p], prev: prev, rule: cr})
+		d.push(rawError{code: cr.code, pos: p, r: rs[p], prev: prev, rule: cr})
 		return true
 	})
 }
@@ -187,26 +206,26 @@ func (d *diag) addMessage(code Code, pos int, msg string) {
 	if d == nil {
 		return
 	}
-	d.raw = append(d.raw, rawError{code: code, pos: pos, r: -1, msg: msg})
+	d.push(rawError{code: code, pos: pos, r: -1, msg: msg})
 }
 
 // refuse records a character outside the repertoire; a run of characters
 // refused for the same rule is one error.
 func (d *diag) refuse(r rune, pos, off int) {
 	code := d.lang.otherCode(r)
-	if n := len(d.raw); n > 0 {
-		last := &d.raw[n-1]
+	if len(d.errs()) > 0 {
+		last := d.lastErr()
 		if last.code == code && last.r >= 0 && last.pos+last.run == pos {
 			last.run++
 			return
 		}
 	}
-	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, run: 1})
+	d.push(rawError{code: code, pos: pos, r: r, run: 1})
 	d.boundary(off, false, false)
 }
 
 func (d *diag) boundary(off int, hyphen, digit bool) {
-	d.segments = append(d.segments, segment{off, hyphen, digit})
+	d.segs.push(d.segIn[:], segment{off, hyphen, digit})
 }
 
 // finish builds the syllables, the messages and the A-label.
@@ -214,11 +233,11 @@ func (d *diag) finish() {
 	u := d.res.ULabel
 	d.res.Syllables = d.syllables(u)
 	var runes []rune
-	if len(d.raw) > 0 && !d.brief {
+	raw := d.errs()
+	if len(raw) > 0 && !d.brief {
 		runes = d.runesOf(u)
 	}
 	// Stable insertion sort by position: there are few errors.
-	raw := d.raw
 	for i := 1; i < len(raw); i++ {
 		for j := i; j > 0 && raw[j].pos < raw[j-1].pos; j-- {
 			raw[j], raw[j-1] = raw[j-1], raw[j]
@@ -295,12 +314,12 @@ func (d *diag) syllables(u string) []string {
 	if u == "" || d.brief {
 		return syl
 	}
-	segs := d.segments
+	segs := d.segments()
 	if len(segs) == 0 || segs[0].off != 0 {
-		segs = append(segs, segment{})
+		d.boundary(0, false, false)
+		segs = d.segments()
 		copy(segs[1:], segs)
 		segs[0] = segment{off: 0}
-		d.segments = segs
 	}
 	if len(segs) > cap(syl) { // there are at most as many syllables
 		syl = make([]string, 0, len(segs))
