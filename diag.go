@@ -385,8 +385,10 @@ const maxCachedMessages = 4096
 type messageCache struct {
 	mu    sync.RWMutex
 	m     map[msgKey]*msgEntry
-	slots [msgSlots]atomic.Pointer[msgEntry]
+	slots atomic.Pointer[msgSlotTable] // made with the map
 }
+
+type msgSlotTable [msgSlots]atomic.Pointer[msgEntry]
 
 // msgEntry is one memoized message, shared by the map and the slots (a
 // slot that changes hands allocates nothing).
@@ -395,9 +397,11 @@ type msgEntry struct {
 	msg string
 }
 
-// msgSlots is the size of the direct-mapped table: a language's usual
-// messages are a few hundred.
-const msgSlots = 512
+// msgSlots is the size of the direct-mapped table, as many as the map
+// may hold: the Hindi benchmark's invalid labels alone need 700 messages
+// (a message names the characters around the error), and 512 slots
+// missed two lookups in five.
+const msgSlots = maxCachedMessages
 
 // slot picks k's slot: a multiplicative hash of the fields that vary
 // most; the others only make two keys share a slot.
@@ -424,26 +428,32 @@ func (l *Language) cachedMessage(e rawError, runes []rune) string {
 		k.first = at(0)
 	}
 	mc := &l.msgs
-	slot := &mc.slots[k.slot()]
-	if me := slot.Load(); me != nil && me.k == k {
-		return me.msg
+	var slot *atomic.Pointer[msgEntry]
+	if slots := mc.slots.Load(); slots != nil {
+		slot = &slots[k.slot()]
+		if me := slot.Load(); me != nil && me.k == k {
+			return me.msg
+		}
 	}
 	mc.mu.RLock()
 	me, ok := mc.m[k]
 	mc.mu.RUnlock()
 	if ok {
-		slot.Store(me)
+		if slot != nil { // nil: the slots were made after our look
+			slot.Store(me)
+		}
 		return me.msg
 	}
 	m := l.message(e, runes)
 	mc.mu.Lock()
 	if mc.m == nil {
 		mc.m = make(map[msgKey]*msgEntry)
+		mc.slots.Store(new(msgSlotTable))
 	}
 	if len(mc.m) < maxCachedMessages {
 		me = &msgEntry{k, m}
 		mc.m[k] = me
-		slot.Store(me)
+		mc.slots.Load()[k.slot()].Store(me)
 	}
 	mc.mu.Unlock()
 	return m
