@@ -337,7 +337,9 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 			return false
 		}
 		if len(s) > MaxALabelLength {
-			d.addMessage(TooLong, 0, "the A-label has "+itoa(len(s))+" characters; at most 63 are allowed")
+			d.addMessageOf(TooLong, 0, func() string {
+				return "the A-label has " + itoa(len(s)) + " characters; at most 63 are allowed"
+			})
 			if d == nil {
 				return false
 			}
@@ -853,14 +855,20 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 		if d == nil {
 			return false
 		}
-		d.addGrammar(code, w.n-1, -1, w.prev)
+		prev := w.prev
+		if d != nil {
+			prev = l.classBefore(d.codePoints(), w.n) // parseDiag leaves it to the rare error
+		}
+		d.addGrammar(code, w.n-1, -1, prev)
 	}
 	n, nBasic := w.n, w.nBasic
 	if n < minLen {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooShort, 0, "the label has "+itoa(n)+plural(n, " character", " characters")+"; at least "+itoa(minLen)+" are required")
+		d.addMessageOf(TooShort, 0, func() string {
+			return "the label has " + itoa(n) + plural(n, " character", " characters") + "; at least " + itoa(minLen) + " are required"
+		})
 	}
 	if w.allDigits && n <= 2 {
 		if d == nil {
@@ -892,20 +900,26 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			if d == nil {
 				return false
 			}
-			d.addMessage(TooLong, 0, "the A-label would have "+itoa(alen)+" characters; at most 63 are allowed")
+			d.addMessageOf(TooLong, 0, func() string {
+				return "the A-label would have " + itoa(alen) + " characters; at most 63 are allowed"
+			})
 		}
 	} else if nBasic == n && len(u) > MaxALabelLength {
 		if d == nil {
 			return false
 		}
-		d.addMessage(TooLong, 0, "the label has "+itoa(len(u))+" characters; at most 63 are allowed")
+		d.addMessageOf(TooLong, 0, func() string {
+			return "the label has " + itoa(len(u)) + " characters; at most 63 are allowed"
+		})
 	}
 	return true
 }
 
 // parsed is what scan's parse found in a label: the grammar's state at
-// the end, the class of the last code point, the counts the whole-label
-// rules need; ok is false when the verdict-only parse met an error.
+// the end, the class of the last code point (parse only: for parseDiag,
+// scan asks classBefore in the rare case it needs it), the counts the
+// whole-label rules need; ok is false when the verdict-only parse met an
+// error.
 type parsed struct {
 	st                     uint16
 	prev                   Class
@@ -1031,7 +1045,7 @@ func (l *Language) parseDiag(u string, d *diag) parsed {
 		varStarts += l.varStartsOutside(rs)
 	}
 	d.varStarts = varStarts
-	p := parsed{st: st, prev: l.classBefore(rs, len(rs)), n: len(rs), nBasic: nBasic, halants: halants, inBlock: true, ok: true}
+	p := parsed{st: st, n: len(rs), nBasic: nBasic, halants: halants, inBlock: true, ok: true}
 	if len(rs) <= 2 {
 		p.allDigits = true
 		for _, r := range rs {

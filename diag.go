@@ -198,8 +198,23 @@ func (d *diag) variantLimit(u string) {
 		return // spans are fewer than the code points that start one
 	}
 	if count, pos := d.lang.variantAksharas(d.runesOf(u)); count > MaxVariantAksharas {
-		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
+		d.addMessageOf(VariantLimit, pos, func() string {
+			return itoa(count) + " aksharas of the label have variants (homographs in the " + d.lang.Name + " variant table); at most 3 may"
+		})
 	}
+}
+
+// addMessageOf is addMessage for a message that costs its building: a
+// brief diag, which reports no messages, does not build it.
+func (d *diag) addMessageOf(code Code, pos int, build func() string) {
+	if d == nil {
+		return
+	}
+	msg := ""
+	if !d.brief {
+		msg = build()
+	}
+	d.addMessage(code, pos, msg)
 }
 
 func (d *diag) addMessage(code Code, pos int, msg string) {
