@@ -79,10 +79,16 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 			return l.validResult(label, &rec, o.Brief)
 		}
 	}
-	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
-	res := &box.res
 	var d diag // (a composite literal would be zeroed, then copied)
-	d.lang, d.brief, d.res, d.sylBuf, d.one = l, o.Brief, res, box.syl[:0], &box.one
+	var res *Result
+	if o.Brief { // no syllables: a smaller box
+		box := &briefBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
+		res, d.one = &box.res, &box.one
+	} else {
+		box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
+		res, d.sylBuf, d.one = &box.res, box.syl[:0], &box.one
+	}
+	d.lang, d.brief, d.res = l, o.Brief, res
 	res.Valid = l.run(label, &d, minLen)
 	d.finish()
 	return res
@@ -168,6 +174,13 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 type resultBox struct {
 	res Result
 	syl [7]string
+	one oneError
+}
+
+// briefBox is resultBox for a brief Result, which has no syllables (176
+// bytes, another size class).
+type briefBox struct {
+	res Result
 	one oneError
 }
 

@@ -326,7 +326,10 @@ func (d *diag) finish() {
 // they fit there.
 func (d *diag) syllables(u string) []string {
 	syl := d.sylBuf
-	if u == "" || d.brief {
+	if d.brief {
+		return noSyllables
+	}
+	if u == "" {
 		return syl
 	}
 	segs := d.segments()

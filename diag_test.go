@@ -61,10 +61,14 @@ func TestOtherCode(t *testing.T) {
 
 // TestResultBoxSize: the Result of a label with one error stays one
 // allocation of the 288-byte size class (a larger box would take the
-// next class, 320 bytes, for every invalid label).
+// next class, 320 bytes, for every invalid label), 176 bytes for a brief
+// one.
 func TestResultBoxSize(t *testing.T) {
 	if n := unsafe.Sizeof(resultBox{}); n > 288 {
 		t.Errorf("resultBox has %d bytes, more than 288", n)
+	}
+	if n := unsafe.Sizeof(briefBox{}); n > 176 {
+		t.Errorf("briefBox has %d bytes, more than 176", n)
 	}
 }
 
