@@ -80,18 +80,11 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 		}
 	}
 	var d diag // (a composite literal would be zeroed, then copied)
-	var res *Result
-	if o.Brief { // no syllables: a smaller box
-		box := &briefBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
-		res, d.one = &box.res, &box.one
-	} else {
-		box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
-		res, d.sylBuf, d.one = &box.res, box.syl[:0], &box.one
-	}
-	d.lang, d.brief, d.res = l, o.Brief, res
-	res.Valid = l.run(label, &d, minLen)
+	d.lang, d.brief = l, o.Brief
+	l.run(label, &d, minLen)
+	d.newResult(label)
 	d.finish()
-	return res
+	return d.res
 }
 
 // noErrors is the Errors of a valid Result: empty, not nil, so that it is
@@ -168,21 +161,26 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 	return true
 }
 
-// resultBox holds a Result, room for its syllables and for one error, so
-// that the Result of a label with one error is one allocation (288 bytes,
-// one of the allocator's size classes, filled).
-type resultBox struct {
-	res Result
-	syl [7]string
-	one oneError
-}
-
-// briefBox is resultBox for a brief Result, which has no syllables (176
-// bytes, another size class).
-type briefBox struct {
-	res Result
-	one oneError
-}
+// The Result of Check's diagnostics, room for its syllables and for one
+// error, so that the Result of a label with one error is one allocation,
+// in three sizes (size classes of the allocator: 176, 240 and 288 bytes):
+// a brief Result has no syllables; most words have at most 4.
+type (
+	briefBox struct {
+		res Result
+		one oneError
+	}
+	resultBox4 struct {
+		res Result
+		syl [4]string
+		one oneError
+	}
+	resultBox7 struct {
+		res Result
+		syl [7]string
+		one oneError
+	}
+)
 
 // The Result of a valid label, its syllables and its A-label in one
 // allocation, in two sizes (224 and 320 bytes, two of the allocator's size
@@ -344,7 +342,7 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		dec, why := decodeALabel(s)
 		if why != "" {
 			if d != nil {
-				d.res.ULabel = ""
+				d.ulabel = ""
 				d.addMessage(BadALabel, 0, why)
 			}
 			return false
@@ -370,8 +368,7 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		normalized = true
 	}
 	if d != nil {
-		d.res.ULabel = u
-		d.res.Normalized = normalized
+		d.ulabel, d.normalized = u, normalized
 		if u != s {
 			d.decode(u) // the code points of the U-label, for scan and the messages
 		}

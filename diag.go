@@ -20,11 +20,13 @@ import (
 // no field points into the diag itself (which would move it to the heap)
 // and the stack needs no pool nor write barriers.
 type diag struct {
-	lang   *Language
-	brief  bool // Options.Brief: codes and positions only
-	res    *Result
-	sylBuf []string  // room for the Result's syllables, in its allocation
-	one    *oneError // room for one error, in the Result's allocation
+	lang       *Language
+	brief      bool // Options.Brief: codes and positions only
+	ulabel     string
+	normalized bool
+	res        *Result   // made by newResult when the pipeline has run
+	sylBuf     []string  // room for the Result's syllables, in its allocation
+	one        *oneError // room for one error, in the Result's allocation
 	// varStarts counts the U-label's code points that may start a
 	// variant sequence (scan's parseDiag counts them for variantLimit).
 	varStarts int
@@ -241,6 +243,31 @@ func (d *diag) refuse(r rune, pos, off int) {
 
 func (d *diag) boundary(off int, hyphen, digit bool) {
 	d.segs.push(d.segIn[:], segment{off, hyphen, digit})
+}
+
+// newResult makes the Result of input, with the U-label the pipeline
+// found, in the smallest box its syllables fit (the boundaries scan
+// recorded, and the start of the label, bound them).
+func (d *diag) newResult(input string) {
+	segs := d.segments()
+	room := len(segs)
+	if room == 0 || segs[0].off != 0 {
+		room++
+	}
+	switch {
+	case d.brief:
+		b := new(briefBox)
+		d.res, d.one = &b.res, &b.one
+	case room <= 4:
+		b := new(resultBox4)
+		d.res, d.sylBuf, d.one = &b.res, b.syl[:0], &b.one
+	default:
+		b := new(resultBox7)
+		d.res, d.sylBuf, d.one = &b.res, b.syl[:0], &b.one
+	}
+	// field by field: a Result copied whole is a typed move
+	r := d.res
+	r.Input, r.Lang, r.ULabel, r.Normalized, r.Errors = input, d.lang.Tag, d.ulabel, d.normalized, noErrors
 }
 
 // finish builds the syllables, the messages and the A-label.
