@@ -446,15 +446,21 @@ type msgEntry struct {
 // may hold: the Hindi benchmark's invalid labels alone need 700 messages
 // (a message names the characters around the error), and 512 slots
 // missed two lookups in five.
-const msgSlots = maxCachedMessages
+const (
+	msgSlots    = 1 << msgSlotBits
+	msgSlotBits = 12
+)
 
 // slot picks k's slot: a multiplicative hash of the fields that vary
-// most; the others only make two keys share a slot.
+// (the rule and the first code point only make two keys share a slot),
+// its top bits, the best mixed.
 func (k *msgKey) slot() uint {
-	h := (uint64(uint32(k.r)) | uint64(uint32(k.p))<<32) * 0x9E3779B97F4A7C15
-	h ^= (uint64(uint32(k.cur)) | uint64(uint32(k.p2))<<32) * 0xC2B2AE3D27D4EB4F
-	h ^= (uint64(k.code) | uint64(k.prev)<<8 | uint64(uint32(k.run))<<16 | uint64(uint32(k.pos))<<40) * 0x165667B19E3779F9
-	return uint(h>>32) % msgSlots
+	const m = 0x9E3779B97F4A7C15
+	h := (uint64(uint32(k.r)) | uint64(uint32(k.p))<<32) * m
+	h = (h ^ h>>32 ^ (uint64(uint32(k.cur)) | uint64(uint32(k.p2))<<32)) * m
+	h = (h ^ h>>32 ^ (uint64(uint32(k.p3)) | uint64(k.code)<<32 | uint64(k.prev)<<40 | uint64(uint16(k.run))<<48)) * m
+	h = (h ^ h>>32 ^ uint64(k.pos)) * m
+	return uint(h >> (64 - msgSlotBits))
 }
 
 // cachedMessage is message, memoized.

@@ -1,6 +1,7 @@
 package akshara
 
 import (
+	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -108,5 +109,29 @@ func TestMessageSlots(t *testing.T) {
 				t.Fatalf("round %d: %q, want %q", i, got, want)
 			}
 		}
+	}
+}
+
+// TestMessageSlotSpread: the message keys of the Hindi benchmark's labels
+// spread over the slots about as a random hash would (a hash of only
+// some fields, or of its low bits, put 685 keys in 411 slots: every
+// other lookup went to the locked map).
+func TestMessageSlotSpread(t *testing.T) {
+	l := mustLang(t, "hi")
+	mix, _ := benchLabels(t)
+	for _, s := range mix {
+		l.Check(s)
+	}
+	l.msgs.mu.RLock()
+	defer l.msgs.mu.RUnlock()
+	used := map[uint]bool{}
+	for k := range l.msgs.m {
+		used[k.slot()] = true
+	}
+	// n keys in s slots fill s*(1-exp(-n/s)) of them (630 for 685); the
+	// map may also hold other tests' keys
+	keys := len(l.msgs.m)
+	if want := msgSlots * (1 - math.Exp(-float64(keys)/msgSlots)); keys < 500 || float64(len(used)) < 0.95*want {
+		t.Errorf("%d message keys in %d slots, want about %.0f", keys, len(used), want)
 	}
 }
