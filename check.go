@@ -79,14 +79,12 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 			return l.validResult(label, &rec, o.Brief)
 		}
 	}
-	box := &resultBox{res: Result{Input: label, Lang: l.Tag, Errors: noErrors}}
-	res := &box.res
-	d := newDiag(l, o.Brief, res)
-	d.sylBuf, d.one = box.syl[:0], &box.one
-	res.Valid = l.run(label, d, minLen)
+	var d diag // (a composite literal would be zeroed, then copied)
+	d.lang, d.brief = l, o.Brief
+	l.run(label, &d, minLen)
+	d.newResult(label)
 	d.finish()
-	d.release()
-	return res
+	return d.res
 }
 
 // noErrors is the Errors of a valid Result: empty, not nil, so that it is
@@ -175,14 +173,26 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 	return true
 }
 
-// resultBox holds a Result, room for its syllables and for one error, so
-// that the Result of a label with one error is one allocation (288 bytes,
-// one of the allocator's size classes).
-type resultBox struct {
-	res Result
-	syl [6]string
-	one oneError
-}
+// The Result of Check's diagnostics, room for its syllables and for one
+// error, so that the Result of a label with one error is one allocation,
+// in three sizes (size classes of the allocator: 176, 240 and 288 bytes):
+// a brief Result has no syllables; most words have at most 4.
+type (
+	briefBox struct {
+		res Result
+		one oneError
+	}
+	resultBox4 struct {
+		res Result
+		syl [4]string
+		one oneError
+	}
+	resultBox7 struct {
+		res Result
+		syl [7]string
+		one oneError
+	}
+)
 
 // The Result of a valid label, its syllables and its A-label in one
 // allocation, in two sizes (224 and 320 bytes, two of the allocator's size
@@ -340,7 +350,13 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		d.add(Empty, 0, -1, NoClass)
 		return false
 	}
-	if !utf8.ValidString(s) {
+	valid, quick := false, false
+	if d != nil {
+		valid, quick = d.decode(s)
+	} else {
+		valid = utf8.ValidString(s)
+	}
+	if !valid {
 		if d != nil {
 			pos := 0
 			for i, r := range s {
@@ -360,13 +376,15 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		dec, why := decodeALabel(s)
 		if why != "" {
 			if d != nil {
-				d.res.ULabel = ""
+				d.ulabel = ""
 				d.addMessage(BadALabel, 0, why)
 			}
 			return false
 		}
 		if len(s) > MaxALabelLength {
-			d.addMessage(TooLong, 0, "the A-label has "+itoa(len(s))+" characters; at most 63 are allowed")
+			d.addMessageOf(TooLong, 0, func() string {
+				return "the A-label has " + itoa(len(s)) + " characters; at most 63 are allowed"
+			})
 			if d == nil {
 				return false
 			}
@@ -374,22 +392,29 @@ func (l *Language) run(s string, d *diag, minLen int) bool {
 		u = dec
 	}
 	normalized := false
-	if !l.quickNFC(u) && (d != nil || !l.hopeless(u)) && !norm.NFC.IsNormalString(u) {
+	if d != nil {
+		quick = u == s && (quick || l.quickNFCRunes(u, d.codePoints()))
+	} else {
+		quick = l.quickNFC(u)
+	}
+	if !quick && (d != nil || !l.hopeless(u)) && !norm.NFC.IsNormalString(u) {
 		u = norm.NFC.String(u)
 		normalized = true
 	}
 	if d != nil {
-		d.res.ULabel = u
-		d.res.Normalized = normalized
+		d.ulabel, d.normalized = u, normalized
+		if u != s {
+			d.decode(u) // the code points of the U-label, for scan and the messages
+		}
 	}
-	valid := l.scan(u, d, minLen)
+	valid = l.scan(u, d, minLen)
 	if d != nil {
 		d.contexts(u)
 		d.variantLimit(u)
-		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.raw) == 0) {
+		if bad, digitFirst := l.bidiFault(u); bad && (digitFirst || len(d.errs()) == 0) {
 			d.add(Bidi, 0, -1, NoClass)
 		}
-		return valid && len(d.raw) == 0
+		return valid && len(d.errs()) == 0
 	}
 	if bad, _ := l.bidiFault(u); bad {
 		return false
@@ -455,6 +480,66 @@ func (l *Language) quickNFC(u string) bool {
 		lastCC, prevOff = cc, off
 	}
 	return true
+}
+
+// quickNFCRunes is quickNFC for the diagnostics, over the code points rs
+// of u that d.decode recorded (TestQuickNFC holds the two to each other).
+func (l *Language) quickNFCRunes(u string, rs []rune) bool {
+	q := &l.blockNFC
+	var lastCC uint8
+	prevOff := rune(-1) // as in quickNFC
+	i := 0              // the byte offset after r in u
+	for _, r := range rs {
+		if r < utf8.RuneSelf {
+			lastCC, prevOff = 0, -1
+			i++
+			continue
+		}
+		size := 2
+		if r >= 0x800 {
+			size = 3
+			if r >= 0x10000 {
+				size = 4
+			}
+		}
+		i += size
+		off := r - l.block
+		if off < 0 || off >= 128 {
+			if _, ok := l.extraStarters[r]; ok {
+				lastCC, prevOff = 0, -1
+				continue
+			}
+			if inertNFC(u[i-size : i]) {
+				lastCC, prevOff = 0, -2
+				continue
+			}
+			return false
+		}
+		if !q.fits(off, prevOff, lastCC) {
+			return false
+		}
+		lastCC, prevOff = q.ccc[off], off
+	}
+	return true
+}
+
+// fits is quickNFC's test of the block's code point at off after the
+// code point at block offset prevOff, of combining class lastCC (prevOff
+// as in quickNFC): false means "ask norm".
+func (q *blockNFC) fits(off, prevOff rune, lastCC uint8) bool {
+	if q.never[off] {
+		return false
+	}
+	cc := q.ccc[off]
+	switch {
+	case cc != 0 && cc < lastCC:
+		return false
+	case !q.maybe[off] || prevOff == -2:
+		return true
+	case prevOff < 0 || lastCC != 0:
+		return cc == 0 // see mayCompose
+	}
+	return q.composes[off][prevOff/64]&(1<<(prevOff%64)) == 0
 }
 
 // inertNFC reports whether the one character c is one that NFC leaves
@@ -801,8 +886,94 @@ func (l *Language) hopeless(u string) bool {
 }
 
 // scan classifies and parses the NFC label u and applies the whole-label
-// rules.
+// rules. The verdict-only path (d == nil) reads u and stops at the first
+// error; the diagnostics read the code points d.decode recorded (parseDiag).
 func (l *Language) scan(u string, d *diag, minLen int) bool {
+	var w parsed
+	if d != nil {
+		w = l.parseDiag(u, d)
+	} else if w = l.parse(u); !w.ok {
+		return false
+	}
+	if code := l.ends[w.st]; code != OK {
+		if d == nil {
+			return false
+		}
+		prev := w.prev
+		if d != nil {
+			prev = l.classBefore(d.codePoints(), w.n) // parseDiag leaves it to the rare error
+		}
+		d.addGrammar(code, w.n-1, -1, prev)
+	}
+	n, nBasic := w.n, w.nBasic
+	if n < minLen {
+		if d == nil {
+			return false
+		}
+		d.addMessageOf(TooShort, 0, func() string {
+			return "the label has " + itoa(n) + plural(n, " character", " characters") + "; at least " + itoa(minLen) + " are required"
+		})
+	}
+	if w.allDigits && n <= 2 {
+		if d == nil {
+			return false
+		}
+		d.addMessage(DigitsOnly, 0, DigitsOnly.Summary())
+	}
+	if w.halants >= 2 {
+		var pos int
+		var found bool
+		if d != nil {
+			pos, found = l.identicalRunes(d.codePoints())
+		} else if l.mayHaveTriple(u) { // the prefilter fast uses (TestTriplePrefilter)
+			pos, found = l.identicalConsonants(u)
+		}
+		if found {
+			if d == nil {
+				return false
+			}
+			d.add(IdenticalConsonants, pos, -1, NoClass)
+		}
+	}
+	safe := &l.safeLen // the A-label of fewer code points fits: no need to count
+	if !w.inBlock {
+		safe = &safeLenAny
+	}
+	if nBasic < n && n > int(safe[min(nBasic, MaxALabelLength)]) {
+		if alen := aLabelLengthOf(u, nBasic, n); alen > MaxALabelLength {
+			if d == nil {
+				return false
+			}
+			d.addMessageOf(TooLong, 0, func() string {
+				return "the A-label would have " + itoa(alen) + " characters; at most 63 are allowed"
+			})
+		}
+	} else if nBasic == n && len(u) > MaxALabelLength {
+		if d == nil {
+			return false
+		}
+		d.addMessageOf(TooLong, 0, func() string {
+			return "the label has " + itoa(len(u)) + " characters; at most 63 are allowed"
+		})
+	}
+	return true
+}
+
+// parsed is what scan's parse found in a label: the grammar's state at
+// the end, the class of the last code point (parse only: for parseDiag,
+// scan asks classBefore in the rare case it needs it), the counts the
+// whole-label rules need; ok is false when the verdict-only parse met an
+// error.
+type parsed struct {
+	st                     uint16
+	prev                   Class
+	n, nBasic, halants     int
+	allDigits, inBlock, ok bool
+}
+
+// parse is scan's loop for the verdict-only path: it decodes u and stops at
+// the first error.
+func (l *Language) parse(u string) parsed {
 	st := uint16(0)
 	n, nBasic, halants := 0, 0, 0
 	allDigits := true
@@ -840,20 +1011,71 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 			allDigits = false
 		}
 		if k == kindNone {
-			if d == nil {
-				return false
+			return parsed{}
+		}
+		t := &l.table[st][k]
+		if t.code != OK {
+			return parsed{}
+		}
+		st = t.next
+		if k == kind(H) {
+			halants++
+		}
+		prev = k.class()
+		n++
+		i += size
+	}
+	return parsed{st: st, prev: prev, n: n, nBasic: nBasic, halants: halants, allDigits: allDigits, inBlock: inBlock, ok: true}
+}
+
+// parseDiag is scan's loop for the diagnostics: over the code points of u
+// that d.decode recorded, recording every error, the syllable boundaries,
+// and how many code points may start a variant sequence (variantLimit).
+// The loop carries only what it must (the class of the code point before,
+// the digits, the block are found again where needed): fewer registers to
+// spill around its calls.
+func (l *Language) parseDiag(u string, d *diag) parsed {
+	st := uint16(0)
+	nBasic, halants, varStarts := 0, 0, 0
+	i := 0 // the byte offset of rs[n] in u
+	rs := d.codePoints()
+	for n, r := range rs {
+		var k kind
+		size := 1
+		if r < utf8.RuneSelf {
+			switch {
+			case r >= '0' && r <= '9':
+				k = kindDigit
+			case r == '-':
+				k = kindHyph
 			}
+			nBasic++
+		} else {
+			size = 2
+			if r >= 0x800 {
+				size = 3
+				if r >= 0x10000 {
+					size = 4
+				}
+			}
+			if off := r - l.block; off >= 0 && off < 128 {
+				k = l.kinds[off]
+				if l.varStart[off] {
+					varStarts++
+				}
+			} else {
+				k = l.extra[r]
+			}
+		}
+		if k == kindNone {
 			d.refuse(r, n, i)
 			st = 1 // nRecover
 		} else {
 			t := &l.table[st][k]
 			if t.code != OK {
-				if d == nil {
-					return false
-				}
-				d.addGrammar(t.code, n, r, prev)
+				d.addGrammar(t.code, n, r, l.classBefore(rs, n))
 			}
-			if d != nil && t.start {
+			if t.start {
 				d.boundary(i, k == kindHyph, k == kindDigit)
 			}
 			st = t.next
@@ -861,54 +1083,60 @@ func (l *Language) scan(u string, d *diag, minLen int) bool {
 				halants++
 			}
 		}
-		prev = k.class()
-		n++
 		i += size
 	}
-	if code := l.ends[st]; code != OK {
-		if d == nil {
-			return false
-		}
-		d.addGrammar(code, n-1, -1, prev)
+	if l.varStartOutside {
+		varStarts += l.varStartsOutside(rs)
 	}
-	if n < minLen {
-		if d == nil {
-			return false
+	d.varStarts = varStarts
+	p := parsed{st: st, n: len(rs), nBasic: nBasic, halants: halants, inBlock: true, ok: true}
+	if len(rs) <= 2 {
+		p.allDigits = true
+		for _, r := range rs {
+			p.allDigits = p.allDigits && r >= '0' && r <= '9'
 		}
-		d.addMessage(TooShort, 0, "the label has "+itoa(n)+plural(n, " character", " characters")+"; at least "+itoa(minLen)+" are required")
 	}
-	if allDigits && n <= 2 {
-		if d == nil {
-			return false
-		}
-		d.addMessage(DigitsOnly, 0, DigitsOnly.Summary())
-	}
-	if halants >= 2 && l.mayHaveTriple(u) { // the prefilter fast uses (TestTriplePrefilter)
-		if pos, ok := l.identicalConsonants(u); ok {
-			if d == nil {
-				return false
+	if nBasic < len(rs) && len(rs) > int(safeLenAny[min(nBasic, MaxALabelLength)]) {
+		// only then can the block decide the A-label's length check
+		for _, r := range rs {
+			if off := r - l.block; r >= utf8.RuneSelf && (off < 0 || off >= 128) {
+				p.inBlock = false
+				break
 			}
-			d.add(IdenticalConsonants, pos, -1, NoClass)
 		}
 	}
-	safe := &l.safeLen // the A-label of fewer code points fits: no need to count
-	if !inBlock {
-		safe = &safeLenAny
+	return p
+}
+
+// classBefore is the class of rs[n-1] as scan reads it (NoClass at the
+// start and for a code point outside the repertoire).
+func (l *Language) classBefore(rs []rune, n int) Class {
+	if n == 0 {
+		return NoClass
 	}
-	if nBasic < n && n > int(safe[min(nBasic, MaxALabelLength)]) {
-		if alen := aLabelLengthOf(u, nBasic, n); alen > MaxALabelLength {
-			if d == nil {
-				return false
+	switch r := rs[n-1]; {
+	case r >= '0' && r <= '9':
+		return Digit
+	case r == '-':
+		return Hyphen
+	case r < utf8.RuneSelf:
+		return NoClass
+	}
+	return l.classOf(rs[n-1])
+}
+
+// varStartsOutside counts the code points of rs outside the block that
+// start a variant sequence.
+func (l *Language) varStartsOutside(rs []rune) int {
+	n := 0
+	for _, r := range rs {
+		if off := r - l.block; off < 0 || off >= 128 {
+			if _, ok := l.varIndex.byFirst[r]; ok {
+				n++
 			}
-			d.addMessage(TooLong, 0, "the A-label would have "+itoa(alen)+" characters; at most 63 are allowed")
 		}
-	} else if nBasic == n && len(u) > MaxALabelLength {
-		if d == nil {
-			return false
-		}
-		d.addMessage(TooLong, 0, "the label has "+itoa(len(u))+" characters; at most 63 are allowed")
 	}
-	return true
+	return n
 }
 
 // mayHaveTriple is a quick necessary condition for identicalConsonants in
@@ -976,9 +1204,8 @@ func mayHaveTriple(s string, halantUTF8, nuktaUTF8 []string) bool {
 // identicalConsonants finds three identical consonants (with the same
 // nukta) joined by halants, and returns the position of the third.
 func (l *Language) identicalConsonants(u string) (int, bool) {
-	run, last := 0, rune(-1)
-	joined := false // the consonant unit before the halant just read
-	prev := NoClass // class of the previous character
+	var t tripleRun
+	t.reset()
 	for i, pos := 0, 0; i < len(u); pos++ {
 		r, size := rune(u[i]), 1
 		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
@@ -987,36 +1214,71 @@ func (l *Language) identicalConsonants(u string) (int, bool) {
 			r, size = decodeValid(u, i)
 		}
 		i += size
-		cl := l.classOf(r)
-		switch cl {
-		case C:
-			id := r
-			if i < len(u) && u[i] >= utf8.RuneSelf {
-				if next, _ := decodeValid(u, i); l.classOf(next) == N {
-					id |= 1 << 30
-				}
+		cl, id := l.classOf(r), r
+		if cl == C && i < len(u) && u[i] >= utf8.RuneSelf {
+			if next, _ := decodeValid(u, i); l.classOf(next) == N {
+				id |= 1 << 30
 			}
-			if joined && id == last {
-				run++
-			} else {
-				run = 1
-			}
-			if run >= 3 {
-				return pos, true
-			}
-			last, joined = id, false
-		case N:
-		case H:
-			joined = last >= 0 && (prev == C || prev == N)
-			if !joined {
-				run, last = 0, -1
-			}
-		default:
-			run, last, joined = 0, -1, false
 		}
-		prev = cl
+		if t.third(cl, id) {
+			return pos, true
+		}
 	}
 	return 0, false
+}
+
+// identicalRunes is identicalConsonants over the code points of the label.
+func (l *Language) identicalRunes(rs []rune) (int, bool) {
+	var t tripleRun
+	t.reset()
+	for pos, r := range rs {
+		cl, id := l.classOf(r), r
+		if cl == C && pos+1 < len(rs) && rs[pos+1] >= utf8.RuneSelf && l.classOf(rs[pos+1]) == N {
+			id |= 1 << 30
+		}
+		if t.third(cl, id) {
+			return pos, true
+		}
+	}
+	return 0, false
+}
+
+// tripleRun is identicalConsonants' reading of a label so far.
+type tripleRun struct {
+	run    int  // identical consonant units joined so far
+	last   rune // the last consonant unit (id), -1 none
+	joined bool // a halant joins the last consonant unit to the next
+	prev   Class
+}
+
+func (t *tripleRun) reset() { *t = tripleRun{last: -1, prev: NoClass} }
+
+// third reads the next code point, of class cl (id: a consonant, with
+// 1<<30 when a nukta follows it) and reports whether it is the third
+// identical consonant joined by halants.
+func (t *tripleRun) third(cl Class, id rune) bool {
+	switch cl {
+	case C:
+		if t.joined && id == t.last {
+			t.run++
+		} else {
+			t.run = 1
+		}
+		if t.run >= 3 {
+			return true
+		}
+		t.last, t.joined = id, false
+	case N:
+	case H:
+		t.joined = t.last >= 0 && (t.prev == C || t.prev == N)
+		if !t.joined {
+			t.run, t.last = 0, -1
+		}
+	default:
+		t.run, t.last, t.joined = 0, -1, false
+	}
+	t.prev = cl
+	return false
 }
 
 func itoa(n int) string {

@@ -115,7 +115,7 @@ func TestCheckMatchesReference(t *testing.T) {
 }
 
 // TestCheckConcurrent: Check from several goroutines at once (the
-// diagnostics pool, the message cache) gives each the reference's answer;
+// message cache, its map and its slots) gives each the reference's answer;
 // go test -race checks the sharing.
 func TestCheckConcurrent(t *testing.T) {
 	l := mustLang(t, "hi")
@@ -128,6 +128,7 @@ func TestCheckConcurrent(t *testing.T) {
 	}
 	l.msgs.mu.Lock()
 	l.msgs.m = nil // start with an empty message cache
+	l.msgs.slots.Store(nil)
 	l.msgs.mu.Unlock()
 	errs := make(chan string, 4)
 	for g := 0; g < 4; g++ {

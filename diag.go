@@ -3,6 +3,7 @@ package akshara
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -13,62 +14,133 @@ import (
 // need, and syllable boundaries. A nil *diag is the verdict-only path and
 // records nothing.
 //
-// A diag is scratch space reused through diagPool: the Result it fills is
-// its own allocation, and nothing of the Result points into the diag.
+// A diag is Check's local variable, on its stack: the Result it fills is
+// its own allocation, and nothing of the Result points into the diag. Its
+// lists live in its own arrays as long as they fit (inPlace), so that
+// no field points into the diag itself (which would move it to the heap)
+// and the stack needs no pool nor write barriers.
 type diag struct {
-	lang     *Language
-	brief    bool // Options.Brief: codes and positions only
-	res      *Result
-	raw      []rawError
-	segments []segment
-	sylBuf   []string  // room for the Result's syllables, in its allocation
-	one      *oneError // room for one error, in the Result's allocation
-	runes    []rune    // the U-label's code points, once decoded (runesOf)
-	runesFor string    // the string runes holds
+	lang       *Language
+	brief      bool // Options.Brief: codes and positions only
+	ulabel     string
+	normalized bool
+	res        *Result   // made by newResult when the pipeline has run
+	sylBuf     []string  // room for the Result's syllables, in its allocation
+	one        *oneError // room for one error, in the Result's allocation
+	// varStarts counts the U-label's code points that may start a
+	// variant sequence (scan's parseDiag counts them for variantLimit).
+	varStarts int
+
+	raw      inPlace[rawError]
+	rawIn    [4]rawError
+	segs     inPlace[segment]
+	segIn    [16]segment
+	runes    inPlace[rune] // the U-label's code points, once decoded (runesOf)
+	runeIn   [64]rune
+	runesFor string // the string runes holds
 	decoded  bool
 }
 
-var diagPool = sync.Pool{New: func() any {
-	return &diag{raw: make([]rawError, 0, 8), segments: make([]segment, 0, 32), runes: make([]rune, 0, MaxALabelLength+1)}
-}}
-
-// newDiag takes a diag from the pool for a Result.
-func newDiag(l *Language, brief bool, res *Result) *diag {
-	d := diagPool.Get().(*diag)
-	d.lang, d.brief, d.res = l, brief, res
-	d.raw, d.segments, d.decoded = d.raw[:0], d.segments[:0], false
-	return d
+// inPlace is a list kept in an array of its owner (in, passed to each
+// method) while it fits, then on the heap: the owner holds no pointer to
+// itself. The array is the room of the common case; longer lists pay an
+// allocation.
+type inPlace[T any] struct {
+	n    int
+	heap []T // every item, once they outgrow the array
 }
 
-// release returns d to the pool, keeping its buffers unless a long label
-// grew them.
-func (d *diag) release() {
-	if cap(d.raw) > 64 || cap(d.segments) > 256 || cap(d.runes) > 256 {
-		return
+func (s *inPlace[T]) items(in []T) []T {
+	if s.heap != nil {
+		return s.heap
 	}
-	clear(d.raw[:cap(d.raw)]) // drop the messages and rules they point to
-	d.lang, d.res, d.runesFor, d.sylBuf, d.one = nil, nil, "", nil, nil
-	diagPool.Put(d)
+	return in[:s.n]
 }
+
+func (s *inPlace[T]) push(in []T, v T) {
+	switch {
+	case s.heap != nil:
+		s.heap = append(s.heap, v)
+	case s.n < len(in):
+		in[s.n] = v
+		s.n++
+	default:
+		s.heap = make([]T, s.n, 2*s.n+1)
+		copy(s.heap, in)
+		s.heap = append(s.heap, v)
+	}
+}
+
+func (d *diag) errs() []rawError    { return d.raw.items(d.rawIn[:]) }
+func (d *diag) segments() []segment { return d.segs.items(d.segIn[:]) }
+func (d *diag) push(e rawError)     { d.raw.push(d.rawIn[:], e) }
+func (d *diag) codePoints() []rune  { return d.runes.items(d.runeIn[:]) }
+func (d *diag) lastErr() *rawError  { errs := d.errs(); return &errs[len(errs)-1] }
 
 // runesOf returns the code points of u, decoding it once per Check.
 func (d *diag) runesOf(u string) []rune {
-	if d.decoded && d.runesFor == u {
-		return d.runes
+	if !d.decoded || d.runesFor != u {
+		d.decode(u)
 	}
-	d.runes = d.runes[:0]
-	for i := 0; i < len(u); {
-		r, size := rune(u[i]), 1
-		if r >= 0xE0 && r < 0xF0 && i+2 < len(u) { // inlined: every Indic block
-			r, size = (r&0x0F)<<12|rune(u[i+1]&0x3F)<<6|rune(u[i+2]&0x3F), 3
-		} else if r >= utf8.RuneSelf {
-			r, size = decodeValid(u, i)
+	return d.codePoints()
+}
+
+// decode records the code points of s, as runesOf would, and reports
+// whether s is valid UTF-8 (utf8.ValidString): the pipeline's first test
+// and the decoding in one pass. It also applies quickNFC's test to the
+// block's code points as it goes: quick says that s is NFC by that test
+// alone (false: ask quickNFCRunes).
+func (d *diag) decode(s string) (valid, quick bool) {
+	q, block := &d.lang.blockNFC, d.lang.block
+	lastCC, prevOff := uint8(0), rune(-1) // as in quickNFC
+	quick = true
+	in, n := d.runeIn[:], 0
+	var out []rune // the room on the heap, for a label longer than runeIn
+	if len(s) > len(in) {
+		out = make([]rune, len(s)) // a code point has at least one byte
+		in = out
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			in[n] = rune(c)
+			n++
+			lastCC, prevOff = 0, -1
+			i++
+			continue
 		}
-		d.runes = append(d.runes, r)
+		if c >= 0xE0 && c < 0xF0 && i+2 < len(s) { // inlined: every Indic block
+			b1, b2 := s[i+1], s[i+2]
+			r := rune(c&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F)
+			// not overlong, not a surrogate
+			if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				in[n] = r
+				n++
+				i += 3
+				if off := r - block; off >= 0 && off < 128 {
+					quick = quick && q.fits(off, prevOff, lastCC)
+					lastCC, prevOff = q.ccc[off], off
+				} else {
+					quick = false
+				}
+				continue
+			}
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			d.runes, d.decoded = inPlace[rune]{}, false
+			return false, false
+		}
+		in[n] = r
+		n++
+		quick = false
 		i += size
 	}
-	d.runesFor, d.decoded = u, true
-	return d.runes
+	d.runes, d.runesFor, d.decoded = inPlace[rune]{n: n}, s, true
+	if out != nil {
+		d.runes.heap = out[:n]
+	}
+	return true, quick
 }
 
 type rawError struct {
@@ -92,14 +164,14 @@ func (d *diag) add(code Code, pos int, r rune, prev Class) {
 	if d == nil {
 		return
 	}
-	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, prev: prev})
+	d.push(rawError{code: code, pos: pos, r: r, prev: prev})
 }
 
 // addGrammar records an error of the generic grammar; a context rule of the
 // language that names the same character takes its place.
 func (d *diag) addGrammar(code Code, pos int, r rune, prev Class) {
 	d.add(code, pos, r, prev)
-	d.raw[len(d.raw)-1].grammar = true
+	d.lastErr().grammar = true
 }
 
 // contexts applies the language's context rules to the U-label.
@@ -113,7 +185,7 @@ func (d *diag) contexts(u string) {
 		if p > 0 {
 			prev = d.lang.classOf(rs[p-1])
 		}
-		d.raw = append(d.raw, rawError{code: cr.code, pos: p, r: rs[p], prev: prev, rule: cr})
+		d.push(rawError{code: cr.code, pos: p, r: rs[p], prev: prev, rule: cr})
 		return true
 	})
 }
@@ -124,90 +196,90 @@ func (d *diag) variantLimit(u string) {
 	if len(d.lang.variants) == 0 {
 		return
 	}
-	rs := d.runesOf(u)
-	starts := 0 // code points that start a variant sequence: spans are fewer
-	for _, r := range rs {
-		if off := r - d.lang.block; off >= 0 && off < 128 {
-			if d.lang.varStart[off] {
-				starts++
-			}
-		} else if _, ok := d.lang.varIndex.byFirst[r]; ok {
-			starts++
-		}
+	if d.varStarts <= MaxVariantAksharas {
+		return // spans are fewer than the code points that start one
 	}
-	if starts <= MaxVariantAksharas {
+	if count, pos := d.lang.variantAksharas(d.runesOf(u)); count > MaxVariantAksharas {
+		d.addMessageOf(VariantLimit, pos, func() string {
+			return itoa(count) + " aksharas of the label have variants (homographs in the " + d.lang.Name + " variant table); at most 3 may"
+		})
+	}
+}
+
+// addMessageOf is addMessage for a message that costs its building: a
+// brief diag, which reports no messages, does not build it.
+func (d *diag) addMessageOf(code Code, pos int, build func() string) {
+	if d == nil {
 		return
 	}
-	if count, pos := d.lang.variantAksharas(rs); count > MaxVariantAksharas {
-		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
+	msg := ""
+	if !d.brief {
+		msg = build()
 	}
+	d.addMessage(code, pos, msg)
 }
 
 func (d *diag) addMessage(code Code, pos int, msg string) {
 	if d == nil {
 		return
 	}
-	d.raw = append(d.raw, rawError{code: code, pos: pos, r: -1, msg: msg})
+	d.push(rawError{code: code, pos: pos, r: -1, msg: msg})
 }
 
 // refuse records a character outside the repertoire; a run of characters
 // refused for the same rule is one error.
 func (d *diag) refuse(r rune, pos, off int) {
-	code := d.lang.classifyOther(r)
-	if n := len(d.raw); n > 0 {
-		last := &d.raw[n-1]
+	code := d.lang.otherCode(r)
+	if len(d.errs()) > 0 {
+		last := d.lastErr()
 		if last.code == code && last.r >= 0 && last.pos+last.run == pos {
 			last.run++
 			return
 		}
 	}
-	d.raw = append(d.raw, rawError{code: code, pos: pos, r: r, run: 1})
+	d.push(rawError{code: code, pos: pos, r: r, run: 1})
 	d.boundary(off, false, false)
 }
 
 func (d *diag) boundary(off int, hyphen, digit bool) {
-	d.segments = append(d.segments, segment{off, hyphen, digit})
+	d.segs.push(d.segIn[:], segment{off, hyphen, digit})
+}
+
+// newResult makes the Result of input, with the U-label the pipeline
+// found, in the smallest box its syllables fit (the boundaries scan
+// recorded, and the start of the label, bound them).
+func (d *diag) newResult(input string) {
+	segs := d.segments()
+	room := len(segs)
+	if room == 0 || segs[0].off != 0 {
+		room++
+	}
+	switch {
+	case d.brief:
+		b := new(briefBox)
+		d.res, d.one = &b.res, &b.one
+	case room <= 4:
+		b := new(resultBox4)
+		d.res, d.sylBuf, d.one = &b.res, b.syl[:0], &b.one
+	default:
+		b := new(resultBox7)
+		d.res, d.sylBuf, d.one = &b.res, b.syl[:0], &b.one
+	}
+	// field by field: a Result copied whole is a typed move
+	r := d.res
+	r.Input, r.Lang, r.ULabel, r.Normalized, r.Errors = input, d.lang.Tag, d.ulabel, d.normalized, noErrors
 }
 
 // finish builds the syllables, the messages and the A-label.
 func (d *diag) finish() {
 	u := d.res.ULabel
-	if u != "" && !d.brief {
-		if len(d.segments) == 0 || d.segments[0].off != 0 {
-			d.segments = append(d.segments, segment{})
-			copy(d.segments[1:], d.segments)
-			d.segments[0] = segment{off: 0}
-		}
-	}
-	if len(d.segments)+1 <= cap(d.sylBuf) {
-		d.res.Syllables = d.sylBuf
-	} else {
-		d.res.Syllables = make([]string, 0, len(d.segments)+1)
-	}
-	if u != "" && !d.brief {
-		last := 0 // where the last syllable starts
-		for i, s := range d.segments {
-			end := len(u)
-			if i+1 < len(d.segments) {
-				end = d.segments[i+1].off
-			}
-			if s.hyphen || end <= s.off {
-				continue
-			}
-			if s.digit && i > 0 && d.segments[i-1].digit && len(d.res.Syllables) > 0 {
-				d.res.Syllables[len(d.res.Syllables)-1] = u[last:end] // a digit run is one unit
-				continue
-			}
-			last = s.off
-			d.res.Syllables = append(d.res.Syllables, u[s.off:end])
-		}
-	}
+	d.res.Syllables = d.syllables(u)
 	var runes []rune
-	if len(d.raw) > 0 && !d.brief {
+	raw := d.errs()
+	if len(raw) > 0 && !d.brief {
 		runes = d.runesOf(u)
 	}
 	// Stable insertion sort by position: there are few errors.
-	raw := d.raw
 	for i := 1; i < len(raw); i++ {
 		for j := i; j > 0 && raw[j].pos < raw[j-1].pos; j-- {
 			raw[j], raw[j-1] = raw[j-1], raw[j]
@@ -276,6 +348,46 @@ func (d *diag) finish() {
 	}
 }
 
+// syllables splits the U-label u at the boundaries scan recorded (none
+// for a brief Result), into the room of the Result's allocation when
+// they fit there.
+func (d *diag) syllables(u string) []string {
+	syl := d.sylBuf
+	if d.brief {
+		return noSyllables
+	}
+	if u == "" {
+		return syl
+	}
+	segs := d.segments()
+	if len(segs) == 0 || segs[0].off != 0 {
+		d.boundary(0, false, false)
+		segs = d.segments()
+		copy(segs[1:], segs)
+		segs[0] = segment{off: 0}
+	}
+	if len(segs) > cap(syl) { // there are at most as many syllables
+		syl = make([]string, 0, len(segs))
+	}
+	last := 0 // where the last syllable starts
+	for i, s := range segs {
+		end := len(u)
+		if i+1 < len(segs) {
+			end = segs[i+1].off
+		}
+		if s.hyphen || end <= s.off {
+			continue
+		}
+		if s.digit && i > 0 && segs[i-1].digit && len(syl) > 0 {
+			syl[len(syl)-1] = u[last:end] // a digit run is one unit
+			continue
+		}
+		last = s.off
+		syl = append(syl, u[s.off:end])
+	}
+	return syl
+}
+
 // oneError is the Errors of a label with one error, in the Result's
 // allocation (resultBox).
 type oneError struct {
@@ -312,10 +424,43 @@ const maxCachedMessages = 4096
 
 // messageCache memoizes a language's messages (pure functions of msgKey):
 // building one (character names, concatenation) costs more than the rest
-// of Check.
+// of Check. The map holds them all; slots answer most lookups without
+// the lock and the map's hashing: a direct-mapped table of the entries
+// last found, read and written atomically.
 type messageCache struct {
-	mu sync.RWMutex
-	m  map[msgKey]string
+	mu    sync.RWMutex
+	m     map[msgKey]*msgEntry
+	slots atomic.Pointer[msgSlotTable] // made with the map
+}
+
+type msgSlotTable [msgSlots]atomic.Pointer[msgEntry]
+
+// msgEntry is one memoized message, shared by the map and the slots (a
+// slot that changes hands allocates nothing).
+type msgEntry struct {
+	k   msgKey
+	msg string
+}
+
+// msgSlots is the size of the direct-mapped table, as many as the map
+// may hold: the Hindi benchmark's invalid labels alone need 700 messages
+// (a message names the characters around the error), and 512 slots
+// missed two lookups in five.
+const (
+	msgSlots    = 1 << msgSlotBits
+	msgSlotBits = 12
+)
+
+// slot picks k's slot: a multiplicative hash of the fields that vary
+// (the rule and the first code point only make two keys share a slot),
+// its top bits, the best mixed.
+func (k *msgKey) slot() uint {
+	const m = 0x9E3779B97F4A7C15
+	h := (uint64(uint32(k.r)) | uint64(uint32(k.p))<<32) * m
+	h = (h ^ h>>32 ^ (uint64(uint32(k.cur)) | uint64(uint32(k.p2))<<32)) * m
+	h = (h ^ h>>32 ^ (uint64(uint32(k.p3)) | uint64(k.code)<<32 | uint64(k.prev)<<40 | uint64(uint16(k.run))<<48)) * m
+	h = (h ^ h>>32 ^ uint64(k.pos)) * m
+	return uint(h >> (64 - msgSlotBits))
 }
 
 // cachedMessage is message, memoized.
@@ -334,22 +479,46 @@ func (l *Language) cachedMessage(e rawError, runes []rune) string {
 		k.first = at(0)
 	}
 	mc := &l.msgs
+	var slot *atomic.Pointer[msgEntry]
+	if slots := mc.slots.Load(); slots != nil {
+		slot = &slots[k.slot()]
+		if me := slot.Load(); me != nil && me.k == k {
+			return me.msg
+		}
+	}
 	mc.mu.RLock()
-	m, ok := mc.m[k]
+	me, ok := mc.m[k]
 	mc.mu.RUnlock()
 	if ok {
-		return m
+		if slot != nil { // nil: the slots were made after our look
+			slot.Store(me)
+		}
+		return me.msg
 	}
-	m = l.message(e, runes)
+	m := l.message(e, runes)
 	mc.mu.Lock()
 	if mc.m == nil {
-		mc.m = make(map[msgKey]string)
+		mc.m = make(map[msgKey]*msgEntry)
+		mc.slots.Store(new(msgSlotTable))
 	}
 	if len(mc.m) < maxCachedMessages {
-		mc.m[k] = m
+		me = &msgEntry{k, m}
+		mc.m[k] = me
+		mc.slots.Load()[k.slot()].Store(me)
 	}
 	mc.mu.Unlock()
 	return m
+}
+
+// otherCode is classifyOther, from a table for ASCII and the block.
+func (l *Language) otherCode(r rune) Code {
+	switch off := r - l.block; {
+	case r >= 0 && r < 128:
+		return l.otherCodes[r]
+	case off >= 0 && off < 128:
+		return l.otherCodes[128+off]
+	}
+	return l.classifyOther(r)
 }
 
 // classifyOther names the rule that refuses a character outside the

@@ -37,15 +37,24 @@ func pool(l *Language) []rune {
 }
 
 // TestQuickNFC holds the verdict-only path's NFC test to x/text/norm: when
-// quickNFC says a string is NFC, it is.
+// quickNFC says a string is NFC, it is. The diagnostics' quickNFCRunes
+// gives quickNFC's answer, and diag.decode says NFC only where quickNFC
+// does.
 func TestQuickNFC(t *testing.T) {
 	for _, tag := range Tags() {
 		l := mustLang(t, tag)
 		rng := rand.New(rand.NewSource(1))
 		p := pool(l)
+		d := &diag{lang: l}
 		quick := 0
 		for i := 0; i < perLanguage(longtest.Pick(20000, 200000)); i++ {
 			s := randomLabel(rng, p)
+			if l.quickNFCRunes(s, []rune(s)) != l.quickNFC(s) {
+				t.Fatalf("%s: quickNFCRunes(%s) is not quickNFC", tag, hexOf(s))
+			}
+			if _, quick := d.decode(s); quick && !l.quickNFC(s) {
+				t.Fatalf("%s: decode(%s) says NFC, quickNFC does not", tag, hexOf(s))
+			}
 			if l.quickNFC(s) {
 				quick++
 				if !norm.NFC.IsNormalString(s) {
@@ -415,6 +424,7 @@ func TestQuickNFCMaybe(t *testing.T) {
 				maybe = append(maybe, r)
 			}
 		}
+		d := &diag{lang: l}
 		quick := 0
 		for _, z := range maybe {
 			for _, x := range p {
@@ -422,6 +432,12 @@ func TestQuickNFCMaybe(t *testing.T) {
 					s := string(x) + string(z)
 					if y >= 0 {
 						s = string(x) + string(y) + string(z)
+					}
+					if l.quickNFCRunes(s, []rune(s)) != l.quickNFC(s) {
+						t.Fatalf("%s: quickNFCRunes(%s) is not quickNFC", tag, hexOf(s))
+					}
+					if _, q := d.decode(s); q && !l.quickNFC(s) {
+						t.Fatalf("%s: decode(%s) says NFC, quickNFC does not", tag, hexOf(s))
 					}
 					if l.quickNFC(s) {
 						quick++
@@ -441,7 +457,8 @@ func TestQuickNFCMaybe(t *testing.T) {
 // TestTriplePrefilter: mayHaveTriple is true for every label in which
 // identicalConsonants finds three identical consonants, in every
 // language: random labels of the repertoire, and labels built to have
-// such runs (with nuktas, and near misses).
+// such runs (with nuktas, and near misses). identicalRunes, the
+// diagnostics' reading of the same rule, agrees with identicalConsonants.
 func TestTriplePrefilter(t *testing.T) {
 	for _, tag := range Tags() {
 		l := mustLang(t, tag)
@@ -477,7 +494,11 @@ func TestTriplePrefilter(t *testing.T) {
 			if !utf8.ValidString(s) || !norm.NFC.IsNormalString(s) {
 				continue
 			}
-			if _, ok := l.identicalConsonants(s); ok {
+			pos, ok := l.identicalConsonants(s)
+			if rpos, rok := l.identicalRunes([]rune(s)); rpos != pos || rok != ok {
+				t.Fatalf("%s: identicalRunes(%s) = %d, %v; identicalConsonants: %d, %v", tag, hexOf(s), rpos, rok, pos, ok)
+			}
+			if ok {
 				found++
 				if !l.mayHaveTriple(s) {
 					t.Fatalf("%s: %s has three identical consonants, mayHaveTriple says no", tag, hexOf(s))

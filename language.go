@@ -32,8 +32,14 @@ type Language struct {
 	refused  []refusal
 	variants [][]string
 	varIndex variantIndex
-	// varStart marks the block's code points that start a variant sequence.
-	varStart [128]bool
+	// varStart marks the block's code points that start a variant sequence;
+	// varStartOutside says that some sequence starts outside the block.
+	varStart        [128]bool
+	varStartOutside bool
+	// otherCodes is classifyOther for ASCII (0..127) and the block
+	// (128..255): the code of a refused character without unicode's
+	// tables (otherCode).
+	otherCodes [256]Code
 
 	// Fast tables over the script's 128-code-point block.
 	block rune
@@ -274,7 +280,16 @@ func compile(file string, sp *langSpec) (*Language, error) {
 	for first := range l.varIndex.byFirst {
 		if off := first - l.block; off >= 0 && off < 128 {
 			l.varStart[off] = true
+		} else {
+			l.varStartOutside = true
 		}
+	}
+	for i := range l.otherCodes {
+		r := rune(i)
+		if i >= 128 {
+			r = l.block + rune(i-128)
+		}
+		l.otherCodes[i] = l.classifyOther(r)
 	}
 	l.buildNFCTables()
 	l.buildWalkInfo()
