@@ -163,6 +163,12 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 	return true
 }
 
+// aLabel writes the A-label of the label segment recorded to buf and
+// returns its length.
+func (rec *fastRec) aLabel(buf *punyBuf) int {
+	return encodeKeys(buf, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
+}
+
 // resultBox holds a Result, room for its syllables and for one error, so
 // that the Result of a label with one error is one allocation (288 bytes,
 // one of the allocator's size classes).
@@ -227,7 +233,7 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	var a punyBuf
 	alen := 0
 	if rec.nKeys > 0 {
-		alen = encodeKeys(&a, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
+		alen = rec.aLabel(&a)
 	}
 	if nSyl <= 4 && alen <= 32 {
 		// The box is filled from the stack right after its allocation:
