@@ -281,7 +281,7 @@ func BenchmarkALabel(b *testing.B) {
 			var rec fastRec
 			var a punyBuf
 			hi.segment(s, &rec)
-			return rec.aLabel(&a) > 0
+			return hi.aLabel(s, &rec, &a) > 0
 		})
 	})
 }

@@ -98,13 +98,13 @@ var noErrors = []*Error{}
 // label is then its own NFC U-label, so Check builds the Result from it
 // without running the pipeline.
 type fastRec struct {
-	keys   [MaxALabelLength]uint32     // value<<6 | position of each non-ASCII code point
-	segs   [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
-	ascii  [MaxALabelLength]byte       // the ASCII code points, in order
-	basic  uint64                      // a bit for the position of each ASCII code point
-	nSegs  int
-	nKeys  int
-	nBasic int
+	label blockLabel                  // the code points, for the A-label's encoder
+	segs  [MaxALabelLength + 1]uint16 // off<<2 | hyphen<<1 | digit
+	ascii [MaxALabelLength]byte       // the ASCII code points, in order
+	nSegs int
+	// wide: a code point lies outside what label can hold (the block's
+	// offsets 1 to 127), so the A-label is encoded from the string
+	wide bool
 }
 
 // segment walks the grammar table over a label fast found valid and
@@ -116,8 +116,8 @@ type fastRec struct {
 // unpredictable.
 func (l *Language) segment(s string, rec *fastRec) bool {
 	st := uint16(0)
-	nSegs := 0
-	for i, n := 0, 0; i < len(s); n++ {
+	nSegs, n := 0, 0
+	for i := 0; i < len(s); n++ {
 		if n == MaxALabelLength {
 			return false
 		}
@@ -128,9 +128,8 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 			if c == '-' {
 				k, v = kindHyph, v&^1|2
 			}
-			rec.ascii[rec.nBasic&63] = c
-			rec.nBasic++
-			rec.basic |= 1 << uint(n)
+			rec.ascii[rec.label.nBasic&63] = c
+			rec.label.nBasic++
 			i++
 		} else {
 			var r rune
@@ -142,12 +141,14 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 				r, size = decodeValid(s, i)
 				i += size
 			}
-			rec.keys[rec.nKeys&63] = uint32(r)<<6 | uint32(n)
-			rec.nKeys++
-			if off := r - l.block; off >= 0 && off < 128 {
+			off := r - l.block
+			if off >= 0 && off < 128 {
 				k = l.kinds[off]
 			} else {
 				k = l.extra[r]
+			}
+			if !rec.label.add(n, off) {
+				rec.wide = true
 			}
 		}
 		t := &l.table[st][k]
@@ -160,13 +161,17 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 		nSegs += inc
 	}
 	rec.nSegs = nSegs
+	rec.label.n = n
 	return true
 }
 
-// aLabel writes the A-label of the label segment recorded to buf and
-// returns its length.
-func (rec *fastRec) aLabel(buf *punyBuf) int {
-	return encodeKeys(buf, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
+// aLabel writes the A-label of the label s segment recorded to buf (as
+// far as it fits) and returns its length.
+func (l *Language) aLabel(s string, rec *fastRec, buf *punyBuf) int {
+	if rec.wide {
+		return punycodeOf(s, rec.label.nBasic, rec.label.n, buf)
+	}
+	return rec.label.encode(buf[:], prefix(buf[:], rec.ascii[:rec.label.nBasic]), l.block)
 }
 
 // resultBox holds a Result, room for its syllables and for one error, so
@@ -232,8 +237,8 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	}
 	var a punyBuf
 	alen := 0
-	if rec.nKeys > 0 {
-		alen = rec.aLabel(&a)
+	if rec.label.nBasic < rec.label.n {
+		alen = l.aLabel(s, rec, &a)
 	}
 	if nSyl <= 4 && alen <= 32 {
 		// The box is filled from the stack right after its allocation:
@@ -260,7 +265,7 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	case alen > len(b.a):
 		// not for a label fast is sure is valid (its A-label has at most
 		// 63 octets), but never a wrong A-label
-		r.ALabel = string(appendALabel(nil, []rune(s), rec.nBasic))
+		r.ALabel = string(appendALabel(nil, []rune(s), rec.label.nBasic))
 	case alen > 0:
 		// b.a is not written again: the string may point into it
 		copy(b.a[:], a[:alen])
