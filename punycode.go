@@ -208,15 +208,16 @@ func (bl *blockLabel) inserts(ins *punyInserts, block rune) int {
 	// ASCII code points and the padding
 	zeros := uint64(words*8 - bl.n + bl.nBasic)
 	if words == 1 {
-		// most labels: one word, every position's bytes before it in it
+		// most labels: one word, the bytes before position p its first p
 		x := binary.LittleEndian.Uint64(bl.offs[:8])
+		rest, before := x, uint64(0)
 		for p := 0; p < bl.n; p++ {
-			off := x >> (p * 8 & 63) & 0xFF
-			if off == 0 {
-				continue // ASCII
+			if off := rest & 0xFF; off != 0 { // not ASCII
+				rank, at := compare8(x, off, before)
+				ins[(rank-zeros)&63] = (uint32(block)+uint32(off))<<6 | uint32(at)
 			}
-			rank, at := compare8(x, off, 1<<(p*8&63)-1)
-			ins[(rank-zeros)&63] = (uint32(block)+uint32(off))<<6 | uint32(at)
+			rest >>= 8
+			before = before<<8 | 0xFF
 		}
 		return bl.n - bl.nBasic
 	}
@@ -243,15 +244,14 @@ func (bl *blockLabel) inserts(ins *punyInserts, block rune) int {
 // bytes of before (rank), and those no greater among the bytes of before
 // (at). A byte with its high bit set, minus another, keeps the high bit
 // exactly when the other is no greater, and borrows nothing from the next
-// byte; the high bits are counted by a multiplication that adds up the
-// bytes.
+// byte. One multiplication adds up the bytes of both counts: bit 0 of each
+// byte for rank, bit 4 for at (each count is at most 8).
 func compare8(x, off, before uint64) (rank, at uint64) {
 	spread := off * bytesOne
 	noGreater := ((spread | bytesHigh) - x) & bytesHigh
 	less := ((spread - bytesOne | bytesHigh) - x) & bytesHigh
-	rank = ((less | noGreater&before) >> 7) * bytesOne >> 56
-	at = ((noGreater & before) >> 7) * bytesOne >> 56
-	return rank, at
+	sum := ((less|noGreater&before)>>7 | (noGreater&before)>>3) * bytesOne >> 56
+	return sum & 15, sum >> 4
 }
 
 // encode writes the A-label's digits to out from w on (the prefix is
@@ -290,11 +290,15 @@ func encodeInserts(out []byte, w, nBasic int, ins []uint32) int {
 		if delta < smallDeltas && bias < smallBiases {
 			// most deltas after the first: their digits from a table
 			c := smallDigits[bias][delta]
-			digits := 1
-			if c >= 1<<8 {
-				digits = 2
+			if w+2 <= len(out) {
+				out[w], out[w+1] = byte(c), byte(c>>8)
+			} else if w < len(out) {
+				out[w] = byte(c)
 			}
-			w = putChars(out, w, uint64(c), digits)
+			w++
+			if c >= 1<<8 {
+				w++
+			}
 		} else if ds := &digitSteps[bias&maxBias]; delta < ds.limit3 {
 			// the digits t + r mod d and what remains, r / d, twice; the
 			// digits past the last are not written
