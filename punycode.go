@@ -117,8 +117,8 @@ func prefix(out []byte, ascii []byte) int {
 		return w
 	}
 	copy(out, "xn--")
-	copy(out[4:], ascii)
-	if len(ascii) > 0 {
+	if len(ascii) > 0 { // most labels have none: no call to copy them
+		copy(out[4:], ascii)
 		out[w-1] = '-'
 	}
 	return w
@@ -267,10 +267,11 @@ func (bl *blockLabel) encode(out []byte, w int, block rune) int {
 // the bias after each (RFC 3492 §6.1, §6.3); it returns the whole length.
 //
 // Most deltas after the first (below smallDeltas, at a bias below
-// smallBiases) take their digits from a table (smallDigits); one of up to
-// three digits otherwise (the first in the Indic blocks takes three) is
-// written without a branch on how many (a branch would mispredict), from a
-// table of the bias's thresholds (digitSteps); a longer one by putDigits.
+// smallBiases, which the first's, 72, is not) take their digits and the
+// next bias from tables (smallDigits, smallBias). Otherwise a delta of up
+// to three digits (the first in the Indic blocks takes three) is written
+// without a branch on how many (a branch would mispredict), from a table
+// of the bias's thresholds (digitSteps); a longer one by putDigits.
 func encodeInserts(out []byte, w, nBasic int, ins []uint32) int {
 	// the decoder's state n×(h+1) + i before the next insertion
 	h := uint32(nBasic)
@@ -288,8 +289,10 @@ func encodeInserts(out []byte, w, nBasic int, ins []uint32) int {
 		// after the insertion: h+1 in place, i one past it
 		state = next + m + 1
 		if delta < smallDeltas && bias < smallBiases {
-			// most deltas after the first: their digits from a table
+			// most deltas after the first: their digits and the next bias
+			// from tables
 			c := smallDigits[bias][delta]
+			bias = uint32(smallBias[h&63][delta>>1])
 			if w+2 <= len(out) {
 				out[w], out[w+1] = byte(c), byte(c>>8)
 			} else if w < len(out) {
@@ -299,7 +302,10 @@ func encodeInserts(out []byte, w, nBasic int, ins []uint32) int {
 			if c >= 1<<8 {
 				w++
 			}
-		} else if ds := &digitSteps[bias&maxBias]; delta < ds.limit3 {
+			h++
+			continue
+		}
+		if ds := &digitSteps[bias&maxBias]; delta < ds.limit3 {
 			// the digits t + r mod d and what remains, r / d, twice; the
 			// digits past the last are not written
 			r0 := delta - ds.t0
@@ -396,6 +402,18 @@ var smallDigits = func() (sd [smallBiases][smallDeltas]uint16) {
 		}
 	}
 	return sd
+}()
+
+// smallBias[h][dl] is the bias after a delta of smallDigits with h code
+// points in place before it: adapt(dl, h+1) for dl = delta/2 (it is not
+// the first delta).
+var smallBias = func() (sb [MaxALabelLength + 1][smallDeltas / 2]uint8) {
+	for h := range sb {
+		for dl := range sb[h] {
+			sb[h][dl] = uint8(adapt(uint32(dl), uint32(h)+1))
+		}
+	}
+	return sb
 }()
 
 // threshold is RFC 3492's t for the digit at k (a multiple of base): k -
