@@ -362,24 +362,28 @@ func (l *Language) mixes(s string) bool {
 // fastALabelLength is aLabelLengthOf for fast: the length of the A-label
 // of the NFC label s of n code points, nBasic of them ASCII. When every
 // other code point lies in the block, the encoder visits them by value
-// without sorting them (blockLabel); otherwise it asks aLabelLengthOf.
+// without sorting them (blockSets: fast asks only for labels too long for
+// safeLen, where comparing each code point with every other, as
+// blockLabel does, would cost more); otherwise it asks aLabelLengthOf.
 // TestFastALabelLength holds the two to each other.
 func (l *Language) fastALabelLength(s string, nBasic, n int) int {
 	if n > MaxALabelLength {
 		return MaxALabelLength + n
 	}
-	var bl blockLabel
+	var bs blockSets
 	for i, p := 0, 0; i < len(s); p++ {
 		if s[i] < utf8.RuneSelf {
+			bs.add(p, 0)
 			i++
 			continue
 		}
 		r, size := decodeValid(s, i)
-		if !bl.add(p, r-l.block) {
+		if off := r - l.block; off == 0 || !bs.add(p, off) {
 			return aLabelLengthOf(s, nBasic, n)
 		}
 		i += size
 	}
-	bl.n, bl.nBasic = n, nBasic
-	return bl.encode(nil, prefixLen(nBasic), l.block)
+	var ins punyInserts
+	k := bs.inserts(&ins, l.block)
+	return encodeInserts(nil, prefixLen(nBasic), nBasic, ins[:k])
 }

@@ -162,10 +162,17 @@ func sortKeys(keys []uint32) {
 func keyInserts(ins *punyInserts, keys []uint32, basic uint64) {
 	inPlace := basic // a bit for the position of each code point in place
 	for j, key := range keys {
-		pos := key & 63
-		ins[j&63] = key&^63 | uint32(bits.OnesCount64(inPlace&(1<<pos-1)))
-		inPlace |= 1 << pos
+		ins[j&63] = key&^63 | place(&inPlace, uint(key&63))
 	}
+}
+
+// place returns the index where the decoder inserts the code point at
+// position pos, the code points in place before it (a bit each in
+// inPlace), and puts it in place.
+func place(inPlace *uint64, pos uint) uint32 {
+	at := uint32(bits.OnesCount64(*inPlace & (1<<pos - 1)))
+	*inPlace |= 1 << pos
+	return at
 }
 
 // A blockLabel is a label whose non-basic code points all lie at offsets
@@ -196,47 +203,84 @@ const (
 )
 
 // inserts is keyInserts for the label: it writes the inserts of its
-// non-basic code points to ins and returns their number. A code point's
-// place in the order is its rank (the code points less than it, and those
-// equal to it before it), its index of insertion the code points no
-// greater before it (ASCII included); both are counted eight bytes of offs
-// at a time without a branch (compare8). TestBlockInserts holds them to
-// keyInserts.
+// non-basic code points to ins and returns their number. A label of up to
+// eight code points (most) is one word of offs: a code point's place in
+// the order is its rank (the code points less than it, and those equal to
+// it before it), its index of insertion the code points no greater before
+// it (ASCII included), both counted in the word without a branch
+// (compare8). A longer one takes insertsLong. TestBlockInserts holds both
+// to keyInserts.
 func (bl *blockLabel) inserts(ins *punyInserts, block rune) int {
-	words := (bl.n + 7) / 8
-	// the bytes of 0 in the words, which compare8 counts as less: the
-	// ASCII code points and the padding
-	zeros := uint64(words*8 - bl.n + bl.nBasic)
-	if words == 1 {
-		// most labels: one word, the bytes before position p its first p
-		x := binary.LittleEndian.Uint64(bl.offs[:8])
-		rest, before := x, uint64(0)
-		for p := 0; p < bl.n; p++ {
-			if off := rest & 0xFF; off != 0 { // not ASCII
-				rank, at := compare8(x, off, before)
-				ins[(rank-zeros)&63] = (uint32(block)+uint32(off))<<6 | uint32(at)
-			}
-			rest >>= 8
-			before = before<<8 | 0xFF
-		}
-		return bl.n - bl.nBasic
+	if bl.n > 8 {
+		return bl.insertsLong(ins, block)
 	}
+	// the bytes of 0 in the word, which compare8 counts as less: the
+	// ASCII code points and the padding
+	zeros := uint64(8 - bl.n + bl.nBasic)
+	x := binary.LittleEndian.Uint64(bl.offs[:8])
+	rest, before := x, uint64(0) // before: the bytes before position p
 	for p := 0; p < bl.n; p++ {
-		off := uint64(bl.offs[p&63])
-		if off == 0 {
-			continue
+		if off := rest & 0xFF; off != 0 { // not ASCII
+			rank, at := compare8(x, off, before)
+			ins[(rank-zeros)&63] = (uint32(block)+uint32(off))<<6 | uint32(at)
 		}
-		var rank, at uint64
-		for w := 0; w < words; w++ {
-			// the bytes before position p: all of a word before it (a
-			// shift of 64 or more is 0), none of a word after it
-			r, a := compare8(binary.LittleEndian.Uint64(bl.offs[w*8&63:]), off, 1<<uint(max(8*(p-8*w), 0))-1)
-			rank += r
-			at += a
-		}
-		ins[(rank-zeros)&63] = (uint32(block)+uint32(off))<<6 | uint32(at)
+		rest >>= 8
+		before = before<<8 | 0xFF
 	}
 	return bl.n - bl.nBasic
+}
+
+// insertsLong is inserts in time linear in the label's length (the
+// comparisons of compare8 grow with its square), by blockSets.
+func (bl *blockLabel) insertsLong(ins *punyInserts, block rune) int {
+	var bs blockSets
+	for p := 0; p < bl.n; p++ {
+		bs.add(p, rune(bl.offs[p&63]))
+	}
+	return bs.inserts(ins, block)
+}
+
+// blockSets is a label whose non-basic code points all lie in one
+// 128-code-point block as bit sets: the offsets present, and the positions
+// of each, so that the encoder visits the values in order without sorting
+// them and without comparing each code point with every other.
+type blockSets struct {
+	at      [128]uint64 // at[off]: the positions of the code points at offset off
+	present [2]uint64   // the offsets present
+	inPlace uint64      // the positions of the ASCII code points
+}
+
+// add records the code point at offset off of the block (0 for an ASCII
+// code point) at position p; it reports false if off is outside 0..127.
+func (bs *blockSets) add(p int, off rune) bool {
+	if off < 0 || off >= 128 {
+		return false
+	}
+	if off == 0 {
+		bs.inPlace |= 1 << p
+		return true
+	}
+	bs.at[off] |= 1 << p
+	bs.present[off>>6] |= 1 << (off & 63)
+	return true
+}
+
+// inserts writes the inserts of the non-basic code points to ins and
+// returns their number.
+func (bs *blockSets) inserts(ins *punyInserts, block rune) int {
+	inPlace := bs.inPlace
+	j := 0
+	for half := 0; half < 2; half++ {
+		for set := bs.present[half]; set != 0; set &= set - 1 {
+			off := half*64 + bits.TrailingZeros64(set)
+			m := (uint32(block) + uint32(off)) << 6
+			for ps := bs.at[off&127]; ps != 0; ps &= ps - 1 {
+				ins[j&63] = m | place(&inPlace, uint(bits.TrailingZeros64(ps)))
+				j++
+			}
+		}
+	}
+	return j
 }
 
 // compare8 compares the eight bytes of x (each 0 to 127) with off (1 to
