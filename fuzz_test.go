@@ -490,8 +490,8 @@ func TestTriplePrefilter(t *testing.T) {
 	}
 }
 
-// TestBlockInserts holds the encoder's order without sorting
-// (blockLabel.inserts) to the sorted one (keyInserts) on random labels of
+// TestBlockInserts holds the encoder's orders without sorting
+// (blockLabel.inserts, insertsLong) to the sorted one (keyInserts) on random labels of
 // up to 63 code points at offsets 1..127 of a block and ASCII, one word of
 // offsets and several, with many repeated values and values next to each
 // other (where a comparison off by one shows).
@@ -528,8 +528,14 @@ func TestBlockInserts(t *testing.T) {
 		k, _, basic := splitRunes(rs, &keys, &ascii)
 		sortKeys(keys[:k])
 		keyInserts(&want, keys[:k], basic)
-		if gk := bl.inserts(&got, block); gk != k || got != want {
-			t.Fatalf("%U: inserts %d %x, keyInserts %d %x", rs, gk, got[:gk], k, want[:k])
+		if gk := bl.insertsLong(&got, block); gk != k || got != want {
+			t.Fatalf("%U: insertsLong %d %x, keyInserts %d %x", rs, gk, got[:gk], k, want[:k])
+		}
+		if n <= 8 {
+			var short [8]uint32
+			if gk := bl.inserts(&short, block); gk != k || short != [8]uint32(want[:8]) {
+				t.Fatalf("%U: inserts %d %x, keyInserts %d %x", rs, gk, short[:gk], k, want[:k])
+			}
 		}
 	}
 	var bl blockLabel

@@ -202,18 +202,14 @@ const (
 	bytesHigh = 0x8080808080808080
 )
 
-// inserts is keyInserts for the label: it writes the inserts of its
-// non-basic code points to ins and returns their number. A label of up to
-// eight code points (most) is one word of offs: a code point's place in
-// the order is its rank (the code points less than it, and those equal to
-// it before it), its index of insertion the code points no greater before
-// it (ASCII included), both counted in the word without a branch
-// (compare8). A longer one takes insertsLong. TestBlockInserts holds both
-// to keyInserts.
-func (bl *blockLabel) inserts(ins *punyInserts, block rune) int {
-	if bl.n > 8 {
-		return bl.insertsLong(ins, block)
-	}
+// inserts is keyInserts for a label of up to eight code points (most),
+// one word of offs: it writes the inserts of its non-basic code points to
+// ins and returns their number. A code point's place in the order is its
+// rank (the code points less than it, and those equal to it before it),
+// its index of insertion the code points no greater before it (ASCII
+// included), both counted in the word without a branch (compare8).
+// TestBlockInserts holds it and insertsLong to keyInserts.
+func (bl *blockLabel) inserts(ins *[8]uint32, block rune) int {
 	// the bytes of 0 in the word, which compare8 counts as less: the
 	// ASCII code points and the padding
 	zeros := uint64(8 - bl.n + bl.nBasic)
@@ -222,7 +218,7 @@ func (bl *blockLabel) inserts(ins *punyInserts, block rune) int {
 	for p := 0; p < bl.n; p++ {
 		if off := rest & 0xFF; off != 0 { // not ASCII
 			rank, at := compare8(x, off, before)
-			ins[(rank-zeros)&63] = (uint32(block)+uint32(off))<<6 | uint32(at)
+			ins[(rank-zeros)&7] = (uint32(block)+uint32(off))<<6 | uint32(at)
 		}
 		rest >>= 8
 		before = before<<8 | 0xFF
@@ -230,8 +226,8 @@ func (bl *blockLabel) inserts(ins *punyInserts, block rune) int {
 	return bl.n - bl.nBasic
 }
 
-// insertsLong is inserts in time linear in the label's length (the
-// comparisons of compare8 grow with its square), by blockSets.
+// insertsLong is inserts for labels of any length, in time linear in it
+// (the comparisons of compare8 grow with its square), by blockSets.
 func (bl *blockLabel) insertsLong(ins *punyInserts, block rune) int {
 	var bs blockSets
 	for p := 0; p < bl.n; p++ {
@@ -301,7 +297,12 @@ func compare8(x, off, before uint64) (rank, at uint64) {
 // encode writes the A-label's digits to out from w on (the prefix is
 // written) as far as they fit, and returns its whole length.
 func (bl *blockLabel) encode(out []byte, w int, block rune) int {
-	var ins punyInserts
+	if bl.n > 8 {
+		var ins punyInserts
+		k := bl.insertsLong(&ins, block)
+		return encodeInserts(out, w, bl.nBasic, ins[:k])
+	}
+	var ins [8]uint32 // not a punyInserts: less to clear
 	k := bl.inserts(&ins, block)
 	return encodeInserts(out, w, bl.nBasic, ins[:k])
 }
