@@ -59,13 +59,21 @@ func punycode(rs []rune, nBasic int, buf *punyBuf) int {
 	if len(rs) > MaxALabelLength {
 		return MaxALabelLength + len(rs)
 	}
-	var keys [MaxALabelLength]uint32
 	var ascii [MaxALabelLength]byte
 	var ins punyInserts
-	k, b, basic := splitRunes(rs, &keys, &ascii)
-	sortKeys(keys[:k])
-	keyInserts(&ins, keys[:k], basic)
+	k, b := runeInserts(rs, &ins, &ascii)
 	return encodeInserts(buf[:], prefix(buf[:], ascii[:b]), b, ins[:k])
+}
+
+// runeInserts sorts out rs (at most 63 code points) for the encoder: its
+// ASCII code points in order (ascii[:b]) and the inserts of the others
+// (ins[:k]), from their keys sorted.
+func runeInserts(rs []rune, ins *punyInserts, ascii *[MaxALabelLength]byte) (k, b int) {
+	var keys [MaxALabelLength]uint32
+	k, b, basic := splitRunes(rs, &keys, ascii)
+	sortKeys(keys[:k])
+	keyInserts(ins, keys[:k], basic)
+	return k, b
 }
 
 // splitRunes sorts out rs (at most 63 code points) for the encoder: the
@@ -89,12 +97,9 @@ func splitRunes(rs []rune, keys *[MaxALabelLength]uint32, ascii *[MaxALabelLengt
 // too long to be valid need it: their messages do not show the A-label,
 // but appendALabel is held to x/net/idna for every length).
 func punycodeLong(rs []rune, nBasic int) []byte {
-	var keys [MaxALabelLength]uint32
 	var ascii [MaxALabelLength]byte
 	var ins punyInserts
-	k, b, basic := splitRunes(rs, &keys, &ascii)
-	sortKeys(keys[:k])
-	keyInserts(&ins, keys[:k], basic)
+	k, b := runeInserts(rs, &ins, &ascii)
 	out := make([]byte, encodeInserts(nil, prefixLen(b), b, ins[:k]))
 	encodeInserts(out, prefix(out, ascii[:b]), b, ins[:k])
 	return out
