@@ -491,10 +491,10 @@ func TestTriplePrefilter(t *testing.T) {
 }
 
 // TestBlockInserts holds the encoder's orders without sorting
-// (blockLabel.inserts, insertsLong) to the sorted one (keyInserts) on random labels of
-// up to 63 code points at offsets 1..127 of a block and ASCII, one word of
-// offsets and several, with many repeated values and values next to each
-// other (where a comparison off by one shows).
+// (blockLabel.inserts, insertsLong) to the sorted one (keyInserts) on
+// random labels of up to 63 code points at offsets 1..127 of a block and
+// ASCII, with many repeated values and values next to each other (where a
+// comparison off by one shows).
 func TestBlockInserts(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	const block = 0x900
@@ -522,12 +522,9 @@ func TestBlockInserts(t *testing.T) {
 				t.Fatalf("add(%d, %d) refused", p, off)
 			}
 		}
-		var keys [MaxALabelLength]uint32
 		var ascii [MaxALabelLength]byte
 		var want, got punyInserts
-		k, _, basic := splitRunes(rs, &keys, &ascii)
-		sortKeys(keys[:k])
-		keyInserts(&want, keys[:k], basic)
+		k, _ := runeInserts(rs, &want, &ascii)
 		if gk := bl.insertsLong(&got, block); gk != k || got != want {
 			t.Fatalf("%U: insertsLong %d %x, keyInserts %d %x", rs, gk, got[:gk], k, want[:k])
 		}
