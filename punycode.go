@@ -344,7 +344,7 @@ func encodeInserts(out []byte, w, nBasic int, ins []uint32) int {
 			c := smallDigits[bias][delta]
 			bias = uint32(smallBias[h&63][delta>>1])
 			if w+2 <= len(out) {
-				out[w], out[w+1] = byte(c), byte(c>>8)
+				binary.LittleEndian.PutUint16(out[w:w+2], c)
 			} else if w < len(out) {
 				out[w] = byte(c)
 			}
