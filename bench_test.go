@@ -256,3 +256,32 @@ func BenchmarkLanguages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkALabel measures the A-label on Check's valid path over the
+// valid words of the Hindi sample: segment alone, then segment and the
+// A-label from its record (the difference is the A-label's cost, its
+// recording in segment included).
+func BenchmarkALabel(b *testing.B) {
+	hi := mustLang(b, "hi")
+	_, valid := benchLabels(b)
+	var words []string
+	for _, w := range valid {
+		if v, sure := hi.fast(w); v && sure {
+			words = append(words, w)
+		}
+	}
+	b.Run("segment", func(b *testing.B) {
+		benchEach(b, words, func(s string) bool {
+			var rec fastRec
+			return hi.segment(s, &rec)
+		})
+	})
+	b.Run("segment+alabel", func(b *testing.B) {
+		benchEach(b, words, func(s string) bool {
+			var rec fastRec
+			var a punyBuf
+			hi.segment(s, &rec)
+			return hi.aLabel(s, &rec, &a) > 0
+		})
+	})
+}

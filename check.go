@@ -96,13 +96,13 @@ var noErrors = []*Error{}
 // label is then its own NFC U-label, so Check builds the Result from it
 // without running the pipeline.
 type fastRec struct {
-	keys   [MaxALabelLength]uint32     // value<<6 | position of each non-ASCII code point
-	segs   [MaxALabelLength + 2]uint16 // off<<2 | hyphen<<1 | digit
-	ascii  [MaxALabelLength]byte       // the ASCII code points, in order
-	basic  uint64                      // a bit for the position of each ASCII code point
-	nSegs  int
-	nKeys  int
-	nBasic int
+	label blockLabel                  // the code points, for the A-label's encoder
+	segs  [MaxALabelLength + 2]uint16 // off<<2 | hyphen<<1 | digit
+	ascii [MaxALabelLength]byte       // the ASCII code points, in order
+	nSegs int
+	// wide: a code point lies outside what label can hold (the block's
+	// offsets 1 to 127), so the A-label is encoded from the string
+	wide bool
 }
 
 // segment walks fast's grammar table (fastSegTab: fastTab with a bit for
@@ -115,7 +115,7 @@ type fastRec struct {
 func (l *Language) segment(s string, rec *fastRec) bool {
 	tab, info := l.fastSegTab, &l.fastInfo
 	st := uint32(0)
-	n, nSegs, nKeys := 0, 0, 0
+	n, nSegs := 0, 0
 	// The straight line: the three-octet code points of fastInfo (every
 	// letter of an Indic block), with the counts in registers. Anything
 	// else goes on in the loop below, from the same state.
@@ -124,21 +124,18 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 		c := rest[0]
 		r := rune(c&0x0F)<<12 | rune(rest[1]&0x3F)<<6 | rune(rest[2]&0x3F)
 		o := uint(r - l.block)
-		if c < 0xE0 || c >= 0xF0 || o >= uint(len(info)) || info[o] == 0 {
-			break
+		if c < 0xE0 || c >= 0xF0 || o-1 >= 127 || info[o] == 0 {
+			break // o-1 >= 127: label.add takes the offsets 1..127
 		}
-		rec.keys[nKeys&63] = uint32(r)<<6 | uint32(n)
+		rec.label.offs[n&63] = byte(o)
 		rec.segs[nSegs&63] = uint16(len(s)-len(rest)) << 2
 		t := tab[st|uint32(info[o]&fiKind)]
 		st = t &^ 1
 		nSegs += int(t & 1)
-		nKeys++
 		n++
 		rest = rest[3:]
 	}
-	i := len(s) - len(rest)
-	rec.nKeys = nKeys
-	for ; i < len(s); n++ {
+	for i := len(s) - len(rest); i < len(s); n++ {
 		if n == MaxALabelLength {
 			return false
 		}
@@ -149,19 +146,20 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 			if c == '-' {
 				v = v&^1 | 2
 			}
-			rec.ascii[rec.nBasic&63] = c
-			rec.nBasic++
-			rec.basic |= 1 << uint(n)
+			rec.ascii[rec.label.nBasic&63] = c
+			rec.label.nBasic++
 			i++
 		} else {
 			r, size := decodeValid(s, i)
 			i += size
-			rec.keys[rec.nKeys&63] = uint32(r)<<6 | uint32(n)
-			rec.nKeys++
-			if o := uint(r - l.block); o < uint(len(info)) && info[o] != 0 {
+			off := r - l.block
+			if o := uint(off); o < uint(len(info)) && info[o] != 0 {
 				w = info[o]
 			} else {
 				w = uint64(l.extra[r]) // a letter NFC may change, outside fastInfo
+			}
+			if !rec.label.add(n, off) {
+				rec.wide = true
 			}
 		}
 		t := tab[st|uint32(w&fiKind)]
@@ -170,7 +168,17 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 		nSegs += int(t & 1)
 	}
 	rec.nSegs = nSegs
+	rec.label.n = n
 	return true
+}
+
+// aLabel writes the A-label of the label s segment recorded to buf (as
+// far as it fits) and returns its length.
+func (l *Language) aLabel(s string, rec *fastRec, buf *punyBuf) int {
+	if rec.wide {
+		return punycodeOf(s, rec.label.nBasic, rec.label.n, buf)
+	}
+	return rec.label.encode(buf[:], prefix(buf[:], rec.ascii[:rec.label.nBasic]), l.block)
 }
 
 // The Result of Check's diagnostics, room for its syllables and for one
@@ -232,7 +240,7 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	// is a syllable, up to the next (segs has room for len(s) after them)
 	var from, to [MaxALabelLength + 2]uint8
 	nSyl := len(segs)
-	if rec.nBasic == 0 {
+	if rec.label.nBasic == 0 {
 		rec.segs[nSyl] = uint16(len(s)) << 2
 		for i := range nSyl {
 			from[i], to[i] = uint8(rec.segs[i]>>2), uint8(rec.segs[i+1]>>2)
@@ -242,8 +250,8 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	}
 	var a punyBuf
 	alen := 0
-	if rec.nKeys > 0 {
-		alen = encodeKeys(&a, rec.ascii[:rec.nBasic], rec.basic, rec.keys[:rec.nKeys])
+	if rec.label.nBasic < rec.label.n {
+		alen = l.aLabel(s, rec, &a)
 	}
 	if nSyl <= 4 && alen <= 32 {
 		// The fields are stored one by one: a composite literal is built
@@ -275,7 +283,7 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 	case alen > len(b.a):
 		// not for a label fast is sure is valid (its A-label has at most
 		// 63 octets), but never a wrong A-label
-		r.ALabel = string(appendALabel(nil, []rune(s), rec.nBasic))
+		r.ALabel = string(appendALabel(nil, []rune(s), rec.label.nBasic))
 	case alen > 0:
 		// b.a is not written again: the string may point into it
 		copy(b.a[:], a[:alen])

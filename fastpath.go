@@ -2,7 +2,6 @@ package akshara
 
 import (
 	"fmt"
-	"math/bits"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -369,97 +368,29 @@ func (l *Language) mixes(s string) bool {
 
 // fastALabelLength is aLabelLengthOf for fast: the length of the A-label
 // of the NFC label s of n code points, nBasic of them ASCII. When every
-// other code point lies in the block, the encoder of RFC 3492 §6.3 visits
-// them by value from a bit set of the block offsets present and, for
-// each, the bit set of its positions, instead of sorting them (punycode);
-// otherwise it asks aLabelLengthOf. TestFastALabelLength holds the two to
-// each other.
+// other code point lies in the block, the encoder visits them by value
+// without sorting them (blockSets: fast asks only for labels too long for
+// safeLen, where comparing each code point with every other, as
+// blockLabel does, would cost more); otherwise it asks aLabelLengthOf.
+// TestFastALabelLength holds the two to each other.
 func (l *Language) fastALabelLength(s string, nBasic, n int) int {
-	const (
-		base = 36
-		tmin = 1
-		tmax = 26
-		damp = 700
-	)
 	if n > MaxALabelLength {
 		return MaxALabelLength + n
 	}
-	var at [128]uint64    // at[off]: the positions of block+off
-	var present [2]uint64 // the offsets present
-	var smaller uint64    // positions of code points below the value being emitted
+	var bs blockSets
 	for i, p := 0, 0; i < len(s); p++ {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			smaller |= 1 << p
+		if s[i] < utf8.RuneSelf {
+			bs.add(p, 0)
 			i++
 			continue
 		}
 		r, size := decodeValid(s, i)
-		off := r - l.block
-		if off < 0 || off >= 128 {
+		if off := r - l.block; off == 0 || !bs.add(p, off) {
 			return aLabelLengthOf(s, nBasic, n)
 		}
-		at[off] |= 1 << p
-		present[off/64] |= 1 << (off % 64)
 		i += size
 	}
-	out := 4 + nBasic
-	if nBasic > 0 {
-		out++ // the delimiter
-	}
-	cur, delta, bias, h := uint32(0x80), uint32(0), uint32(72), uint32(nBasic)
-	for half := 0; half < 2; half++ {
-		for set := present[half]; set != 0; set &= set - 1 {
-			off := half*64 + bits.TrailingZeros64(set)
-			m := uint32(l.block) + uint32(off)
-			delta += (m - cur) * (h + 1)
-			cur = m
-			lastPos := -1
-			for ps := at[off]; ps != 0; ps &= ps - 1 {
-				pos := bits.TrailingZeros64(ps)
-				// the smaller code points since the last emission
-				between := smaller &^ (1<<uint(lastPos+1) - 1) & (1<<uint(pos) - 1)
-				delta += uint32(bits.OnesCount64(between))
-				lastPos = pos
-				q := delta
-				for k := uint32(base); ; k += base {
-					t := uint32(tmin)
-					if k >= bias+tmax {
-						t = tmax
-					} else if k > bias+tmin {
-						t = k - bias
-					}
-					if q < t {
-						break
-					}
-					q = div(q-t, base-t)
-					out++
-				}
-				out++
-				// adapt the bias (RFC 3492 §6.1)
-				dl := delta
-				if h == uint32(nBasic) {
-					dl /= damp
-				} else {
-					dl /= 2
-				}
-				dl += div(dl, h+1)
-				k := uint32(0)
-				for dl > ((base-tmin)*tmax)/2 {
-					dl /= base - tmin
-					k += base
-				}
-				bias = k + uint32(biasStep[dl])
-				delta = 0
-				h++
-			}
-			// the smaller code points after its last occurrence, then
-			// RFC's ++delta, ++n; its positions now hold smaller ones
-			delta += uint32(bits.OnesCount64(smaller >> uint(lastPos+1)))
-			delta++
-			cur++
-			smaller |= at[off]
-		}
-	}
-	return out
+	var ins punyInserts
+	k := bs.inserts(&ins, l.block)
+	return encodeInserts(nil, prefixLen(nBasic), nBasic, ins[:k])
 }

@@ -510,3 +510,81 @@ func TestTriplePrefilter(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockInserts holds the encoder's orders without sorting
+// (blockLabel.inserts, insertsLong) to the sorted one (keyInserts) on
+// random labels of up to 63 code points at offsets 1..127 of a block and
+// ASCII, with many repeated values and values next to each other (where a
+// comparison off by one shows).
+func TestBlockInserts(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	const block = 0x900
+	for i := 0; i < longtest.Pick(20000, 200000); i++ {
+		n := 1 + rng.Intn(MaxALabelLength)
+		if i%2 == 0 {
+			n = 1 + rng.Intn(8)
+		}
+		lo, span := 1+rng.Intn(127), 1+rng.Intn(8)
+		if i%3 == 0 {
+			lo, span = 1, 127
+		}
+		rs := make([]rune, n)
+		var bl blockLabel
+		bl.n = n
+		for p := range rs {
+			if rng.Intn(6) == 0 {
+				rs[p] = rune('0' + rng.Intn(10))
+				bl.nBasic++
+				continue
+			}
+			off := rune(min(lo+rng.Intn(span), 127))
+			rs[p] = block + off
+			if !bl.add(p, off) {
+				t.Fatalf("add(%d, %d) refused", p, off)
+			}
+		}
+		var ascii [MaxALabelLength]byte
+		var want, got punyInserts
+		k, _ := runeInserts(rs, &want, &ascii)
+		if gk := bl.insertsLong(&got, block); gk != k || got != want {
+			t.Fatalf("%U: insertsLong %d %x, keyInserts %d %x", rs, gk, got[:gk], k, want[:k])
+		}
+		if n <= 8 {
+			var short [8]uint32
+			if gk := bl.inserts(&short, block); gk != k || short != [8]uint32(want[:8]) {
+				t.Fatalf("%U: inserts %d %x, keyInserts %d %x", rs, gk, short[:gk], k, want[:k])
+			}
+		}
+	}
+	var bl blockLabel
+	for _, off := range []rune{0, 128, -1} {
+		if bl.add(0, off) {
+			t.Errorf("add(0, %d) accepted an offset the encoder cannot take", off)
+		}
+	}
+}
+
+// TestAdaptBound: no delta an encoder can see (below 2^27) gives a bias
+// above maxBias, which indexes digitSteps; and smallDigits holds every
+// small delta's digits as putDigits writes them.
+func TestAdaptBound(t *testing.T) {
+	for h := uint32(1); h <= MaxALabelLength+1; h++ {
+		for _, delta := range []uint32{1<<27 - 1, 1 << 26, 455 * 2, 700 * 456} {
+			for _, dl := range []uint32{delta / punyDamp, delta / 2} {
+				if b := adapt(dl, h); b > 177 || b > maxBias {
+					t.Fatalf("adapt(%d, %d) = %d", dl, h, b)
+				}
+			}
+		}
+	}
+	for bias := range uint32(smallBiases) {
+		for delta := range uint32(smallDeltas) {
+			var buf [8]byte
+			n := putDigits(buf[:], 0, delta, bias)
+			c := smallDigits[bias][delta]
+			if got := string([]byte{byte(c), byte(c >> 8)}[:1+min(int(c>>8), 1)]); got != string(buf[:n]) {
+				t.Fatalf("bias %d delta %d: smallDigits %q, putDigits %q", bias, delta, got, buf[:n])
+			}
+		}
+	}
+}

@@ -1,9 +1,20 @@
 package akshara
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"unicode/utf8"
+)
+
+// The parameters of Punycode (RFC 3492 §5).
+const (
+	punyBase        = 36
+	punyTmin        = 1
+	punyTmax        = 26
+	punyDamp        = 700
+	punyInitialBias = 72
+	punyInitialN    = 128
 )
 
 // aLabelLength returns the length in octets of the A-label ("xn--" and the
@@ -37,16 +48,32 @@ func appendALabel(dst []byte, rs []rune, nBasic int) []byte {
 // label just over the limit is still written whole.
 type punyBuf [MaxALabelLength + 1]byte
 
+// punyInserts holds a label's non-basic code points in the order the
+// encoder emits them (by value, then position), each as value<<6 | the
+// index where the decoder inserts it.
+type punyInserts [MaxALabelLength + 1]uint32
+
 // punycode writes the A-label of rs (at most 63 code points, nBasic of them
 // ASCII) to buf, as far as it fits, and returns its whole length.
 func punycode(rs []rune, nBasic int, buf *punyBuf) int {
 	if len(rs) > MaxALabelLength {
 		return MaxALabelLength + len(rs)
 	}
-	var keys [MaxALabelLength]uint32
 	var ascii [MaxALabelLength]byte
-	k, b, basic := splitRunes(rs, &keys, &ascii)
-	return encodeKeys(buf, ascii[:b], basic, keys[:k])
+	var ins punyInserts
+	k, b := runeInserts(rs, &ins, &ascii)
+	return encodeInserts(buf[:], prefix(buf[:], ascii[:b]), b, ins[:k])
+}
+
+// runeInserts sorts out rs (at most 63 code points) for the encoder: its
+// ASCII code points in order (ascii[:b]) and the inserts of the others
+// (ins[:k]), from their keys sorted.
+func runeInserts(rs []rune, ins *punyInserts, ascii *[MaxALabelLength]byte) (k, b int) {
+	var keys [MaxALabelLength]uint32
+	k, b, basic := splitRunes(rs, &keys, ascii)
+	sortKeys(keys[:k])
+	keyInserts(ins, keys[:k], basic)
+	return k, b
 }
 
 // splitRunes sorts out rs (at most 63 code points) for the encoder: the
@@ -70,40 +97,36 @@ func splitRunes(rs []rune, keys *[MaxALabelLength]uint32, ascii *[MaxALabelLengt
 // too long to be valid need it: their messages do not show the A-label,
 // but appendALabel is held to x/net/idna for every length).
 func punycodeLong(rs []rune, nBasic int) []byte {
-	var keys [MaxALabelLength]uint32
 	var ascii [MaxALabelLength]byte
-	k, b, basic := splitRunes(rs, &keys, &ascii)
-	sortKeys(keys[:k])
-	out := make([]byte, encodeDigits(nil, prefix(nil, ascii[:b]), basic, b, keys[:k]))
-	encodeDigits(out, prefix(out, ascii[:b]), basic, b, keys[:k])
+	var ins punyInserts
+	k, b := runeInserts(rs, &ins, &ascii)
+	out := make([]byte, encodeInserts(nil, prefixLen(b), b, ins[:k]))
+	encodeInserts(out, prefix(out, ascii[:b]), b, ins[:k])
 	return out
+}
+
+// prefixLen is the length of "xn--", nBasic basic code points and, if
+// there are any, the delimiter.
+func prefixLen(nBasic int) int {
+	if nBasic > 0 {
+		return 5 + nBasic
+	}
+	return 4
 }
 
 // prefix writes "xn--", the basic code points and the delimiter to out if
 // they fit, and returns their length.
 func prefix(out []byte, ascii []byte) int {
-	w := 4 + len(ascii)
-	if len(ascii) > 0 {
-		w++
-	}
+	w := prefixLen(len(ascii))
 	if len(out) < w {
 		return w
 	}
 	copy(out, "xn--")
-	copy(out[4:], ascii)
-	if len(ascii) > 0 {
+	if len(ascii) > 0 { // most labels have none: no call to copy them
+		copy(out[4:], ascii)
 		out[w-1] = '-'
 	}
 	return w
-}
-
-// encodeKeys writes the A-label to buf (as far as it fits) and returns its
-// length. ascii are the basic code points in order, basic a bit for the
-// position of each; keys holds value<<6 | position of every non-basic code
-// point (encodeKeys sorts it).
-func encodeKeys(buf *punyBuf, ascii []byte, basic uint64, keys []uint32) int {
-	sortKeys(keys)
-	return encodeDigits(buf[:], prefix(buf[:], ascii), basic, len(ascii), keys)
 }
 
 // sortKeys sorts keys by insertion (there are at most 63). A counting
@@ -121,96 +144,370 @@ func sortKeys(keys []uint32) {
 	}
 }
 
-// encodeDigits runs the encoder of RFC 3492 §6.3 and writes its digits to
-// out from w on (as far as they fit); it returns the whole length. keys are
-// value<<6 | position of the non-basic code points, sorted; basic has a bit
-// for the position of each basic one. The lengths and strings are held to
-// golang.org/x/net/idna by TestALabelLength and FuzzALabelLength.
+// The encoder of RFC 3492 §6.3 walks the whole label once per distinct
+// code point (O(n²)), counting the code points it passes into a delta per
+// insertion of a non-basic one. This one gets each delta in closed form,
+// in two steps: the code points in the order the RFC emits them (by value,
+// then position) with the index of each insertion (keyInserts from sorted
+// keys, blockLabel.inserts without sorting), then the deltas and their
+// digits (encodeInserts).
 //
-// RFC 3492 walks the whole label once per distinct code point (O(n²)).
-// This version visits the code points in the order the RFC emits them
-// (by value, then position) and gets each delta's count of smaller code
-// points from a bit set of their positions: a popcount instead of a walk.
-func encodeDigits(out []byte, w int, basic uint64, nBasic int, keys []uint32) int {
-	const (
-		base        = 36
-		tmin        = 1
-		tmax        = 26
-		damp        = 700
-		initialBias = 72
-		initialN    = 128
-	)
-	// smaller has a bit for each position whose code point is below the
-	// value being emitted; same, for those of the value being emitted.
-	smaller, same := basic, uint64(0)
-	// All quantities fit in 32 bits (a delta is below 0x110000 × 64).
-	cur, delta, bias, h := uint32(initialN), uint32(0), uint32(initialBias), uint32(nBasic)
+// The delta is the step of the decoder's state n×(h+1) + i from one
+// insertion to the next: h code points are in place, n is the code point
+// inserted last and i the index after it (128 and 0 at first); the next
+// code point m goes to index i' (the code points before it in the label
+// that are in place: the basic ones, the smaller ones and its own earlier
+// occurrences), so delta = (m-n)×(h+1) + i' - i. The lengths and strings
+// are held to golang.org/x/net/idna by TestALabelLength and
+// FuzzALabelLength.
+
+// keyInserts writes to ins the inserts of the non-basic code points, keys
+// (value<<6 | position, sorted), of a label whose basic code points are at
+// the positions of the bits of basic.
+func keyInserts(ins *punyInserts, keys []uint32, basic uint64) {
+	inPlace := basic // a bit for the position of each code point in place
+	for j, key := range keys {
+		ins[j&63] = key&^63 | place(&inPlace, uint(key&63))
+	}
+}
+
+// place returns the index where the decoder inserts the code point at
+// position pos, the code points in place before it (a bit each in
+// inPlace), and puts it in place.
+func place(inPlace *uint64, pos uint) uint32 {
+	at := uint32(bits.OnesCount64(*inPlace & (1<<pos - 1)))
+	*inPlace |= 1 << pos
+	return at
+}
+
+// A blockLabel is a label whose non-basic code points all lie at offsets
+// 1 to 127 of one 128-code-point block, as the encoder reads it without
+// sorting: the offset of each code point, a byte each (0 for a basic one),
+// so that blockLabel.inserts compares them eight at a time.
+type blockLabel struct {
+	offs   [64]byte // offs[p]: the offset of the code point at position p, 0 if ASCII
+	n      int      // the code points
+	nBasic int      // the ASCII ones
+}
+
+// add records the code point at offset off of the block at position p; it
+// reports false if off is outside 1..127, which the encoder cannot take
+// (0 stands for ASCII).
+func (bl *blockLabel) add(p int, off rune) bool {
+	if off <= 0 || off >= 128 {
+		return false
+	}
+	bl.offs[p&63] = byte(off)
+	return true
+}
+
+// Bytes of eight, for the per-byte comparisons of blockLabel.inserts.
+const (
+	bytesOne  = 0x0101010101010101
+	bytesHigh = 0x8080808080808080
+)
+
+// inserts is keyInserts for a label of up to eight code points (most),
+// one word of offs: it writes the inserts of its non-basic code points to
+// ins and returns their number. A code point's place in the order is its
+// rank (the code points less than it, and those equal to it before it),
+// its index of insertion the code points no greater before it (ASCII
+// included), both counted in the word without a branch (compare8).
+// TestBlockInserts holds it and insertsLong to keyInserts.
+func (bl *blockLabel) inserts(ins *[8]uint32, block rune) int {
+	// the bytes of 0 in the word, which compare8 counts as less: the
+	// ASCII code points and the padding
+	zeros := uint64(8 - bl.n + bl.nBasic)
+	x := binary.LittleEndian.Uint64(bl.offs[:8])
+	rest, before := x, uint64(0) // before: the bytes before position p
+	for p := 0; p < bl.n; p++ {
+		if off := rest & 0xFF; off != 0 { // not ASCII
+			rank, at := compare8(x, off, before)
+			ins[(rank-zeros)&7] = (uint32(block)+uint32(off))<<6 | uint32(at)
+		}
+		rest >>= 8
+		before = before<<8 | 0xFF
+	}
+	return bl.n - bl.nBasic
+}
+
+// insertsLong is inserts for labels of any length, in time linear in it
+// (the comparisons of compare8 grow with its square), by blockSets.
+func (bl *blockLabel) insertsLong(ins *punyInserts, block rune) int {
+	var bs blockSets
+	for p := 0; p < bl.n; p++ {
+		bs.add(p, rune(bl.offs[p&63]))
+	}
+	return bs.inserts(ins, block)
+}
+
+// blockSets is a label whose non-basic code points all lie in one
+// 128-code-point block as bit sets: the offsets present, and the positions
+// of each, so that the encoder visits the values in order without sorting
+// them and without comparing each code point with every other.
+type blockSets struct {
+	at      [128]uint64 // at[off]: the positions of the code points at offset off
+	present [2]uint64   // the offsets present
+	inPlace uint64      // the positions of the ASCII code points
+}
+
+// add records the code point at offset off of the block (0 for an ASCII
+// code point) at position p; it reports false if off is outside 0..127.
+func (bs *blockSets) add(p int, off rune) bool {
+	if off < 0 || off >= 128 {
+		return false
+	}
+	if off == 0 {
+		bs.inPlace |= 1 << p
+		return true
+	}
+	bs.at[off] |= 1 << p
+	bs.present[off>>6] |= 1 << (off & 63)
+	return true
+}
+
+// inserts writes the inserts of the non-basic code points to ins and
+// returns their number.
+func (bs *blockSets) inserts(ins *punyInserts, block rune) int {
+	inPlace := bs.inPlace
+	j := 0
+	for half := 0; half < 2; half++ {
+		for set := bs.present[half]; set != 0; set &= set - 1 {
+			off := half*64 + bits.TrailingZeros64(set)
+			m := (uint32(block) + uint32(off)) << 6
+			for ps := bs.at[off&127]; ps != 0; ps &= ps - 1 {
+				ins[j&63] = m | place(&inPlace, uint(bits.TrailingZeros64(ps)))
+				j++
+			}
+		}
+	}
+	return j
+}
+
+// compare8 compares the eight bytes of x (each 0 to 127) with off (1 to
+// 127) and counts those less than off, and those equal to it among the
+// bytes of before (rank), and those no greater among the bytes of before
+// (at). A byte with its high bit set, minus another, keeps the high bit
+// exactly when the other is no greater, and borrows nothing from the next
+// byte. One multiplication adds up the bytes of both counts: bit 0 of each
+// byte for rank, bit 4 for at (each count is at most 8).
+func compare8(x, off, before uint64) (rank, at uint64) {
+	spread := off * bytesOne
+	noGreater := ((spread | bytesHigh) - x) & bytesHigh
+	less := ((spread - bytesOne | bytesHigh) - x) & bytesHigh
+	sum := ((less|noGreater&before)>>7 | (noGreater&before)>>3) * bytesOne >> 56
+	return sum & 15, sum >> 4
+}
+
+// encode writes the A-label's digits to out from w on (the prefix is
+// written) as far as they fit, and returns its whole length.
+func (bl *blockLabel) encode(out []byte, w int, block rune) int {
+	if bl.n > 8 {
+		var ins punyInserts
+		k := bl.insertsLong(&ins, block)
+		return encodeInserts(out, w, bl.nBasic, ins[:k])
+	}
+	var ins [8]uint32 // not a punyInserts: less to clear
+	k := bl.inserts(&ins, block)
+	return encodeInserts(out, w, bl.nBasic, ins[:k])
+}
+
+// encodeInserts writes the digits of the deltas of ins (of a label with
+// nBasic basic code points) to out from w on, as far as they fit, adapting
+// the bias after each (RFC 3492 §6.1, §6.3); it returns the whole length.
+//
+// Most deltas after the first (below smallDeltas, at a bias below
+// smallBiases, which the first's, 72, is not) take their digits and the
+// next bias from tables (smallDigits, smallBias). Otherwise a delta of up
+// to three digits (the first in the Indic blocks takes three) is written
+// without a branch on how many (a branch would mispredict), from a table
+// of the bias's thresholds (digitSteps); a longer one by putDigits.
+func encodeInserts(out []byte, w, nBasic int, ins []uint32) int {
+	// the decoder's state n×(h+1) + i before the next insertion
+	h := uint32(nBasic)
+	state := punyInitialN * (h + 1)
+	bias := uint32(punyInitialBias)
 	// the first delta is divided by damp, the others by 2, as
 	// multiplications by ceil(2^37 / d): exact for a delta below 2^27
 	// (the error is below 2^27 / 2^37, less than 1/damp), and the
 	// product fits in 64 bits
-	dampMul := uint64((1<<37 + damp - 1) / damp)
-	lastPos := uint(0) // one past the position of the previous emission of the current value
-	for i, key := range keys {
-		m, pos := key>>6, uint(key&63)
-		if m != cur || i == 0 {
-			if i > 0 {
-				// finish the previous value's walk: the smaller code points
-				// after its last occurrence, then RFC's ++delta, ++n
-				delta += uint32(bits.OnesCount64(smaller>>lastPos)) + 1
-				cur++
-				smaller |= same // its positions now hold smaller code points too
-				same = 0
-			}
-			delta += (m - cur) * (h + 1)
-			cur = m
-			lastPos = 0
-		}
-		// smaller code points between the previous emission and this one
-		delta += uint32(bits.OnesCount64(smaller >> lastPos & (1<<(pos-lastPos) - 1)))
-		lastPos = pos + 1
-		same |= 1 << pos
-
-		q := delta
-		for kk := uint32(base); ; kk += base {
-			// t = kk - bias clamped to [tmin, tmax], without a branch
-			x := int32(kk) - int32(bias) - tmin
-			x = x&^(x>>31) + tmin
-			y := x - tmax
-			t := uint32(y&(y>>31) + tmax)
-			if q < t {
-				break
-			}
-			d := base - t
-			quo := div(q-t, d)
-			if w < len(out) {
-				out[w] = punyDigits[t+(q-t)-quo*d]
+	dampMul := uint64((1<<37 + punyDamp - 1) / punyDamp)
+	for _, in := range ins {
+		m := in >> 6
+		next := m*(h+1) + in&63
+		delta := next - state
+		// after the insertion: h+1 in place, i one past it
+		state = next + m + 1
+		if delta < smallDeltas && bias < smallBiases {
+			// most deltas after the first: their digits and the next bias
+			// from tables
+			c := smallDigits[bias][delta]
+			bias = uint32(smallBias[h&63][delta>>1])
+			if w+2 <= len(out) {
+				binary.LittleEndian.PutUint16(out[w:w+2], c)
+			} else if w < len(out) {
+				out[w] = byte(c)
 			}
 			w++
-			q = quo
+			if c >= 1<<8 {
+				w++
+			}
+			h++
+			continue
 		}
-		if w < len(out) {
-			out[w] = punyDigits[q]
+		if ds := &digitSteps[bias&maxBias]; delta < ds.limit3 {
+			// the digits t + r mod d and what remains, r / d, twice; the
+			// digits past the last are not written
+			r0 := delta - ds.t0
+			q1 := uint32(uint64(r0) * ds.recip0 >> 33)
+			r1 := q1 - ds.t1
+			q2 := uint32(uint64(r1) * ds.recip1 >> 33)
+			d0 := uint64(ds.t0 + r0 - q1*ds.d0)
+			v, digits := d0|uint64(ds.t1+r1-q2*ds.d1)<<8|uint64(q2)<<16, 3
+			if delta < ds.limit2 {
+				v, digits = d0|uint64(q1)<<8, 2
+			}
+			if delta < ds.t0 {
+				v, digits = uint64(delta), 1
+			}
+			w = putChars(out, w, punyChars(v), digits)
+		} else {
+			w = putDigits(out, w, delta, bias)
 		}
-		w++
-		// adapt the bias (RFC 3492 §6.1)
-		dl := uint32(uint64(delta) * dampMul >> 37) // delta / damp on the first, then / 2
+		bias = adapt(uint32(uint64(delta)*dampMul>>37), h+1)
 		dampMul = 1 << 36
-		dl += div(dl, h+1)
-		kk := uint32(0)
-		for dl > ((base-tmin)*tmax)/2 {
-			dl /= base - tmin
-			kk += base
-		}
-		bias = kk + uint32(biasStep[dl])
-		delta = 0
 		h++
 	}
 	return w
 }
 
-// punyDigits are Punycode's digits, by value.
-const punyDigits = "abcdefghijklmnopqrstuvwxyz0123456789"
+// maxBias bounds the bias: adapt's loop divides a delta below 2^27, damped
+// at least by 2, by 35 at most four times before it is at most 455, so the
+// bias is at most 4×36 + biasStep[455] = 177 (TestAdaptBound).
+const maxBias = 255
+
+// adapt returns the bias after a delta (RFC 3492 §6.1), given the delta
+// already divided by damp (the first) or 2, and the number of code points
+// handled, numPoints.
+func adapt(dl, numPoints uint32) uint32 {
+	dl += div(dl, numPoints)
+	k := uint32(0)
+	for dl > ((punyBase-punyTmin)*punyTmax)/2 {
+		dl /= punyBase - punyTmin
+		k += punyBase
+	}
+	return k + uint32(biasStep[dl])
+}
+
+// A digitStep holds what the first three digits of a delta need for a
+// bias: the thresholds t0 and t1 of the first two, d = base - t and the
+// reciprocal of d (div) for each, and the limits below which a delta has
+// at most two digits (t0 + d0×t1) and three (that + d0×d1×t2). A value
+// past the last digit wraps around; its digits are not written, and the
+// products stay within 64 bits (below 2^32 × 2^30).
+type digitStep struct {
+	t0, d0, t1, d1 uint32
+	limit2, limit3 uint32
+	recip0, recip1 uint64
+}
+
+// digitSteps are the digitSteps of every bias.
+var digitSteps = func() (ds [maxBias + 1]digitStep) {
+	for bias := range ds {
+		t0 := threshold(punyBase, uint32(bias))
+		t1 := threshold(2*punyBase, uint32(bias))
+		t2 := threshold(3*punyBase, uint32(bias))
+		d0, d1 := punyBase-t0, punyBase-t1
+		ds[bias] = digitStep{
+			t0: t0, d0: d0, t1: t1, d1: d1,
+			limit2: t0 + d0*t1, limit3: t0 + d0*t1 + d0*d1*t2,
+			recip0: recip[d0], recip1: recip[d1],
+		}
+	}
+	return ds
+}()
+
+// smallDigits holds the digits of every delta below smallDeltas for every
+// bias below smallBiases (the deltas after the first in a word of an Indic
+// block), as characters: the first in the low byte, the second, if any, in
+// the next (no delta there takes more than two: for a bias below 36, t1 is
+// tmax, and t0 + (base-t0)×tmax >= 286).
+const (
+	smallDeltas = 256
+	smallBiases = 36
+)
+
+var smallDigits = func() (sd [smallBiases][smallDeltas]uint16) {
+	for bias := range sd {
+		for delta := range sd[bias] {
+			var buf [8]byte
+			switch putDigits(buf[:], 0, uint32(delta), uint32(bias)) {
+			case 1:
+				sd[bias][delta] = uint16(buf[0])
+			case 2:
+				sd[bias][delta] = binary.LittleEndian.Uint16(buf[:])
+			default:
+				panic("smallDigits: a delta of more than two digits")
+			}
+		}
+	}
+	return sd
+}()
+
+// smallBias[h][dl] is the bias after a delta of smallDigits with h code
+// points in place before it: adapt(dl, h+1) for dl = delta/2 (it is not
+// the first delta).
+var smallBias = func() (sb [MaxALabelLength + 1][smallDeltas / 2]uint8) {
+	for h := range sb {
+		for dl := range sb[h] {
+			sb[h][dl] = uint8(adapt(uint32(dl), uint32(h)+1))
+		}
+	}
+	return sb
+}()
+
+// threshold is RFC 3492's t for the digit at k (a multiple of base): k -
+// bias clamped to [tmin, tmax].
+func threshold(k, bias uint32) uint32 {
+	return uint32(min(max(int32(k)-int32(bias), punyTmin), punyTmax))
+}
+
+// putDigits writes the digits of delta for bias to out from w on, as far
+// as they fit, one at a time (RFC 3492 §6.3), and returns the new length.
+func putDigits(out []byte, w int, delta, bias uint32) int {
+	q := delta
+	for k := uint32(punyBase); ; k += punyBase {
+		t := threshold(k, bias)
+		if q < t {
+			break
+		}
+		rest := div(q-t, punyBase-t)
+		w = putChars(out, w, punyChars(uint64(q-rest*(punyBase-t))), 1) // t + (q-t) mod (base-t)
+		q = rest
+	}
+	return putChars(out, w, punyChars(uint64(q)), 1)
+}
+
+// punyChars turns the digit values in the bytes of v (each below 36)
+// into Punycode's digits: a-z for 0-25, 0-9 for 26-35 (a byte of 26 or
+// more plus 102 has its high bit set; no byte carries into the next).
+func punyChars(v uint64) uint64 {
+	const a, zero = 'a' * bytesOne, ('a' - '0' + 26) // 'a'+v, or '0'+v-26
+	return v + a - ((v+(128-26)*bytesOne)>>7&bytesOne)*zero
+}
+
+// putChars writes the first n bytes of c to out from w on, as far as they
+// fit, and returns w+n.
+func putChars(out []byte, w int, c uint64, n int) int {
+	if w+8 <= len(out) {
+		binary.LittleEndian.PutUint64(out[w:], c)
+	} else {
+		for i := 0; i < n && w+i < len(out); i++ {
+			out[w+i] = byte(c >> (8 * i))
+		}
+	}
+	return w + n
+}
 
 // div returns x / d for x < 2^27 and 1 <= d <= 64 (every division of the
 // encoder: a delta is below 0x110000 × 64 < 2^27) as a multiplication by
@@ -218,10 +515,10 @@ const punyDigits = "abcdefghijklmnopqrstuvwxyz0123456789"
 // too small to reach the next integer for d <= 64. TestDiv checks every d
 // at the edges of the range.
 func div(x, d uint32) uint32 {
-	return uint32((uint64(x) * recip[d]) >> 33)
+	return uint32((uint64(x) * recip[d&127]) >> 33)
 }
 
-var recip = func() (r [65]uint64) {
+var recip = func() (r [128]uint64) {
 	for d := uint64(1); d <= 64; d++ {
 		r[d] = (1<<33 + d - 1) / d
 	}
@@ -243,13 +540,20 @@ func aLabelLengthOf(u string, nBasic, n int) int {
 	if n > MaxALabelLength {
 		return MaxALabelLength + n
 	}
+	var buf punyBuf
+	return punycodeOf(u, nBasic, n, &buf)
+}
+
+// punycodeOf is punycode of the string u, of n code points (at most 63),
+// nBasic of them ASCII.
+func punycodeOf(u string, nBasic, n int, buf *punyBuf) int {
 	var rs [MaxALabelLength]rune
 	i := 0
 	for _, r := range u {
 		rs[i] = r
 		i++
 	}
-	return aLabelLength(rs[:n], nBasic, n)
+	return punycode(rs[:n], nBasic, buf)
 }
 
 // safeLengths returns, for each number of ASCII code points nBasic, the
