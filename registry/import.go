@@ -487,9 +487,9 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 		if err == nil && n.zone != zone {
 			err = Errorf(CodeOtherZone, "%s is not a name of zone %s", rec.Name, zone.Name)
 		}
-		var c *canonical
+		var c canonical
 		if err == nil {
-			c, err = s.judge(n, rec.Lang)
+			c, err = s.judge(&n, rec.Lang)
 		}
 		if err != nil {
 			var e *Error

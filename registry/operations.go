@@ -221,13 +221,13 @@ func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error
 
 // canonicalLabel judges label.zone for an operator's table (reserved
 // names): it must be a valid name of the zone in some language (or LDH).
-func (s *Service) canonicalLabel(input string) (*Zone, *canonical, error) {
+func (s *Service) canonicalLabel(input string) (*Zone, canonical, error) {
 	n, c, err := s.judgeName(input, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, canonical{}, err
 	}
 	if len(c.errs) > 0 {
-		return nil, nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid label of %s", n.label, n.zone.Name), Errors: c.errs}
+		return nil, canonical{}, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid label of %s", n.label, n.zone.Name), Errors: c.errs}
 	}
 	return n.zone, c, nil
 }
@@ -272,11 +272,7 @@ func (s *Service) ReservedNames(ctx context.Context, zone string) ([]ReservedNam
 }
 
 func (s *Service) zoneByName(zone string) *Zone {
-	zkey := norm.NFC.String(strings.TrimSuffix(zone, "."))
-	if isASCII(zkey) {
-		zkey = strings.ToLower(zkey)
-	}
-	return s.zones[zkey]
+	return s.zones[zoneKey(strings.TrimSuffix(zone, "."))]
 }
 
 // reservedAmong returns the reserved name among a conflict set, or nil.
@@ -343,8 +339,7 @@ func (s *Service) AddZone(ctx context.Context, z Zone) error {
 	s.relations[z.Name] = rel
 	s.list = append(s.list, z)
 	for i := range s.list {
-		zz := &s.list[i]
-		s.zones[zz.Name], s.zones[zz.ALabel] = zz, zz
+		s.index(&s.list[i])
 	}
 	return nil
 }

@@ -45,6 +45,7 @@ func DefaultZones() []Zone {
 type Service struct {
 	store     Store
 	zones     map[string]*Zone // by U-label and by A-label
+	exact     map[string]*Zone // the keys of zones that zoneKey leaves as they are
 	list      []Zone
 	relations map[string]*akshara.ZoneRelation // by zone U-label
 	recompute *RecomputeReport
@@ -90,7 +91,7 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{store: store, zones: map[string]*Zone{}, list: zones, relations: map[string]*akshara.ZoneRelation{}, lookup: opts.Lookup, version: opts.DataVersion}
+	s := &Service{store: store, zones: map[string]*Zone{}, exact: map[string]*Zone{}, list: zones, relations: map[string]*akshara.ZoneRelation{}, lookup: opts.Lookup, version: opts.DataVersion}
 	if s.lookup == nil {
 		s.lookup = akshara.Lookup
 	}
@@ -100,8 +101,7 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	for i := range zones {
 		z := &s.list[i]
 		orderLanguages(z, defaults)
-		s.zones[z.Name] = z
-		s.zones[z.ALabel] = z
+		s.index(z)
 		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
@@ -219,24 +219,48 @@ type name struct {
 }
 
 // parseName splits label.zone (a final dot is allowed) and finds the zone.
-func (s *Service) parseName(input string) (*name, error) {
+// The name is returned by value, as judge's canonical is: a check makes
+// neither on the heap.
+func (s *Service) parseName(input string) (name, error) {
 	if err := checkInput(input); err != nil {
-		return nil, err
+		return name{}, err
 	}
 	n := strings.TrimSuffix(input, ".")
 	label, zone, ok := strings.Cut(n, ".")
 	if !ok || label == "" || zone == "" || strings.Contains(zone, ".") {
-		return nil, Errorf(CodeBadName, "%q is not a name of the form label.zone", input)
+		return name{}, Errorf(CodeBadName, "%q is not a name of the form label.zone", input)
 	}
-	zkey := norm.NFC.String(zone)
-	if isASCII(zkey) {
-		zkey = strings.ToLower(zkey)
-	}
-	z := s.zones[zkey]
+	z := s.exact[zone] // the zone as it is written (a check's usual case)
 	if z == nil {
-		return nil, Errorf(CodeUnknownZone, "there is no zone %q", zone)
+		z = s.zones[zoneKey(zone)]
 	}
-	return &name{input: input, label: label, zone: z}, nil
+	if z == nil {
+		return name{}, Errorf(CodeUnknownZone, "there is no zone %q", zone)
+	}
+	return name{input: input, label: label, zone: z}, nil
+}
+
+// zoneKey is a zone's name as the zones are looked up by it: NFC, and
+// lower-cased if plain ASCII.
+func zoneKey(zone string) string {
+	k := norm.NFC.String(zone)
+	if isASCII(k) {
+		k = strings.ToLower(k)
+	}
+	return k
+}
+
+// index makes z found by its name and its A-label. A key that zoneKey
+// leaves as it is goes in exact too: an input equal to it has that key,
+// and is found without normalizing it (which costs a check as much as
+// the rest of parsing the name).
+func (s *Service) index(z *Zone) {
+	for _, k := range [2]string{z.Name, z.ALabel} {
+		s.zones[k] = z
+		if zoneKey(k) == k {
+			s.exact[k] = z
+		}
+	}
 }
 
 func isASCII(s string) bool {
@@ -258,14 +282,14 @@ type canonical struct {
 
 // judge applies the policy to a label of the zone in the language (or, for
 // lang "", the first of the zone's languages that accepts it).
-func (s *Service) judge(n *name, lang string) (*canonical, error) {
+func (s *Service) judge(n *name, lang string) (canonical, error) {
 	z := n.zone
 	if strings.EqualFold(lang, "auto") {
 		lang = "" // as /v1/analyze and the CLI take it
 	}
 	if lang == LDH || (lang == "" && z.LDH && isASCII(n.label) && !hasACEPrefix(n.label)) {
 		if !z.LDH {
-			return nil, Errorf(CodeUnknownLanguage, "zone %s takes no plain ASCII labels", z.Name)
+			return canonical{}, Errorf(CodeUnknownLanguage, "zone %s takes no plain ASCII labels", z.Name)
 		}
 		return checkLDH(n.label, z), nil
 	}
@@ -276,15 +300,15 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 		}
 		l, err := s.lookup(tag)
 		if err != nil {
-			return nil, &Error{Code: CodeInternal, Message: "language " + tag, Err: err}
+			return canonical{}, &Error{Code: CodeInternal, Message: "language " + tag, Err: err}
 		}
 		langs = append(langs, l)
 	}
 	if len(langs) == 0 {
 		if _, err := s.lookup(lang); err != nil {
-			return nil, Errorf(CodeUnknownLanguage, "there is no language %q", lang)
+			return canonical{}, Errorf(CodeUnknownLanguage, "there is no language %q", lang)
 		}
-		return nil, Errorf(CodeUnknownLanguage, "zone %s does not take language %s (it takes %s)", z.Name, lang, strings.Join(z.Languages, ", "))
+		return canonical{}, Errorf(CodeUnknownLanguage, "zone %s does not take language %s (it takes %s)", z.Name, lang, strings.Join(z.Languages, ", "))
 	}
 	opts := akshara.Options{MinLength: z.MinLength}
 	var first *akshara.Result // the explanation for an invalid label
@@ -296,7 +320,7 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 			}
 			continue
 		}
-		c := &canonical{label: res.ULabel, alabel: res.ALabel, lang: l.Tag}
+		c := canonical{label: res.ULabel, alabel: res.ALabel, lang: l.Tag}
 		if c.alabel == "" {
 			c.alabel = res.ULabel
 		}
@@ -309,16 +333,16 @@ func (s *Service) judge(n *name, lang string) (*canonical, error) {
 		c.blocks = set
 		return c, nil
 	}
-	return &canonical{label: first.ULabel, lang: first.Lang, errs: first.Errors}, nil
+	return canonical{label: first.ULabel, lang: first.Lang, errs: first.Errors}, nil
 }
 
 // judgeName parses label.zone and judges the label.
-func (s *Service) judgeName(input, lang string) (*name, *canonical, error) {
+func (s *Service) judgeName(input, lang string) (name, canonical, error) {
 	n, err := s.parseName(input)
 	if err != nil {
-		return nil, nil, err
+		return name{}, canonical{}, err
 	}
-	c, err := s.judge(n, lang)
+	c, err := s.judge(&n, lang)
 	return n, c, err
 }
 
@@ -327,9 +351,9 @@ func hasACEPrefix(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4]
 // checkLDH applies the .in rules to a plain ASCII label: letters, digits
 // and hyphens, within the zone's lengths, no hyphen first or last, no
 // hyphens in the third and fourth places. Its conflict set is itself.
-func checkLDH(label string, z *Zone) *canonical {
+func checkLDH(label string, z *Zone) canonical {
 	l := strings.ToLower(label)
-	c := &canonical{label: l, alabel: l, lang: LDH, blocks: []string{l}}
+	c := canonical{label: l, alabel: l, lang: LDH, blocks: []string{l}}
 	add := func(code akshara.Code, pos int, msg string) {
 		c.errs = append(c.errs, &akshara.Error{Code: code, Pos: pos, Message: msg})
 	}
@@ -359,8 +383,20 @@ func checkLDH(label string, z *Zone) *canonical {
 	return c
 }
 
+// fullName returns the name (U-labels) and its A-label form, made in one
+// allocation: the two end to end, each a substring of it.
 func (s *Service) fullName(c *canonical, z *Zone) (string, string) {
-	return c.label + "." + z.Name, c.alabel + "." + z.ALabel
+	n := len(c.label) + 1 + len(z.Name)
+	var b strings.Builder
+	b.Grow(n + len(c.alabel) + 1 + len(z.ALabel))
+	b.WriteString(c.label)
+	b.WriteByte('.')
+	b.WriteString(z.Name)
+	b.WriteString(c.alabel)
+	b.WriteByte('.')
+	b.WriteString(z.ALabel)
+	both := b.String()
+	return both[:n], both[n:]
 }
 
 // Check answers whether name (label.zone, U-labels or A-labels) may be
@@ -377,7 +413,7 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		res.Status, res.Errors = Invalid, c.errs
 		return res, nil
 	}
-	res.ULabel, res.ALabel = s.fullName(c, n.zone)
+	res.ULabel, res.ALabel = s.fullName(&c, n.zone)
 	for _, b := range c.blocks {
 		if b != c.label {
 			res.Variants = append(res.Variants, b)
@@ -450,7 +486,7 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) 
 	if len(c.errs) > 0 {
 		return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
 	}
-	full, afull := s.fullName(c, n.zone)
+	full, afull := s.fullName(&c, n.zone)
 	if rn, err := s.reservedAmong(ctx, n.zone.Name, c.blocks); err != nil {
 		return nil, err
 	} else if rn != nil {
@@ -590,7 +626,7 @@ func (s *Service) Conflict(zone, a, la, b, lb string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, c := range []*canonical{ca, cb} {
+	for _, c := range []*canonical{&ca, &cb} {
 		if len(c.errs) > 0 {
 			return false, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", c.label, c.lang), Errors: c.errs}
 		}
@@ -622,7 +658,7 @@ func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang st
 		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "create-exempt", Name: input, Result: CodeOf(err)})
 		return nil, err
 	}
-	full, afull := s.fullName(c, n.zone)
+	full, afull := s.fullName(&c, n.zone)
 	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
 	return s.store.CreateExemptDomain(ctx, d, r.ID)
 }
