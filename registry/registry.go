@@ -252,7 +252,9 @@ type Store interface {
 // lookups at once: FindForCheck returns FindBlocker's domain, or, if no
 // domain holds the labels, FindReserved's name (nil, nil if neither). A
 // store with a read cache (the SQLite store) asks once whether its cache
-// is still good, rather than once per lookup.
+// is still good, rather than once per lookup. The answers may be the
+// store's own, shared with other checks (a cached domain is not copied
+// for each): the caller reads them and must not change them.
 type CheckFinder interface {
 	FindForCheck(ctx context.Context, zone string, labels []string) (*Domain, *ReservedName, error)
 }

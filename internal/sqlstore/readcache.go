@@ -384,7 +384,9 @@ func (s *Store) cached(ctx context.Context, kind byte, zone string, labels []str
 }
 
 // FindForCheck implements registry.CheckFinder: one poll of the read cache
-// for a check's two lookups.
+// for a check's two lookups. Its answers are the cache's own, not copies
+// (CheckFinder's callers only read them; FindBlocker and FindReserved,
+// whose callers may keep and change theirs, copy).
 func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) (*registry.Domain, *registry.ReservedName, error) {
 	if len(labels) == 0 {
 		return nil, nil, nil
@@ -400,7 +402,7 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 	if err != nil {
 		return nil, nil, internal("finding blocker", err)
 	}
-	return copyDomain(e.blocker), copyReserved(e.reserved), nil
+	return e.blocker, e.reserved, nil
 }
 
 // copyDomain is the caller's own copy of a cached domain (nil: nil).
