@@ -14,7 +14,8 @@ import (
 )
 
 // BenchmarkCheckPath is one check at a time on a warm read cache, without
-// the network: Service.Check, and the HTTP handler (ServeHTTP) for
+// the network: Service.Check (and, for comparison, of names it has not
+// seen), and the HTTP handler (ServeHTTP) for
 // /v1/check next to /healthz. It shows what the check path adds to a
 // request, the figure BenchmarkStore's http-1client pair measures with
 // the loopback round trip around it.
@@ -51,6 +52,18 @@ func BenchmarkCheckPath(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := svc.Check(ctx, names[i%len(names)], "hi"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// a name checked for the first time: the cache misses, and the lookups
+	// run (the name is available: no domain holds it, none reserves it)
+	fresh := 2000 // the next label not checked yet
+	b.Run("service-miss", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			fresh++
+			if _, err := svc.Check(ctx, registrytest.Label(fresh)+".भारत", "hi"); err != nil {
 				b.Fatal(err)
 			}
 		}

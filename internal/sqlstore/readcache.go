@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -392,17 +394,66 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 		return nil, nil, nil
 	}
 	e, err := s.cached(ctx, 'c', zone, labels, func() (cacheEntry, error) {
-		d, err := s.findBlocker(ctx, zone, labels)
-		if err != nil || d != nil {
-			return cacheEntry{blocker: d}, err
-		}
-		r, err := s.findReserved(ctx, zone, labels)
-		return cacheEntry{reserved: r}, err
+		return s.findForCheck(ctx, zone, labels)
 	})
 	if err != nil {
 		return nil, nil, internal("finding blocker", err)
 	}
 	return e.blocker, e.reserved, nil
+}
+
+// findForCheck is FindForCheck's query: findBlocker's and findReserved's
+// in one statement, which gives one row: the blocker's columns, NULL if no
+// domain holds the labels, and the reserved name's, NULL if none is
+// reserved. A name checked for the first time (a miss of the cache, or no
+// cache) costs one query, not two (the reserved name is looked up even
+// when a domain holds the labels, and then not used: a lookup of a primary
+// key is cheaper than a second statement).
+func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) (cacheEntry, error) {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
+	args := make([]any, 0, 2+2*len(labels))
+	args = append(args, zone)
+	for _, l := range labels {
+		args = append(args, l)
+	}
+	args = append(args, zone)
+	for _, l := range labels {
+		args = append(args, l)
+	}
+	query := `SELECT bl.id, bl.zone, bl.label, bl.alabel, bl.lang, bl.name, bl.created, bl.data_version, bl.legacy, bl.exempt,
+		rv.zone, rv.label, rv.reason, rv.created
+		FROM (SELECT 1 AS one) o
+		LEFT JOIN (SELECT ` + domainColumns + `, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) AS exempt
+			FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
+			WHERE b.zone = ? AND b.label IN (` + marks + `) ORDER BY d.id LIMIT 1) bl ON 1 = 1
+		LEFT JOIN (SELECT zone, label, reason, created FROM reserved
+			WHERE zone = ? AND label IN (` + marks + `) ORDER BY label LIMIT 1) rv ON 1 = 1`
+	var (
+		id, created, exempt                         sql.NullInt64
+		dzone, label, alabel, lang, reg, dv, legacy sql.NullString
+		rzone, rlabel, reason                       sql.NullString
+		rcreated                                    sql.NullInt64
+	)
+	err := s.do(ctx, func() error {
+		return s.queryRow(ctx, nil, query, args...).Scan(&id, &dzone, &label, &alabel, &lang, &reg, &created, &dv, &legacy, &exempt,
+			&rzone, &rlabel, &reason, &rcreated)
+	})
+	if err != nil {
+		return cacheEntry{}, err
+	}
+	if id.Valid {
+		d := &registry.Domain{ID: id.Int64, Zone: dzone.String, Label: label.String, ALabel: alabel.String, Lang: lang.String,
+			Registrar: reg.String, DataVersion: dv.String, Exempted: exempt.Int64 > 0}
+		d.Name = d.Label + "." + d.Zone
+		d.Created = time.Unix(0, created.Int64).UTC()
+		d.Legacy = strings.Fields(legacy.String)
+		return cacheEntry{blocker: d}, nil
+	}
+	if rlabel.Valid {
+		return cacheEntry{reserved: &registry.ReservedName{Zone: rzone.String, Label: rlabel.String, Reason: reason.String,
+			Created: time.Unix(0, rcreated.Int64).UTC()}}, nil
+	}
+	return cacheEntry{}, nil
 }
 
 // copyDomain is the caller's own copy of a cached domain (nil: nil).
