@@ -181,6 +181,12 @@ func BenchmarkHindi(b *testing.B) {
 	b.Run("Check/valid-only", func(b *testing.B) {
 		benchEach(b, valid, func(s string) bool { return hi.Check(s).Valid })
 	})
+	// Brief is Check without the syllables, the A-label and the messages:
+	// the verdict and one allocation, the floor of any Check that returns a
+	// Result
+	b.Run("CheckBrief/valid-only", func(b *testing.B) {
+		benchEach(b, valid, func(s string) bool { return hi.CheckOptions(s, Options{Brief: true}).Valid })
+	})
 	var invalid []string
 	for _, l := range mix {
 		if !hi.Valid(l) {

@@ -74,9 +74,12 @@ func (l *Language) CheckOptions(label string, o Options) *Result {
 	// fast applies the default minimum length (a constant there: Valid's
 	// loop is measurably faster for it)
 	if valid, sure := l.fast(label); sure && valid && minLen == MinLength {
+		if o.Brief {
+			return l.briefResult(label)
+		}
 		var rec fastRec
 		if l.segment(label, &rec) {
-			return l.validResult(label, &rec, o.Brief)
+			return l.validResult(label, &rec)
 		}
 	}
 	var d diag // (a composite literal would be zeroed, then copied)
@@ -222,12 +225,19 @@ type (
 // noSyllables is the Syllables of a brief Result: empty, not nil.
 var noSyllables = []string{}
 
+// briefResult is the Result of a label fast is sure is valid, for
+// Options.Brief: no syllables, no A-label. Its fields are stored one by one
+// (see validResult).
+func (l *Language) briefResult(s string) *Result {
+	r := new(Result)
+	r.Input, r.Lang, r.Valid, r.ULabel = s, l.Tag, true, s
+	r.Syllables, r.Errors = noSyllables, noErrors
+	return r
+}
+
 // validResult builds the Result of a label fast is sure is valid, as
 // run and diag.finish would: the label is NFC, so it is its own U-label.
-func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
-	if brief {
-		return &Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: noSyllables, Errors: noErrors}
-	}
+func (l *Language) validResult(s string, rec *fastRec) *Result {
 	segs := rec.segs[:rec.nSegs]
 	if len(segs) == 0 || segs[0]>>2 != 0 {
 		// the first syllable starts at 0 whatever the table says
@@ -278,7 +288,8 @@ func (l *Language) validResult(s string, rec *fastRec, brief bool) *Result {
 		syl = append(syl, s[from[i]:to[i]])
 	}
 	r := &b.res
-	*r = Result{Input: s, Lang: l.Tag, Valid: true, ULabel: s, Syllables: syl, Errors: noErrors}
+	r.Input, r.Lang, r.Valid, r.ULabel = s, l.Tag, true, s
+	r.Syllables, r.Errors = syl, noErrors
 	switch {
 	case alen > len(b.a):
 		// not for a label fast is sure is valid (its A-label has at most
