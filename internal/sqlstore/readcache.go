@@ -394,7 +394,15 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 		return nil, nil, nil
 	}
 	e, err := s.cached(ctx, 'c', zone, labels, func() (cacheEntry, error) {
-		return s.findForCheck(ctx, zone, labels)
+		if s.d.CheckInOneStatement {
+			return s.findForCheck(ctx, zone, labels)
+		}
+		d, err := s.findBlocker(ctx, zone, labels)
+		if err != nil || d != nil {
+			return cacheEntry{blocker: d}, err
+		}
+		r, err := s.findReserved(ctx, zone, labels)
+		return cacheEntry{reserved: r}, err
 	})
 	if err != nil {
 		return nil, nil, internal("finding blocker", err)
@@ -402,13 +410,13 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 	return e.blocker, e.reserved, nil
 }
 
-// findForCheck is FindForCheck's query: findBlocker's and findReserved's
-// in one statement, which gives one row: the blocker's columns, NULL if no
-// domain holds the labels, and the reserved name's, NULL if none is
-// reserved. A name checked for the first time (a miss of the cache, or no
-// cache) costs one query, not two (the reserved name is looked up even
-// when a domain holds the labels, and then not used: a lookup of a primary
-// key is cheaper than a second statement).
+// findForCheck is FindForCheck's query with Dialect.CheckInOneStatement:
+// findBlocker's and findReserved's in one statement, which gives one row:
+// the blocker's columns, NULL if no domain holds the labels, and the
+// reserved name's, NULL if none is reserved. A check on PostgreSQL costs
+// one round trip, not two (the reserved name is looked up even when a
+// domain holds the labels, and then not used: a lookup of a primary key
+// costs the server less than a second statement costs the check).
 func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) (cacheEntry, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
 	args := make([]any, 0, 2+2*len(labels))

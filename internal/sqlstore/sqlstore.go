@@ -26,6 +26,11 @@ type Dialect struct {
 	Name string
 	// Dollar placeholders ($1, $2, ...) instead of ?.
 	Dollar bool
+	// CheckInOneStatement: a check's two lookups (FindForCheck) in one
+	// statement, for a database where a statement is a round trip to a
+	// server. In process (SQLite) the joined statement costs more than
+	// the two (a held name: 9.5 µs alone, 15.5 joined).
+	CheckInOneStatement bool
 	// IsUnique reports whether err is a unique constraint violation.
 	IsUnique func(err error) bool
 	// Migrations holds NNN_name.sql files, applied in order once each.
