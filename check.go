@@ -103,8 +103,8 @@ type fastRec struct {
 	segs  [MaxALabelLength + 2]uint16 // off<<2 | hyphen<<1 | digit
 	ascii [MaxALabelLength]byte       // the ASCII code points, in order
 	nSegs int
-	// wide: a code point lies outside what label can hold (the block's
-	// offsets 1 to 127), so the A-label is encoded from the string
+	// wide: a code point has no ordinal for label (labelOrds), so the
+	// A-label is encoded from the string
 	wide bool
 }
 
@@ -116,27 +116,49 @@ type fastRec struct {
 // and kept only where the table starts a syllable: no branch on the
 // table's answer, which a word's letters make unpredictable.
 func (l *Language) segment(s string, rec *fastRec) bool {
-	tab, info := l.fastSegTab, &l.fastInfo
+	tab, info, ords := l.fastSegTab, &l.fastInfo, &l.labelOrds
 	st := uint32(0)
 	n, nSegs := 0, 0
-	// The straight line: the three-octet code points of fastInfo (every
-	// letter of an Indic block), with the counts in registers. Anything
-	// else goes on in the loop below, from the same state.
+	// The straight lines: the three-octet code points of fastInfo (every
+	// letter of an Indic block), then the two-octet ones (every letter of
+	// an Arabic-script block), with the counts in registers. Anything else
+	// goes on in the loop below, from the same state.
 	rest := s
+	// the three-octet line records block offsets, so it takes the offsets
+	// 1..127 (o-1 < 127) where they are the ordinals, and none otherwise
+	// (o-1 < 0)
+	lim := uint(0)
+	if ords.byOffset {
+		lim = 127
+	}
 	for len(rest) >= 3 && n < MaxALabelLength {
 		c := rest[0]
 		r := rune(c&0x0F)<<12 | rune(rest[1]&0x3F)<<6 | rune(rest[2]&0x3F)
 		o := uint(r - l.block)
-		if c < 0xE0 || c >= 0xF0 || o-1 >= 127 || info[o] == 0 {
-			break // o-1 >= 127: label.add takes the offsets 1..127
+		if c < 0xE0 || c >= 0xF0 || o-1 >= lim || info[o&255] == 0 {
+			break
 		}
 		rec.label.offs[n&63] = byte(o)
+		rec.segs[nSegs&63] = uint16(len(s)-len(rest)) << 2
+		t := tab[st|uint32(info[o&255]&fiKind)]
+		st = t &^ 1
+		nSegs += int(t & 1)
+		n++
+		rest = rest[3:]
+	}
+	for len(rest) >= 2 && n < MaxALabelLength {
+		c := rest[0]
+		o := uint(rune(c&0x1F)<<6 | rune(rest[1]&0x3F) - l.block)
+		if c&0xE0 != 0xC0 || o >= 256 || info[o] == 0 || ords.ord[o] == 0 {
+			break
+		}
+		rec.label.offs[n&63] = ords.ord[o]
 		rec.segs[nSegs&63] = uint16(len(s)-len(rest)) << 2
 		t := tab[st|uint32(info[o]&fiKind)]
 		st = t &^ 1
 		nSegs += int(t & 1)
 		n++
-		rest = rest[3:]
+		rest = rest[2:]
 	}
 	for i := len(s) - len(rest); i < len(s); n++ {
 		if n == MaxALabelLength {
@@ -155,13 +177,14 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 		} else {
 			r, size := decodeValid(s, i)
 			i += size
-			off := r - l.block
-			if o := uint(off); o < uint(len(info)) && info[o] != 0 {
-				w = info[o]
-			} else {
+			ord := uint8(0)
+			if o := uint(r - l.block); o < uint(len(info)) {
+				w, ord = info[o], ords.ord[o]
+			}
+			if w == 0 {
 				w = uint64(l.extra[r]) // a letter NFC may change, outside fastInfo
 			}
-			if !rec.label.add(n, off) {
+			if !rec.label.add(n, rune(ord)) {
 				rec.wide = true
 			}
 		}
@@ -181,7 +204,7 @@ func (l *Language) aLabel(s string, rec *fastRec, buf *punyBuf) int {
 	if rec.wide {
 		return punycodeOf(s, rec.label.nBasic, rec.label.n, buf)
 	}
-	return rec.label.encode(buf[:], prefix(buf[:], rec.ascii[:rec.label.nBasic]), l.block)
+	return rec.label.encode(buf[:], prefix(buf[:], rec.ascii[:rec.label.nBasic]), &l.labelOrds.val)
 }
 
 // The Result of Check's diagnostics, room for its syllables and for one

@@ -368,7 +368,7 @@ func (l *Language) mixes(s string) bool {
 
 // fastALabelLength is aLabelLengthOf for fast: the length of the A-label
 // of the NFC label s of n code points, nBasic of them ASCII. When every
-// other code point lies in the block, the encoder visits them by value
+// other code point has an ordinal (labelOrds), the encoder visits them by value
 // without sorting them (blockSets: fast asks only for labels too long for
 // safeLen, where comparing each code point with every other, as
 // blockLabel does, would cost more); otherwise it asks aLabelLengthOf.
@@ -385,12 +385,17 @@ func (l *Language) fastALabelLength(s string, nBasic, n int) int {
 			continue
 		}
 		r, size := decodeValid(s, i)
-		if off := r - l.block; off == 0 || !bs.add(p, off) {
+		ord := uint8(0)
+		if o := uint(r - l.block); o < uint(len(l.labelOrds.ord)) {
+			ord = l.labelOrds.ord[o]
+		}
+		if ord == 0 {
 			return aLabelLengthOf(s, nBasic, n)
 		}
+		bs.add(p, rune(ord))
 		i += size
 	}
 	var ins punyInserts
-	k := bs.inserts(&ins, l.block)
+	k := bs.inserts(&ins, &l.labelOrds.val)
 	return encodeInserts(nil, prefixLen(nBasic), nBasic, ins[:k])
 }

@@ -515,11 +515,25 @@ func TestTriplePrefilter(t *testing.T) {
 // (blockLabel.inserts, insertsLong) to the sorted one (keyInserts) on
 // random labels of up to 63 code points at offsets 1..127 of a block and
 // ASCII, with many repeated values and values next to each other (where a
-// comparison off by one shows).
+// comparison off by one shows), the ordinals standing for the block's
+// offsets or, every other label, for increasing code points with gaps
+// (labelOrds of an Arabic-script repertoire).
 func TestBlockInserts(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	const block = 0x900
+	var byOffset, gappy [128]rune
+	for o := range byOffset {
+		byOffset[o] = block + rune(o)
+	}
+	gappy[0] = 0x600
+	for o := 1; o < len(gappy); o++ {
+		gappy[o] = gappy[o-1] + 1 + rune(rng.Intn(3))
+	}
 	for i := 0; i < longtest.Pick(20000, 200000); i++ {
+		val := &byOffset
+		if i%4 >= 2 {
+			val = &gappy
+		}
 		n := 1 + rng.Intn(MaxALabelLength)
 		if i%2 == 0 {
 			n = 1 + rng.Intn(8)
@@ -538,7 +552,7 @@ func TestBlockInserts(t *testing.T) {
 				continue
 			}
 			off := rune(min(lo+rng.Intn(span), 127))
-			rs[p] = block + off
+			rs[p] = val[off]
 			if !bl.add(p, off) {
 				t.Fatalf("add(%d, %d) refused", p, off)
 			}
@@ -546,12 +560,12 @@ func TestBlockInserts(t *testing.T) {
 		var ascii [MaxALabelLength]byte
 		var want, got punyInserts
 		k, _ := runeInserts(rs, &want, &ascii)
-		if gk := bl.insertsLong(&got, block); gk != k || got != want {
+		if gk := bl.insertsLong(&got, val); gk != k || got != want {
 			t.Fatalf("%U: insertsLong %d %x, keyInserts %d %x", rs, gk, got[:gk], k, want[:k])
 		}
 		if n <= 8 {
 			var short [8]uint32
-			if gk := bl.inserts(&short, block); gk != k || short != [8]uint32(want[:8]) {
+			if gk := bl.inserts(&short, val); gk != k || short != [8]uint32(want[:8]) {
 				t.Fatalf("%U: inserts %d %x, keyInserts %d %x", rs, gk, short[:gk], k, want[:k])
 			}
 		}
@@ -560,6 +574,46 @@ func TestBlockInserts(t *testing.T) {
 	for _, off := range []rune{0, 128, -1} {
 		if bl.add(0, off) {
 			t.Errorf("add(0, %d) accepted an offset the encoder cannot take", off)
+		}
+	}
+}
+
+// TestLabelOrds holds every language's labelOrds to what segment and the
+// encoder assume: the ordinals keep the code points' order and val gives
+// each one's code point back; byOffset languages number by block offset;
+// a repertoire of at most 127 code points in fastInfo's range has an
+// ordinal for each (else its labels would all be encoded from the string,
+// as the Arabic-script ones were, by sorting).
+func TestLabelOrds(t *testing.T) {
+	for _, tag := range Tags() {
+		l := mustLang(t, tag)
+		lo := &l.labelOrds
+		inRep := 0
+		for o := 0; o < 256; o++ {
+			if l.classOf(l.block+rune(o)) != NoClass {
+				inRep++
+			}
+		}
+		prev := uint8(0)
+		for o := 0; o < 256; o++ {
+			r := l.block + rune(o)
+			if l.classOf(r) != NoClass && lo.ord[o] == 0 && inRep <= 127 {
+				t.Errorf("%s: %U in the repertoire has no ordinal", tag, r)
+			}
+			ord := lo.ord[o]
+			if ord == 0 {
+				continue
+			}
+			if ord <= prev || ord > 127 {
+				t.Errorf("%s: %U has ordinal %d after %d", tag, r, ord, prev)
+			}
+			prev = ord
+			if lo.val[ord] != r {
+				t.Errorf("%s: ordinal %d of %U gives %U back", tag, ord, r, lo.val[ord])
+			}
+			if lo.byOffset && int(ord) != o {
+				t.Errorf("%s: by offset, %U has ordinal %d", tag, r, ord)
+			}
 		}
 	}
 }

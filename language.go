@@ -109,6 +109,10 @@ type Language struct {
 	// consonants joined by halants.
 	fastTriple uint32
 
+	// labelOrds numbers the repertoire for the A-label's encoder on
+	// Check's valid path (segment, blockLabel).
+	labelOrds labelOrds
+
 	grammar grammarParams
 	states  []gstate
 	table   [][numKinds]transition
@@ -304,6 +308,13 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	l.buildFast()
+	l.labelOrds = buildLabelOrds(l.block, func(o int) bool {
+		if o < 128 {
+			return l.kinds[o] != kindNone
+		}
+		_, ok := l.extra[l.block+rune(o)]
+		return ok
+	})
 	return l, nil
 }
 

@@ -180,25 +180,76 @@ func place(inPlace *uint64, pos uint) uint32 {
 	return at
 }
 
-// A blockLabel is a label whose non-basic code points all lie at offsets
-// 1 to 127 of one 128-code-point block, as the encoder reads it without
-// sorting: the offset of each code point, a byte each (0 for a basic one),
-// so that blockLabel.inserts compares them eight at a time.
+// A blockLabel is a label whose non-basic code points all have ordinals
+// 1 to 127 in the language's labelOrds (their offsets in its block, or
+// for a repertoire that does not fit the block's 1..127, such as Arabic's
+// U+0621..U+06D3, their ranks), as the encoder reads it without sorting:
+// the ordinal of each code point, a byte each (0 for a basic one), so that
+// blockLabel.inserts compares them eight at a time. The ordinals keep the
+// code points' order, which is all the encoder compares; their values
+// come from labelOrds.val.
 type blockLabel struct {
-	offs   [64]byte // offs[p]: the offset of the code point at position p, 0 if ASCII
+	offs   [64]byte // offs[p]: the ordinal of the code point at position p, 0 if ASCII
 	n      int      // the code points
 	nBasic int      // the ASCII ones
 }
 
-// add records the code point at offset off of the block at position p; it
-// reports false if off is outside 1..127, which the encoder cannot take
-// (0 stands for ASCII).
+// add records the code point of ordinal off at position p; it reports
+// false if off is outside 1..127, which the encoder cannot take (0 stands
+// for ASCII).
 func (bl *blockLabel) add(p int, off rune) bool {
 	if off <= 0 || off >= 128 {
 		return false
 	}
 	bl.offs[p&63] = byte(off)
 	return true
+}
+
+// labelOrds maps the code points of a language's fastInfo range (its
+// block and the 128 code points after it) to the ordinals blockLabel
+// holds, and back. When every repertoire code point there lies at offsets
+// 1..127 of the block (every Indic block), the ordinal is the offset, for
+// every offset 1..127, so that segment's straight line writes the offset
+// it has; otherwise, if the repertoire there has at most 127 code points,
+// they are numbered 1, 2, ... in order. A code point without an ordinal
+// (0) makes segment encode the label from its string.
+type labelOrds struct {
+	ord [256]uint8 // ord[o]: the ordinal of block+o, 0 if none
+	val [128]rune  // val[ord]: the code point of the ordinal
+	// byOffset: the ordinals are the block offsets (segment's
+	// three-octet straight line writes the offset)
+	byOffset bool
+}
+
+// buildLabelOrds numbers the code points of the fastInfo range in the
+// repertoire (inRep of an offset 0..255) for the encoder.
+func buildLabelOrds(block rune, inRep func(o int) bool) (lo labelOrds) {
+	fits := !inRep(0)
+	n := 0
+	for o := 0; o < 256; o++ {
+		if inRep(o) {
+			n++
+			fits = fits && o < 128
+		}
+	}
+	switch {
+	case fits:
+		lo.byOffset = true
+		for o := 1; o < 128; o++ {
+			lo.ord[o] = uint8(o)
+			lo.val[o] = block + rune(o)
+		}
+	case n <= 127:
+		k := 0
+		for o := 0; o < 256; o++ {
+			if inRep(o) {
+				k++
+				lo.ord[o] = uint8(k)
+				lo.val[k] = block + rune(o)
+			}
+		}
+	}
+	return lo
 }
 
 // Bytes of eight, for the per-byte comparisons of blockLabel.inserts.
@@ -214,7 +265,7 @@ const (
 // its index of insertion the code points no greater before it (ASCII
 // included), both counted in the word without a branch (compare8).
 // TestBlockInserts holds it and insertsLong to keyInserts.
-func (bl *blockLabel) inserts(ins *[8]uint32, block rune) int {
+func (bl *blockLabel) inserts(ins *[8]uint32, val *[128]rune) int {
 	// the bytes of 0 in the word, which compare8 counts as less: the
 	// ASCII code points and the padding
 	zeros := uint64(8 - bl.n + bl.nBasic)
@@ -223,7 +274,7 @@ func (bl *blockLabel) inserts(ins *[8]uint32, block rune) int {
 	for p := 0; p < bl.n; p++ {
 		if off := rest & 0xFF; off != 0 { // not ASCII
 			rank, at := compare8(x, off, before)
-			ins[(rank-zeros)&7] = (uint32(block)+uint32(off))<<6 | uint32(at)
+			ins[(rank-zeros)&7] = uint32(val[off&127])<<6 | uint32(at)
 		}
 		rest >>= 8
 		before = before<<8 | 0xFF
@@ -233,26 +284,26 @@ func (bl *blockLabel) inserts(ins *[8]uint32, block rune) int {
 
 // insertsLong is inserts for labels of any length, in time linear in it
 // (the comparisons of compare8 grow with its square), by blockSets.
-func (bl *blockLabel) insertsLong(ins *punyInserts, block rune) int {
+func (bl *blockLabel) insertsLong(ins *punyInserts, val *[128]rune) int {
 	var bs blockSets
 	for p := 0; p < bl.n; p++ {
 		bs.add(p, rune(bl.offs[p&63]))
 	}
-	return bs.inserts(ins, block)
+	return bs.inserts(ins, val)
 }
 
-// blockSets is a label whose non-basic code points all lie in one
-// 128-code-point block as bit sets: the offsets present, and the positions
-// of each, so that the encoder visits the values in order without sorting
+// blockSets is a label whose non-basic code points all have ordinals
+// (labelOrds) as bit sets: the ordinals present, and the positions of
+// each, so that the encoder visits the values in order without sorting
 // them and without comparing each code point with every other.
 type blockSets struct {
-	at      [128]uint64 // at[off]: the positions of the code points at offset off
-	present [2]uint64   // the offsets present
+	at      [128]uint64 // at[off]: the positions of the code points of ordinal off
+	present [2]uint64   // the ordinals present
 	inPlace uint64      // the positions of the ASCII code points
 }
 
-// add records the code point at offset off of the block (0 for an ASCII
-// code point) at position p; it reports false if off is outside 0..127.
+// add records the code point of ordinal off (0 for an ASCII code point)
+// at position p; it reports false if off is outside 0..127.
 func (bs *blockSets) add(p int, off rune) bool {
 	if off < 0 || off >= 128 {
 		return false
@@ -268,13 +319,13 @@ func (bs *blockSets) add(p int, off rune) bool {
 
 // inserts writes the inserts of the non-basic code points to ins and
 // returns their number.
-func (bs *blockSets) inserts(ins *punyInserts, block rune) int {
+func (bs *blockSets) inserts(ins *punyInserts, val *[128]rune) int {
 	inPlace := bs.inPlace
 	j := 0
 	for half := 0; half < 2; half++ {
 		for set := bs.present[half]; set != 0; set &= set - 1 {
 			off := half*64 + bits.TrailingZeros64(set)
-			m := (uint32(block) + uint32(off)) << 6
+			m := uint32(val[off&127]) << 6
 			for ps := bs.at[off&127]; ps != 0; ps &= ps - 1 {
 				ins[j&63] = m | place(&inPlace, uint(bits.TrailingZeros64(ps)))
 				j++
@@ -301,14 +352,14 @@ func compare8(x, off, before uint64) (rank, at uint64) {
 
 // encode writes the A-label's digits to out from w on (the prefix is
 // written) as far as they fit, and returns its whole length.
-func (bl *blockLabel) encode(out []byte, w int, block rune) int {
+func (bl *blockLabel) encode(out []byte, w int, val *[128]rune) int {
 	if bl.n > 8 {
 		var ins punyInserts
-		k := bl.insertsLong(&ins, block)
+		k := bl.insertsLong(&ins, val)
 		return encodeInserts(out, w, bl.nBasic, ins[:k])
 	}
 	var ins [8]uint32 // not a punyInserts: less to clear
-	k := bl.inserts(&ins, block)
+	k := bl.inserts(&ins, val)
 	return encodeInserts(out, w, bl.nBasic, ins[:k])
 }
 
