@@ -124,27 +124,24 @@ func (l *Language) segment(s string, rec *fastRec) bool {
 	// an Arabic-script block), with the counts in registers. Anything else
 	// goes on in the loop below, from the same state.
 	rest := s
-	// the three-octet line records block offsets, so it takes the offsets
-	// 1..127 (o-1 < 127) where they are the ordinals, and none otherwise
-	// (o-1 < 0)
-	lim := uint(0)
+	// the three-octet line records block offsets: only where they are the
+	// ordinals (one branch a label, none a code point)
 	if ords.byOffset {
-		lim = 127
-	}
-	for len(rest) >= 3 && n < MaxALabelLength {
-		c := rest[0]
-		r := rune(c&0x0F)<<12 | rune(rest[1]&0x3F)<<6 | rune(rest[2]&0x3F)
-		o := uint(r - l.block)
-		if c < 0xE0 || c >= 0xF0 || o-1 >= lim || info[o&255] == 0 {
-			break
+		for len(rest) >= 3 && n < MaxALabelLength {
+			c := rest[0]
+			r := rune(c&0x0F)<<12 | rune(rest[1]&0x3F)<<6 | rune(rest[2]&0x3F)
+			o := uint(r - l.block)
+			if c < 0xE0 || c >= 0xF0 || o-1 >= 127 || info[o] == 0 {
+				break // o-1 >= 127: label.add takes the offsets 1..127
+			}
+			rec.label.offs[n&63] = byte(o)
+			rec.segs[nSegs&63] = uint16(len(s)-len(rest)) << 2
+			t := tab[st|uint32(info[o]&fiKind)]
+			st = t &^ 1
+			nSegs += int(t & 1)
+			n++
+			rest = rest[3:]
 		}
-		rec.label.offs[n&63] = byte(o)
-		rec.segs[nSegs&63] = uint16(len(s)-len(rest)) << 2
-		t := tab[st|uint32(info[o&255]&fiKind)]
-		st = t &^ 1
-		nSegs += int(t & 1)
-		n++
-		rest = rest[3:]
 	}
 	for len(rest) >= 2 && n < MaxALabelLength {
 		c := rest[0]
@@ -204,7 +201,7 @@ func (l *Language) aLabel(s string, rec *fastRec, buf *punyBuf) int {
 	if rec.wide {
 		return punycodeOf(s, rec.label.nBasic, rec.label.n, buf)
 	}
-	return rec.label.encode(buf[:], prefix(buf[:], rec.ascii[:rec.label.nBasic]), &l.labelOrds.val)
+	return rec.label.encode(buf[:], prefix(buf[:], rec.ascii[:rec.label.nBasic]), &l.labelOrds)
 }
 
 // The Result of Check's diagnostics, room for its syllables and for one

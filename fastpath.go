@@ -396,6 +396,7 @@ func (l *Language) fastALabelLength(s string, nBasic, n int) int {
 		i += size
 	}
 	var ins punyInserts
-	k := bs.inserts(&ins, &l.labelOrds.val)
+	k := bs.inserts(&ins, l.labelOrds.base)
+	l.labelOrds.values(ins[:k])
 	return encodeInserts(nil, prefixLen(nBasic), nBasic, ins[:k])
 }

@@ -521,18 +521,19 @@ func TestTriplePrefilter(t *testing.T) {
 func TestBlockInserts(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	const block = 0x900
-	var byOffset, gappy [128]rune
-	for o := range byOffset {
-		byOffset[o] = block + rune(o)
+	byOffset := labelOrds{byOffset: true, base: block}
+	gappy := labelOrds{}
+	for o := range byOffset.val {
+		byOffset.val[o] = block + rune(o)
 	}
-	gappy[0] = 0x600
-	for o := 1; o < len(gappy); o++ {
-		gappy[o] = gappy[o-1] + 1 + rune(rng.Intn(3))
+	gappy.val[0] = 0x600
+	for o := 1; o < len(gappy.val); o++ {
+		gappy.val[o] = gappy.val[o-1] + 1 + rune(rng.Intn(3))
 	}
 	for i := 0; i < longtest.Pick(20000, 200000); i++ {
-		val := &byOffset
+		ords := &byOffset
 		if i%4 >= 2 {
-			val = &gappy
+			ords = &gappy
 		}
 		n := 1 + rng.Intn(MaxALabelLength)
 		if i%2 == 0 {
@@ -552,7 +553,7 @@ func TestBlockInserts(t *testing.T) {
 				continue
 			}
 			off := rune(min(lo+rng.Intn(span), 127))
-			rs[p] = val[off]
+			rs[p] = ords.val[off]
 			if !bl.add(p, off) {
 				t.Fatalf("add(%d, %d) refused", p, off)
 			}
@@ -560,12 +561,16 @@ func TestBlockInserts(t *testing.T) {
 		var ascii [MaxALabelLength]byte
 		var want, got punyInserts
 		k, _ := runeInserts(rs, &want, &ascii)
-		if gk := bl.insertsLong(&got, val); gk != k || got != want {
+		gk := bl.insertsLong(&got, ords.base)
+		ords.values(got[:gk])
+		if gk != k || got != want {
 			t.Fatalf("%U: insertsLong %d %x, keyInserts %d %x", rs, gk, got[:gk], k, want[:k])
 		}
 		if n <= 8 {
 			var short [8]uint32
-			if gk := bl.inserts(&short, val); gk != k || short != [8]uint32(want[:8]) {
+			gk := bl.inserts(&short, ords.base)
+			ords.values(short[:gk])
+			if gk != k || short != [8]uint32(want[:8]) {
 				t.Fatalf("%U: inserts %d %x, keyInserts %d %x", rs, gk, short[:gk], k, want[:k])
 			}
 		}

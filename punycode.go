@@ -217,8 +217,23 @@ type labelOrds struct {
 	ord [256]uint8 // ord[o]: the ordinal of block+o, 0 if none
 	val [128]rune  // val[ord]: the code point of the ordinal
 	// byOffset: the ordinals are the block offsets (segment's
-	// three-octet straight line writes the offset)
+	// three-octet straight line writes the offset); the inserts then
+	// carry code points at once (base is the block), otherwise ordinals
+	// (base 0) until values turns them into code points
 	byOffset bool
+	base     rune
+}
+
+// values turns the ordinals of inserts written with base 0 into their
+// code points; by offset, the inserts have them already (one predictable
+// branch a label, instead of a load a code point on the Indic blocks).
+func (lo *labelOrds) values(ins []uint32) {
+	if lo.byOffset {
+		return
+	}
+	for j, in := range ins {
+		ins[j] = uint32(lo.val[in>>6&127])<<6 | in&63
+	}
 }
 
 // buildLabelOrds numbers the code points of the fastInfo range in the
@@ -234,7 +249,7 @@ func buildLabelOrds(block rune, inRep func(o int) bool) (lo labelOrds) {
 	}
 	switch {
 	case fits:
-		lo.byOffset = true
+		lo.byOffset, lo.base = true, block
 		for o := 1; o < 128; o++ {
 			lo.ord[o] = uint8(o)
 			lo.val[o] = block + rune(o)
@@ -265,7 +280,7 @@ const (
 // its index of insertion the code points no greater before it (ASCII
 // included), both counted in the word without a branch (compare8).
 // TestBlockInserts holds it and insertsLong to keyInserts.
-func (bl *blockLabel) inserts(ins *[8]uint32, val *[128]rune) int {
+func (bl *blockLabel) inserts(ins *[8]uint32, block rune) int {
 	// the bytes of 0 in the word, which compare8 counts as less: the
 	// ASCII code points and the padding
 	zeros := uint64(8 - bl.n + bl.nBasic)
@@ -274,7 +289,7 @@ func (bl *blockLabel) inserts(ins *[8]uint32, val *[128]rune) int {
 	for p := 0; p < bl.n; p++ {
 		if off := rest & 0xFF; off != 0 { // not ASCII
 			rank, at := compare8(x, off, before)
-			ins[(rank-zeros)&7] = uint32(val[off&127])<<6 | uint32(at)
+			ins[(rank-zeros)&7] = (uint32(block)+uint32(off))<<6 | uint32(at)
 		}
 		rest >>= 8
 		before = before<<8 | 0xFF
@@ -284,12 +299,12 @@ func (bl *blockLabel) inserts(ins *[8]uint32, val *[128]rune) int {
 
 // insertsLong is inserts for labels of any length, in time linear in it
 // (the comparisons of compare8 grow with its square), by blockSets.
-func (bl *blockLabel) insertsLong(ins *punyInserts, val *[128]rune) int {
+func (bl *blockLabel) insertsLong(ins *punyInserts, block rune) int {
 	var bs blockSets
 	for p := 0; p < bl.n; p++ {
 		bs.add(p, rune(bl.offs[p&63]))
 	}
-	return bs.inserts(ins, val)
+	return bs.inserts(ins, block)
 }
 
 // blockSets is a label whose non-basic code points all have ordinals
@@ -319,13 +334,13 @@ func (bs *blockSets) add(p int, off rune) bool {
 
 // inserts writes the inserts of the non-basic code points to ins and
 // returns their number.
-func (bs *blockSets) inserts(ins *punyInserts, val *[128]rune) int {
+func (bs *blockSets) inserts(ins *punyInserts, block rune) int {
 	inPlace := bs.inPlace
 	j := 0
 	for half := 0; half < 2; half++ {
 		for set := bs.present[half]; set != 0; set &= set - 1 {
 			off := half*64 + bits.TrailingZeros64(set)
-			m := uint32(val[off&127]) << 6
+			m := (uint32(block) + uint32(off)) << 6
 			for ps := bs.at[off&127]; ps != 0; ps &= ps - 1 {
 				ins[j&63] = m | place(&inPlace, uint(bits.TrailingZeros64(ps)))
 				j++
@@ -352,14 +367,16 @@ func compare8(x, off, before uint64) (rank, at uint64) {
 
 // encode writes the A-label's digits to out from w on (the prefix is
 // written) as far as they fit, and returns its whole length.
-func (bl *blockLabel) encode(out []byte, w int, val *[128]rune) int {
+func (bl *blockLabel) encode(out []byte, w int, lo *labelOrds) int {
 	if bl.n > 8 {
 		var ins punyInserts
-		k := bl.insertsLong(&ins, val)
+		k := bl.insertsLong(&ins, lo.base)
+		lo.values(ins[:k])
 		return encodeInserts(out, w, bl.nBasic, ins[:k])
 	}
 	var ins [8]uint32 // not a punyInserts: less to clear
-	k := bl.inserts(&ins, val)
+	k := bl.inserts(&ins, lo.base)
+	lo.values(ins[:k])
 	return encodeInserts(out, w, bl.nBasic, ins[:k])
 }
 
