@@ -485,40 +485,34 @@ func (l *Language) quickNFC(u string) bool {
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 {
-			if _, ok := l.extraStarters[r]; ok {
-				// a repertoire letter NFC never changes; a mark after it
-				// may compose with it (its composer flag speaks only of
-				// the repertoire's marks, quickNFC reads any): -1
-				lastCC, prevOff = 0, -1
-				continue
-			}
-			if inertNFC(u[i-size : i]) {
-				lastCC, prevOff = 0, -2 // NFC leaves it and its neighbours alone
-				continue
-			}
-			return false
-		}
-		if q.never[off] {
-			return false
-		}
-		cc := q.ccc[off]
-		if cc != 0 && cc < lastCC {
-			return false
-		}
-		if q.maybe[off] {
-			switch {
-			case prevOff == -2: // nothing composes with it or across it
-			case prevOff < 0 || lastCC != 0:
-				if cc != 0 {
-					return false // see mayCompose
-				}
-			case q.composes[off][prevOff/64]&(1<<(prevOff%64)) != 0:
+			p, ok := l.outsideNFC(r, u[i-size:i])
+			if !ok {
 				return false
 			}
+			lastCC, prevOff = 0, p
+			continue
 		}
-		lastCC, prevOff = cc, off
+		if !q.fits(off, prevOff, lastCC) {
+			return false
+		}
+		lastCC, prevOff = q.ccc[off], off
 	}
 	return true
+}
+
+// outsideNFC is quickNFC's answer for a code point r outside the block
+// (enc is its UTF-8): false means "ask norm"; else the prevOff to go on
+// with. A repertoire letter NFC never changes gives -1 (a mark after it may
+// compose with it: its composer flag speaks only of the repertoire's marks,
+// quickNFC reads any); one NFC leaves alone with its neighbours, -2.
+func (l *Language) outsideNFC(r rune, enc string) (rune, bool) {
+	if _, ok := l.extraStarters[r]; ok {
+		return -1, true
+	}
+	if inertNFC(enc) {
+		return -2, true
+	}
+	return 0, false
 }
 
 // quickNFCRunes is quickNFC for the diagnostics, over the code points rs
@@ -544,15 +538,12 @@ func (l *Language) quickNFCRunes(u string, rs []rune) bool {
 		i += size
 		off := r - l.block
 		if off < 0 || off >= 128 {
-			if _, ok := l.extraStarters[r]; ok {
-				lastCC, prevOff = 0, -1
-				continue
+			p, ok := l.outsideNFC(r, u[i-size:i])
+			if !ok {
+				return false
 			}
-			if inertNFC(u[i-size : i]) {
-				lastCC, prevOff = 0, -2
-				continue
-			}
-			return false
+			lastCC, prevOff = 0, p
+			continue
 		}
 		if !q.fits(off, prevOff, lastCC) {
 			return false
