@@ -27,6 +27,26 @@ var faults = &faultdriver.Driver{Base: &msqlite.Driver{}}
 
 var registerFaults sync.Once
 
+// openFaulted opens a store on a new file through the faulting driver
+// (no fault planned until the caller sets one) with short retries, and
+// its service.
+func openFaulted(t *testing.T) (*sqlstore.Store, *registry.Service) {
+	t.Helper()
+	faults.SetPlan(faultdriver.Plan{})
+	t.Cleanup(func() { faults.SetPlan(faultdriver.Plan{}) })
+	store, err := sqlite.OpenDriver(t.Context(), "sqlite-faults", filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 10 * time.Millisecond})
+	svc, err := registry.NewService(t.Context(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, svc
+}
+
 // busyError returns a real SQLITE_BUSY error: a second writer of a file
 // locked by a first one, with no busy timeout.
 func busyError(t *testing.T) error {
@@ -81,18 +101,7 @@ func TestImportBatchFault(t *testing.T) {
 	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100, Workers: 2}
 	checkpoint := func(q string) bool { return strings.Contains(q, "INSERT INTO import_checkpoints") }
 	run := func(t *testing.T, plan faultdriver.Plan) (*sqlstore.Store, *registry.ImportSummary, error) {
-		faults.SetPlan(faultdriver.Plan{})
-		t.Cleanup(func() { faults.SetPlan(faultdriver.Plan{}) })
-		store, err := sqlite.OpenDriver(t.Context(), "sqlite-faults", filepath.Join(t.TempDir(), "registry.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 10 * time.Millisecond})
-		svc, err := registry.NewService(t.Context(), store)
-		if err != nil {
-			t.Fatal(err)
-		}
+		store, svc := openFaulted(t)
 		faults.SetPlan(plan)
 		sum, err := svc.Import(t.Context(), opener, opts)
 		faults.SetPlan(faultdriver.Plan{})
@@ -189,18 +198,7 @@ func (driverBadConn) Error() string { return "connection lost after COMMIT" }
 func TestReauditScanFault(t *testing.T) {
 	registerFaults.Do(func() { sql.Register("sqlite-faults", faults) })
 	busy := busyError(t)
-	faults.SetPlan(faultdriver.Plan{})
-	t.Cleanup(func() { faults.SetPlan(faultdriver.Plan{}) })
-	store, err := sqlite.OpenDriver(t.Context(), "sqlite-faults", filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 10 * time.Millisecond})
-	svc, err := registry.NewService(t.Context(), store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, svc := openFaulted(t)
 	r, _, err := svc.AddRegistrar(t.Context(), "old")
 	if err != nil {
 		t.Fatal(err)
