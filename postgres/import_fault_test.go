@@ -1,10 +1,8 @@
 package postgres_test
 
 import (
-	"bytes"
 	"database/sql"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -24,11 +22,7 @@ import (
 // stops the import.
 func TestImportBatchFault(t *testing.T) {
 	pgtest.DSN(t) // skips, saying so, without a test database
-	var file bytes.Buffer
-	if _, err := registrytest.GenerateImport(&file, 700, 5); err != nil {
-		t.Fatal(err)
-	}
-	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
+	opener := registrytest.GeneratedImport(t, 700, 5)
 	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100, Workers: 2}
 	run := func(t *testing.T, inject func(db *sql.DB)) (*sqlstore.Store, *registry.ImportSummary, error) {
 		store := open(t).(*sqlstore.Store)

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"io"
 	"net"
@@ -185,11 +184,7 @@ func TestImportLostCommit(t *testing.T) {
 	}
 	proxy := newLossyProxy(t, u.Host)
 	u.Host = proxy.ln.Addr().String()
-	var file bytes.Buffer
-	if _, err := registrytest.GenerateImport(&file, 700, 5); err != nil {
-		t.Fatal(err)
-	}
-	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
+	opener := registrytest.GeneratedImport(t, 700, 5)
 	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100, Workers: 2}
 	base, want, err := func() (*sqlstore.Store, *registry.ImportSummary, error) {
 		store := open(t).(*sqlstore.Store)

@@ -1,11 +1,9 @@
 package postgres_test
 
 import (
-	"bytes"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"io"
 	"net/url"
 	"os"
 	"slices"
@@ -29,11 +27,7 @@ import (
 // reference that does not hold is refused either way.
 func TestImportRefChecks(t *testing.T) {
 	pgtest.DSN(t) // skips, saying so, without a test database
-	var file bytes.Buffer
-	if _, err := registrytest.GenerateImport(&file, 1500, 11); err != nil {
-		t.Fatal(err)
-	}
-	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
+	opener := registrytest.GeneratedImport(t, 1500, 11)
 	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 200, Workers: 2}
 	run := func(t *testing.T, store *sqlstore.Store) *registry.ImportSummary {
 		t.Helper()

@@ -1,11 +1,9 @@
 package sqlite_test
 
 import (
-	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -93,11 +91,7 @@ func busyError(t *testing.T) error {
 func TestImportBatchFault(t *testing.T) {
 	registerFaults.Do(func() { sql.Register("sqlite-faults", faults) })
 	busy := busyError(t)
-	var file bytes.Buffer
-	if _, err := registrytest.GenerateImport(&file, 700, 5); err != nil {
-		t.Fatal(err)
-	}
-	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
+	opener := registrytest.GeneratedImport(t, 700, 5)
 	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100, Workers: 2}
 	checkpoint := func(q string) bool { return strings.Contains(q, "INSERT INTO import_checkpoints") }
 	run := func(t *testing.T, plan faultdriver.Plan) (*sqlstore.Store, *registry.ImportSummary, error) {

@@ -2,9 +2,11 @@ package registrytest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"testing"
 
 	"golang.org/x/net/idna"
 )
@@ -144,4 +146,15 @@ func GenerateImport(w io.Writer, n int, seed uint64) (*ImportWant, error) {
 		return nil, fmt.Errorf("GenerateImport: %d records need more distinct labels than Label has", n)
 	}
 	return want, bw.Flush()
+}
+
+// GeneratedImport makes a file of n records with GenerateImport and
+// returns an opener of it for Service.Import (each call reads it afresh).
+func GeneratedImport(tb testing.TB, n int, seed uint64) func() (io.ReadCloser, error) {
+	tb.Helper()
+	var file bytes.Buffer
+	if _, err := GenerateImport(&file, n, seed); err != nil {
+		tb.Fatal(err)
+	}
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
 }
