@@ -51,6 +51,7 @@ type Service struct {
 	recompute *RecomputeReport
 	lookup    func(tag string) (*akshara.Language, error)
 	version   string // the policy data version verdicts carry
+	clock     Clock  // the time of the domain logic (ServiceOptions.Clock)
 
 	log           atomic.Pointer[slog.Logger] // SetLogger
 	auditFailures atomic.Uint64
@@ -79,6 +80,8 @@ type ServiceOptions struct {
 	// they were computed under another relation (akshara reaudit reports
 	// the differences first, and applies them with -apply).
 	NoRecompute bool
+	// Clock is the time the domain logic reads (nil: SystemClock).
+	Clock Clock
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
@@ -97,6 +100,9 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	}
 	if s.version == "" {
 		s.version = akshara.DataVersion()
+	}
+	if s.clock = opts.Clock; s.clock == nil {
+		s.clock = SystemClock{}
 	}
 	for i := range zones {
 		z := &s.list[i]
@@ -121,6 +127,9 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	}
 	return s, nil
 }
+
+// Clock is the clock the service's domain logic reads.
+func (s *Service) Clock() Clock { return s.clock }
 
 // DataVersion is the version of the policy data the service judges with.
 func (s *Service) DataVersion() string { return s.version }
