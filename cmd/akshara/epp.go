@@ -99,6 +99,9 @@ change it at EPP login with <newPW>.
 epp-cert pins the SHA-256 fingerprint (hex, colons allowed) of the client
 certificate registrar NAME must present at EPP login; "" unpins.
 
+Both are recorded in the audit log (actions epp-password and epp-cert)
+with their outcome, refusals included.
+
 Flags:
 `
 
@@ -114,18 +117,12 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 		return status
 	}
 	name := fs.Arg(0)
+	// The password is checked by the registry, so that a refused one is
+	// recorded in the audit log as every attempt is (issue 22).
 	var secret string
+	var readErr error
 	if sub == "epp-password" {
-		pw, err := readPassword(stdin, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
-			return exitUsage
-		}
-		if err := registry.CheckEPPPassword(pw); err != nil {
-			fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
-			return exitUsage
-		}
-		secret = pw
+		secret, readErr = readPassword(stdin, stderr)
 	}
 	ctx := context.Background()
 	store, err := openStore(ctx)
@@ -140,7 +137,10 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	if sub == "epp-password" {
-		err = svc.SetEPPPassword(ctx, name, secret)
+		err = svc.SetEPPPassword(ctx, name, secret) // "" after a read error: refused (BAD_NAME) and recorded
+		if readErr != nil {
+			err = readErr
+		}
 	} else {
 		err = svc.SetEPPCertificate(ctx, name, fs.Arg(1))
 	}

@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|epp-password|epp-cert: registrars, API tokens and EPP credentials",
+	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|reinstate|epp-password|epp-cert: registrars, API tokens and EPP credentials",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if len(args) > 0 && (args[0] == "epp-password" || args[0] == "epp-cert") {
 				return cmdRegistrarEPP(args[0], args[1:], stdin, stdout, stderr) // epp.go
@@ -192,7 +192,7 @@ Flags:
 
 func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "add" {
-		return cmdRegistrarOps(args, stdout, stderr) // operate.go (and the usage of all four)
+		return cmdRegistrarOps(args, stdout, stderr) // operate.go (and the usage of them all)
 	}
 	fs := newFlags("registrar add", registrarUsage, stderr)
 	openStore := storeFlags(fs)
