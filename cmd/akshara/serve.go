@@ -54,8 +54,21 @@ later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, f
 flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
 
-Environment: AKSHARA_ADDR, AKSHARA_DB, AKSHARA_DSN, AKSHARA_TLS_CERT,
-AKSHARA_TLS_KEY (flags win).
+Environment (each sets the flag beside it; a flag given wins):
+
+  AKSHARA_ADDR             -addr
+  AKSHARA_DB               -db
+  AKSHARA_DSN              -dsn
+  AKSHARA_TLS_CERT         -tls-cert
+  AKSHARA_TLS_KEY          -tls-key
+  AKSHARA_TRUSTED_PROXIES  -trusted-proxies
+  AKSHARA_METRICS_ADDR     -metrics-addr
+  AKSHARA_EPP              -epp
+  AKSHARA_EPP_CERT         -epp-cert
+  AKSHARA_EPP_KEY          -epp-key
+  AKSHARA_EPP_CLIENT_CA    -epp-client-ca
+
+deploy/akshara.env sets them for deploy/akshara.service.
 
 Flags:
 `
