@@ -56,7 +56,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	r := ss.dispatch(c)
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
-		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message()) // ss.log names the registrar once logged in
+		ss.log.Info("epp: command refused", "code", r.code, "message", r.message()) // ss.log names the registrar once logged in; "msg" is the record's own key
 	}
 	return r.bytes(clTRID, svTRID), closes(r.code)
 }

@@ -26,13 +26,13 @@ import (
 // eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca and
 // -epp-max-sessions to serve; the function it returns starts the EPP
 // server (if -epp is set) and returns a function that stops it.
-func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
+func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 	addr := fs.String("epp", os.Getenv("AKSHARA_EPP"), "serve EPP (RFC 5730-5734, TLS) on `ADDRESS`, such as :700")
 	certFile := fs.String("epp-cert", os.Getenv("AKSHARA_EPP_CERT"), "EPP server certificate `FILE` (PEM); without it a self-signed one is made at start")
 	keyFile := fs.String("epp-key", os.Getenv("AKSHARA_EPP_KEY"), "EPP server key `FILE` (PEM)")
 	clientCA := fs.String("epp-client-ca", os.Getenv("AKSHARA_EPP_CLIENT_CA"), "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
 	maxSessions := fs.Int("epp-max-sessions", 128, "most concurrent EPP sessions")
-	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
+	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 		if *addr == "" {
 			return func() {}, nil
 		}
@@ -73,7 +73,7 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 			return nil, err
 		}
 		log.Info("serving EPP", "addr", ln.Addr().String())
-		fmt.Fprintf(stdout, "EPP on %s (TLS)\n", ln.Addr())
+		ann.say(fmt.Sprintf("EPP on %s (TLS)", ln.Addr()), "EPP on", "addr", ln.Addr().String(), "tls", true)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, epp.ErrServerClosed) {
 				log.Error("EPP", "error", err)

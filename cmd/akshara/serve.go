@@ -96,7 +96,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveUsage, stderr)
 	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
 	openStore := storeFlags(fs)
-	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
+	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	o := serveFlags(fs)
 	startEPP := eppFlags(fs) // epp.go
@@ -109,6 +109,18 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	limited := logrl.New(handler, o.errorLogRate, o.errorLogBurst)
 	log := slog.New(limited)
+	// With -json-logs every line is JSON: net/http's own messages (TLS
+	// handshake errors, …) go through the handler, as does anything
+	// written with the standard log package, and the lines on standard
+	// output are JSON records too (announcer).
+	o.errorLog = slog.NewLogLogger(limited, slog.LevelWarn)
+	ann := announcer{w: stdout}
+	if *jsonLogs {
+		ann.json = slog.New(slog.NewJSONHandler(stdout, nil))
+		prev := slog.Default()
+		slog.SetDefault(log)
+		defer slog.SetDefault(prev)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -150,6 +162,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
 			func() float64 { return float64(limited.Suppressed()) })}})
 	srv := httpapi.NewHTTPServer(*addr, api)
+	srv.ErrorLog = o.errorLog
 	ln, scheme, err := o.listen(*addr, srv)
 	if err != nil {
 		log.Error("listening", "addr", *addr, "error", err)
@@ -164,8 +177,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	o.reloadOnHangup(ctx, log)
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()), "tls", scheme == "https", "max_conns", o.maxConns)
-	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
-	stopEPP, err := startEPP(ctx, svc, log, stdout, metrics)
+	ann.say(fmt.Sprintf("listening on %s://%s", scheme, ln.Addr()), "listening on", "url", fmt.Sprintf("%s://%s", scheme, ln.Addr()))
+	stopEPP, err := startEPP(ctx, svc, log, ann, metrics)
 	if err != nil {
 		ln.Close()
 		log.Error("starting EPP", "error", err)
@@ -175,7 +188,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)
-		fmt.Fprintf(stdout, "metrics on http://%s\n", maddr)
+		ann.say("metrics on http://"+maddr, "metrics on", "url", "http://"+maddr)
 		defer msrv.Close()
 	}
 	select {
@@ -193,6 +206,22 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return exitOK
+}
+
+// announcer writes the lines that say where the server listens to
+// standard output (tests and scripts read them): as text, "listening on
+// http://…", or with -json-logs as JSON records, as every line is then.
+type announcer struct {
+	w    io.Writer
+	json *slog.Logger // nil: text
+}
+
+func (a announcer) say(text, msg string, args ...any) {
+	if a.json != nil {
+		a.json.Info(msg, args...)
+		return
+	}
+	fmt.Fprintln(a.w, text)
 }
 
 const registrarUsage = `usage: akshara registrar add [-db FILE | -dsn DSN] NAME
