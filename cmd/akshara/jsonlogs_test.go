@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestJSONLogsEveryLine(t *testing.T) {
 		"-epp", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "AKSHARA_TEST_RUN_MAIN=1")
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // written by exec's goroutine, read here
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -140,4 +141,22 @@ func duplicateKey(line string) string {
 		}
 	}
 	return ""
+}
+
+// lockedBuffer is a bytes.Buffer safe to write and read at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

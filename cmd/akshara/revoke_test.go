@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/tls"
 	"encoding/binary"
 	"io"
@@ -116,7 +115,7 @@ func serveEPP(t *testing.T, store ...string) string {
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "-addr", "127.0.0.1:0", "-epp", "127.0.0.1:0"}, store...)...)
 	cmd.Env = append(os.Environ(), "AKSHARA_TEST_RUN_MAIN=1")
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
