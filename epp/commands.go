@@ -56,7 +56,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	r := ss.dispatch(c)
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
-		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message(), "registrar", ss.name())
+		ss.log.Info("epp: command refused", "code", r.code, "message", r.message()) // ss.log names the registrar once logged in; "msg" is the record's own key
 	}
 	return r.bytes(clTRID, svTRID), closes(r.code)
 }
@@ -104,6 +104,9 @@ func (ss *session) dispatch(c *command) *response {
 	}
 	if ss.registrar == nil {
 		return fail(CodeUse, messages[CodeUse]+": log in first")
+	}
+	if r := ss.active(); r != nil { // revoked meanwhile (revoked.go)
+		return r
 	}
 	if r := ss.checkExtensions(c); r != nil {
 		return r

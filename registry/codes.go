@@ -33,6 +33,7 @@ var (
 		CodeInternal:        {500, 2400, "internal error"},
 		CodeReserved:        {409, 2308, "reserved"},
 		CodeUnavailable:     {503, 2400, "unavailable"},
+		CodeRevoked:         {403, 2200, "registrar revoked"},
 	}
 )
 
