@@ -3,6 +3,7 @@ package akshara
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -14,6 +15,10 @@ type ZoneSpec struct {
 	Languages []string // in the zone's order
 	LDH       bool     // plain ASCII LDH labels allowed
 	Source    string
+	// MaxNameServers is the most name servers a domain of the zone has
+	// (max-nameservers N, 0 to 13); 0 when the file sets none (the
+	// registry's default, 13).
+	MaxNameServers int
 }
 
 //go:embed zones/zones.txt
@@ -146,8 +151,14 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 			z.LDH = true
 		case "source":
 			z.Source = strings.Join(f[1:], " ")
+		case "max-nameservers":
+			n, err := strconv.Atoi(strings.Join(f[1:], " "))
+			if err != nil || len(f) != 2 || n < 1 || n > 13 {
+				return nil, errf("`max-nameservers` takes a number from 1 to 13")
+			}
+			z.MaxNameServers = n
 		default:
-			return nil, errf("unknown setting %q (languages, ldh, source)", f[0])
+			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers)", f[0])
 		}
 	}
 	for _, z := range zones {

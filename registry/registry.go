@@ -27,6 +27,9 @@ type Zone struct {
 	LDH       bool     `json:"ldh"`        // plain ASCII letter-digit-hyphen labels allowed (the .in rules)
 	MinLength int      `json:"min_length"` // code points
 	MaxLength int      `json:"max_length"` // A-label octets
+	// MaxNameServers is the most name servers a domain of the zone has
+	// (the zones file's max-nameservers; 0: DefaultMaxNameServers).
+	MaxNameServers int `json:"max_nameservers,omitempty"`
 }
 
 // Registrar is an account that registers domains.
@@ -62,6 +65,10 @@ type Domain struct {
 	// names them (label.zone). No new domain may conflict with any of them.
 	Exempted   bool     `json:"exempted"`
 	ExemptWith []string `json:"exempt_with,omitempty"`
+	// NameServers (host names, A-label form) and DS records of the domain
+	// (docs/delegation.md); loaded by Service.Info.
+	NameServers []string `json:"name_servers,omitempty"`
+	DS          []DS     `json:"ds,omitempty"`
 }
 
 // RecomputeReport says what recomputing the stored conflict sets under a
@@ -244,6 +251,8 @@ type Store interface {
 
 	// What operators do (operations.go).
 	OperatorStore
+	// Hosts, name servers and DS records (hosts.go).
+	DelegationStore
 
 	Close() error
 }

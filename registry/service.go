@@ -36,6 +36,7 @@ func DefaultZones() []Zone {
 		z := &zones[i]
 		z.Name, z.Languages, z.LDH = sp.Name, sp.Languages, sp.LDH
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
+		z.MaxNameServers = sp.MaxNameServers
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
 	return zones
@@ -107,6 +108,7 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	for i := range zones {
 		z := &s.list[i]
 		orderLanguages(z, defaults)
+		zoneSettings(z, defaults)
 		s.index(z)
 		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
 		if err != nil {
@@ -557,7 +559,11 @@ func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Domain(ctx, z.Name, label)
+	d, err := s.store.Domain(ctx, z.Name, label)
+	if err != nil {
+		return nil, err
+	}
+	return d, s.loadDelegation(ctx, d)
 }
 
 // Delete deletes a domain the registrar owns, freeing its conflict set.

@@ -573,6 +573,9 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
+		if err := s.deleteDelegation(ctx, tx, id, label+"."+zone); err != nil { // hosts.go
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
 			return err
 		}

@@ -1,0 +1,351 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// Hosts, the name servers of domains and their DS records
+// (registry.DelegationStore; migration 090).
+
+// superordinate finds the domain a host inside a zone is under and checks
+// that the registrar sponsors it.
+func (s *Store) superordinate(ctx context.Context, tx *sql.Tx, h *registry.Host, registrarID int64) (sql.NullInt64, error) {
+	if h.SuperZone == "" {
+		return sql.NullInt64{}, nil
+	}
+	var id, owner int64
+	err := tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM domains WHERE zone = ? AND label = ?`), h.SuperZone, h.SuperLabel).Scan(&id, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sql.NullInt64{}, registry.Errorf(registry.CodeHostPolicy, "host %s is under %s.%s, which is not registered: a host inside a zone of this registry is created under a domain its registrar sponsors", h.Name, h.SuperLabel, h.SuperZone)
+	}
+	if err != nil {
+		return sql.NullInt64{}, err
+	}
+	if owner != registrarID {
+		return sql.NullInt64{}, registry.Errorf(registry.CodeHostPolicy, "host %s is under %s.%s, which another registrar sponsors: hosts (and their glue) go under the registrar's own domains", h.Name, h.SuperLabel, h.SuperZone)
+	}
+	return sql.NullInt64{Int64: id, Valid: true}, nil
+}
+
+func (s *Store) insertAddrs(ctx context.Context, tx *sql.Tx, hostID int64, addrs []string) error {
+	for _, a := range addrs {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO host_addrs (host_id, addr) VALUES (?, ?)`), hostID, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) auditTx(ctx context.Context, tx *sql.Tx, registrarID int64, action, name string) error {
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) SELECT ?, name, ?, ?, 'ok' FROM registrars WHERE id = ?`),
+		time.Now().UnixNano(), action, name, registrarID)
+	return err
+}
+
+// CreateHost implements registry.DelegationStore.
+func (s *Store) CreateHost(ctx context.Context, h *registry.Host, registrarID int64) (*registry.Host, error) {
+	out := *h
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		dom, err := s.superordinate(ctx, tx, h, registrarID)
+		if err != nil {
+			return err
+		}
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO hosts (name, registrar_id, domain_id, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
+			h.Name, registrarID, dom, strings.Join(h.Statuses, " "), h.Created.UnixNano(), h.Updated.UnixNano()).Scan(&out.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.insertAddrs(ctx, tx, out.ID, h.Addrs); err != nil {
+			return err
+		}
+		return s.auditTx(ctx, tx, registrarID, "host-create", h.Name)
+	})
+	if err != nil && s.d.IsUnique(err) {
+		return nil, registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
+	}
+	if err != nil {
+		return nil, s.internal("creating host", err)
+	}
+	return &out, nil
+}
+
+// Host implements registry.DelegationStore.
+func (s *Store) Host(ctx context.Context, name string) (h *registry.Host, err error) {
+	err = s.do(ctx, func() error {
+		h = &registry.Host{Name: name, ULabel: name}
+		var statuses string
+		var created, updated int64
+		var dom sql.NullInt64
+		err := s.db.QueryRowContext(ctx, s.q(`SELECT h.id, r.name, h.domain_id, h.statuses, h.created, h.updated FROM hosts h JOIN registrars r ON r.id = h.registrar_id WHERE h.name = ?`), name).
+			Scan(&h.ID, &h.Registrar, &dom, &statuses, &created, &updated)
+		if err != nil {
+			return err
+		}
+		h.Statuses = strings.Fields(statuses)
+		h.Created, h.Updated = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+		if dom.Valid {
+			if err := s.db.QueryRowContext(ctx, s.q(`SELECT zone, label FROM domains WHERE id = ?`), dom.Int64).Scan(&h.SuperZone, &h.SuperLabel); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_hosts WHERE host_id = ?`), h.ID).Scan(&n); err != nil {
+			return err
+		}
+		h.Linked = n > 0
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT addr FROM host_addrs WHERE host_id = ?`), h.ID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		h.Addrs = []string{}
+		for rows.Next() {
+			var a string
+			if err := rows.Scan(&a); err != nil {
+				return err
+			}
+			h.Addrs = append(h.Addrs, a)
+		}
+		sort.Strings(h.Addrs)
+		return rows.Err()
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, registry.Errorf(registry.CodeNotFound, "there is no host %s", name)
+	}
+	if err != nil {
+		return nil, internal("finding host", err)
+	}
+	return h, nil
+}
+
+// hostOf finds a host's id and sponsor in a transaction.
+func (s *Store) hostOf(ctx context.Context, tx *sql.Tx, name string, registrarID int64) (int64, error) {
+	var id, owner int64
+	err := tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM hosts WHERE name = ?`), name).Scan(&id, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, registry.Errorf(registry.CodeNotFound, "there is no host %s", name)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if owner != registrarID {
+		return 0, registry.Errorf(registry.CodeForbidden, "host %s is sponsored by another registrar", name)
+	}
+	return id, nil
+}
+
+// UpdateHost implements registry.DelegationStore.
+func (s *Store) UpdateHost(ctx context.Context, name string, h *registry.Host, registrarID int64) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		id, err := s.hostOf(ctx, tx, name, registrarID)
+		if err != nil {
+			return err
+		}
+		dom, err := s.superordinate(ctx, tx, h, registrarID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE hosts SET name = ?, domain_id = ?, statuses = ?, updated = ? WHERE id = ?`),
+			h.Name, dom, strings.Join(h.Statuses, " "), h.Updated.UnixNano(), id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM host_addrs WHERE host_id = ?`), id); err != nil {
+			return err
+		}
+		if err := s.insertAddrs(ctx, tx, id, h.Addrs); err != nil {
+			return err
+		}
+		return s.auditTx(ctx, tx, registrarID, "host-update", h.Name)
+	})
+	if err != nil && s.d.IsUnique(err) {
+		return registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
+	}
+	return s.internal("updating host", err)
+}
+
+// DeleteHost implements registry.DelegationStore.
+func (s *Store) DeleteHost(ctx context.Context, name string, registrarID int64) error {
+	return s.internal("deleting host", s.tx(ctx, func(tx *sql.Tx) error {
+		id, err := s.hostOf(ctx, tx, name, registrarID)
+		if err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_hosts WHERE host_id = ?`), id).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return registry.Errorf(registry.CodeAssociated, "host %s is a name server of %d domain(s): remove it from them first", name, n)
+		}
+		for _, q := range []string{`DELETE FROM host_addrs WHERE host_id = ?`, `DELETE FROM hosts WHERE id = ?`} {
+			if _, err := tx.ExecContext(ctx, s.q(q), id); err != nil {
+				return err
+			}
+		}
+		return s.auditTx(ctx, tx, registrarID, "host-delete", name)
+	}))
+}
+
+// ChangeDelegation implements registry.DelegationStore.
+func (s *Store) ChangeDelegation(ctx context.Context, zone, label string, registrarID int64, c *registry.DelegationChange) error {
+	return s.internal("changing delegation", s.tx(ctx, func(tx *sql.Tx) error {
+		var id, owner int64
+		err := tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM domains WHERE zone = ? AND label = ?`), zone, label).Scan(&id, &owner)
+		if errors.Is(err, sql.ErrNoRows) {
+			return registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
+		}
+		if err != nil {
+			return err
+		}
+		if owner != registrarID {
+			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
+		}
+		hostID := func(name string) (int64, error) {
+			var hid int64
+			err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM hosts WHERE name = ?`), name).Scan(&hid)
+			if errors.Is(err, sql.ErrNoRows) {
+				return 0, registry.Errorf(registry.CodeNotFound, "name server %s is not a host of this registry (create it first)", name)
+			}
+			return hid, err
+		}
+		for _, n := range c.RemNS {
+			hid, err := hostID(n)
+			if err != nil {
+				return err
+			}
+			res, err := tx.ExecContext(ctx, s.q(`DELETE FROM domain_hosts WHERE domain_id = ? AND host_id = ?`), id, hid)
+			if err != nil {
+				return err
+			}
+			if k, err := res.RowsAffected(); err != nil || k == 0 {
+				if err == nil {
+					err = registry.Errorf(registry.CodeHostPolicy, "%s is not a name server of %s.%s", n, label, zone)
+				}
+				return err
+			}
+		}
+		for _, n := range c.AddNS {
+			hid, err := hostID(n)
+			if err != nil {
+				return err
+			}
+			var k int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_hosts WHERE domain_id = ? AND host_id = ?`), id, hid).Scan(&k); err != nil {
+				return err
+			}
+			if k > 0 {
+				return registry.Errorf(registry.CodeHostPolicy, "%s is already a name server of %s.%s", n, label, zone)
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO domain_hosts (domain_id, host_id) VALUES (?, ?)`), id, hid); err != nil {
+				return err
+			}
+		}
+		var k int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_hosts WHERE domain_id = ?`), id).Scan(&k); err != nil {
+			return err
+		}
+		if k > c.MaxNS {
+			return registry.Errorf(registry.CodeLimit, "a domain of zone %s has at most %d name servers (this change would give %s.%s %d)", zone, c.MaxNS, label, zone, k)
+		}
+		if c.RemAllDS {
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM ds_records WHERE domain_id = ?`), id); err != nil {
+				return err
+			}
+		}
+		for _, d := range c.RemDS {
+			res, err := tx.ExecContext(ctx, s.q(`DELETE FROM ds_records WHERE domain_id = ? AND key_tag = ? AND alg = ? AND digest_type = ? AND digest = ?`), id, d.KeyTag, d.Algorithm, d.DigestType, d.Digest)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				if err == nil {
+					err = registry.Errorf(registry.CodeBadDS, "%s.%s has no DS record with key tag %d, algorithm %d, digest type %d and that digest", label, zone, d.KeyTag, d.Algorithm, d.DigestType)
+				}
+				return err
+			}
+		}
+		for _, d := range c.AddDS {
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM ds_records WHERE domain_id = ? AND key_tag = ? AND alg = ? AND digest_type = ? AND digest = ?`), id, d.KeyTag, d.Algorithm, d.DigestType, d.Digest).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return registry.Errorf(registry.CodeBadDS, "%s.%s already has the DS record with key tag %d", label, zone, d.KeyTag)
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO ds_records (domain_id, key_tag, alg, digest_type, digest) VALUES (?, ?, ?, ?, ?)`), id, d.KeyTag, d.Algorithm, d.DigestType, d.Digest); err != nil {
+				return err
+			}
+		}
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM ds_records WHERE domain_id = ?`), id).Scan(&k); err != nil {
+			return err
+		}
+		if k > c.MaxDS {
+			return registry.Errorf(registry.CodeLimit, "a domain has at most %d DS records (this change would give %s.%s %d)", c.MaxDS, label, zone, k)
+		}
+		return s.auditTx(ctx, tx, registrarID, "update", label+"."+zone)
+	}))
+}
+
+// Delegation implements registry.DelegationStore.
+func (s *Store) Delegation(ctx context.Context, domainID int64) (ns []string, ds []registry.DS, err error) {
+	err = s.do(ctx, func() error {
+		ns, ds = nil, nil
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT h.name FROM domain_hosts dh JOIN hosts h ON h.id = dh.host_id WHERE dh.domain_id = ? ORDER BY h.name`), domainID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return err
+			}
+			ns = append(ns, n)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = s.db.QueryContext(ctx, s.q(`SELECT key_tag, alg, digest_type, digest FROM ds_records WHERE domain_id = ? ORDER BY key_tag, alg, digest_type, digest`), domainID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d registry.DS
+			if err := rows.Scan(&d.KeyTag, &d.Algorithm, &d.DigestType, &d.Digest); err != nil {
+				return err
+			}
+			ds = append(ds, d)
+		}
+		return rows.Err()
+	})
+	return ns, ds, internal("reading delegation", err)
+}
+
+// deleteDelegation is a domain delete's part: refused while hosts are
+// under the domain; its name servers and DS records go with it.
+func (s *Store) deleteDelegation(ctx context.Context, tx *sql.Tx, domainID int64, name string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM hosts WHERE domain_id = ?`), domainID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return registry.Errorf(registry.CodeAssociated, "%s has %d host(s) under it: delete or rename them first", name, n)
+	}
+	for _, q := range []string{`DELETE FROM domain_hosts WHERE domain_id = ?`, `DELETE FROM ds_records WHERE domain_id = ?`} {
+		if _, err := tx.ExecContext(ctx, s.q(q), domainID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ registry.DelegationStore = (*Store)(nil)

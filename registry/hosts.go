@@ -1,0 +1,654 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Host objects (RFC 5732) and the name servers of domains (docs/delegation.md).
+
+// Error codes of delegation.
+const (
+	// CodeAssociated: an object is in use by another (a host named as a
+	// domain's name server, a domain with hosts under it).
+	CodeAssociated = "ASSOCIATED"
+	// CodeHostPolicy: a host the registry's policy refuses (glue outside
+	// a zone of the registry, under another registrar's domain, a status a
+	// registrar may not set).
+	CodeHostPolicy = "HOST_POLICY"
+	// CodeLimit: more name servers, addresses or DS records than allowed.
+	CodeLimit = "LIMIT"
+	// CodeBadAddress: an IP address that does not parse.
+	CodeBadAddress = "BAD_ADDRESS"
+	// CodeAddressRange: an address that is not a public unicast address.
+	CodeAddressRange = "ADDRESS_RANGE"
+	// CodeStatusProhibits: a status of the object forbids the command.
+	CodeStatusProhibits = "STATUS_PROHIBITS"
+)
+
+func init() {
+	DefineCode(CodeAssociated, CodeInfo{HTTP: 409, EPP: 2305, Reason: "in use"})
+	DefineCode(CodeHostPolicy, CodeInfo{HTTP: 422, EPP: 2306, Reason: "host policy"})
+	DefineCode(CodeLimit, CodeInfo{HTTP: 422, EPP: 2306, Reason: "over the limit"})
+	DefineCode(CodeBadAddress, CodeInfo{HTTP: 400, EPP: 2005, Reason: "bad address"})
+	DefineCode(CodeAddressRange, CodeInfo{HTTP: 422, EPP: 2004, Reason: "address not public"})
+	DefineCode(CodeStatusProhibits, CodeInfo{HTTP: 409, EPP: 2304, Reason: "status prohibits"})
+}
+
+// Limits of delegation.
+const (
+	// DefaultMaxNameServers is a zone's limit of name servers per domain
+	// when the zones file sets none (max-nameservers).
+	DefaultMaxNameServers = 13
+	// MaxHostAddrs is the most addresses one host has.
+	MaxHostAddrs = 13
+)
+
+// The client statuses of a host a registrar may set.
+const (
+	HostDeleteProhibited = "clientDeleteProhibited"
+	HostUpdateProhibited = "clientUpdateProhibited"
+)
+
+// Host is a name server object.
+type Host struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`   // A-label form, lower case, no final dot
+	ULabel    string    `json:"ulabel"` // U-label form
+	Addrs     []string  `json:"addrs"`  // glue, canonical text form, sorted
+	Statuses  []string  `json:"statuses"`
+	Registrar string    `json:"registrar"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	Linked    bool      `json:"linked"` // a domain names it as a name server
+	// SuperZone and SuperLabel name the superordinate domain of a host
+	// inside a zone of the registry (U-labels); empty for a host outside.
+	SuperZone  string `json:"-"`
+	SuperLabel string `json:"-"`
+}
+
+// DelegationStore keeps hosts, the name servers of domains and their DS
+// records. Each method is one transaction.
+type DelegationStore interface {
+	// CreateHost inserts h for the registrar: ErrExists if the name is
+	// taken; CodeHostPolicy if h.SuperZone is set and that domain is not
+	// registered to the registrar.
+	CreateHost(ctx context.Context, h *Host, registrarID int64) (*Host, error)
+	// Host returns a host by name (A-label form), or ErrNotFound.
+	Host(ctx context.Context, name string) (*Host, error)
+	// UpdateHost replaces the name, addresses, statuses and superordinate
+	// domain of the host name with h's, if registrarID sponsors it
+	// (ErrForbidden if not); ErrExists if h.Name is another host's.
+	UpdateHost(ctx context.Context, name string, h *Host, registrarID int64) error
+	// DeleteHost deletes a host the registrar sponsors; CodeAssociated
+	// while a domain names it.
+	DeleteHost(ctx context.Context, name string, registrarID int64) error
+	// ChangeDelegation applies c to the domain label.zone, if registrarID
+	// sponsors it: CodeLimit (nothing changed) if the result has more
+	// name servers or DS records than c allows; ErrNotFound for a name
+	// server that is no host.
+	ChangeDelegation(ctx context.Context, zone, label string, registrarID int64, c *DelegationChange) error
+	// Delegation returns a domain's name servers (A-label form, sorted)
+	// and DS records.
+	Delegation(ctx context.Context, domainID int64) ([]string, []DS, error)
+}
+
+// DelegationChange is a change of a domain's name servers and DS records.
+// Removals are applied first.
+type DelegationChange struct {
+	AddNS, RemNS []string // host names, A-label form
+	AddDS, RemDS []DS
+	RemAllDS     bool
+	MaxNS, MaxDS int
+}
+
+func (c *DelegationChange) empty() bool {
+	return len(c.AddNS) == 0 && len(c.RemNS) == 0 && len(c.AddDS) == 0 && len(c.RemDS) == 0 && !c.RemAllDS
+}
+
+func (s *Service) delegationStore() (DelegationStore, error) {
+	d, ok := s.store.(DelegationStore)
+	if !ok {
+		return nil, Errorf(CodeInternal, "the store keeps no hosts")
+	}
+	return d, nil
+}
+
+// hostName is a canonical host name.
+type hostName struct {
+	alabel, ulabel string
+	zone           *Zone  // the registry's zone it is in, or nil
+	label          string // the superordinate domain's label (U-label), with zone
+}
+
+var hostIDNA = idna.New(idna.ValidateForRegistration())
+
+// canonHost canonicalizes a host name: in a zone of the registry, its
+// domain label is judged by the zone's policy as a domain's is, and the
+// labels below it are LDH or valid in the domain's language; outside, the
+// name must be a valid IDNA2008 name (RFC 5891).
+func (s *Service) canonHost(input string) (hostName, error) {
+	if err := checkInput(input); err != nil {
+		return hostName{}, err
+	}
+	n := strings.TrimSuffix(input, ".")
+	labels := strings.Split(n, ".")
+	if len(labels) < 2 {
+		return hostName{}, Errorf(CodeBadName, "%q is not a host name (it has one label)", input)
+	}
+	for _, l := range labels {
+		if l == "" {
+			return hostName{}, Errorf(CodeBadName, "%q has an empty label", input)
+		}
+	}
+	last := labels[len(labels)-1]
+	z := s.exact[last]
+	if z == nil {
+		z = s.zones[zoneKey(last)]
+	}
+	if z == nil {
+		a, err := hostIDNA.ToASCII(strings.ToLower(norm.NFC.String(n)))
+		if err != nil {
+			return hostName{}, Errorf(CodeBadName, "%q is not a valid host name: %v", input, err)
+		}
+		if len(a) > 253 {
+			return hostName{}, Errorf(CodeBadName, "%q is longer than 253 octets in A-label form", input)
+		}
+		u, err := hostIDNA.ToUnicode(a)
+		if err != nil {
+			u = a
+		}
+		return hostName{alabel: a, ulabel: u}, nil
+	}
+	if len(labels) < 3 {
+		return hostName{}, Errorf(CodeHostPolicy, "%q: a host in zone %s is below a domain (such as ns1.example.%s)", input, z.Name, z.Name)
+	}
+	dl := labels[len(labels)-2]
+	nm := name{input: input, label: dl, zone: z}
+	dc, err := s.judge(&nm, "")
+	if err != nil {
+		return hostName{}, err
+	}
+	if len(dc.errs) > 0 {
+		return hostName{}, &Error{Code: CodeInvalid, Message: fmt.Sprintf("the domain label %s of host %s is not a valid label of zone %s", dl, input, z.Name), Errors: dc.errs}
+	}
+	sub := *z
+	sub.MinLength, sub.MaxLength = 1, 63
+	au := make([]string, 0, len(labels))
+	uu := make([]string, 0, len(labels))
+	for _, l := range labels[:len(labels)-2] {
+		if isASCII(l) && !hasACEPrefix(l) {
+			c := checkLDH(l, &sub)
+			if len(c.errs) > 0 {
+				return hostName{}, &Error{Code: CodeInvalid, Message: fmt.Sprintf("the label %s of host %s is not a valid LDH label", l, input), Errors: c.errs}
+			}
+			au, uu = append(au, c.alabel), append(uu, c.label)
+			continue
+		}
+		lang := dc.lang
+		if lang == LDH {
+			lang = ""
+		}
+		sn := name{input: input, label: l, zone: &sub}
+		c, err := s.judge(&sn, lang)
+		if err != nil {
+			return hostName{}, err
+		}
+		if len(c.errs) > 0 {
+			return hostName{}, &Error{Code: CodeInvalid, Message: fmt.Sprintf("the label %s of host %s is not a valid label of zone %s", l, input, z.Name), Errors: c.errs}
+		}
+		au, uu = append(au, c.alabel), append(uu, c.label)
+	}
+	au = append(au, dc.alabel, z.ALabel)
+	uu = append(uu, dc.label, z.Name)
+	h := hostName{alabel: strings.Join(au, "."), ulabel: strings.Join(uu, "."), zone: z, label: dc.label}
+	if len(h.alabel) > 253 {
+		return hostName{}, Errorf(CodeBadName, "%q is longer than 253 octets in A-label form", input)
+	}
+	return h, nil
+}
+
+// Addr is an address as a registrar gives it: v6 says which family the
+// registrar meant (EPP's ip attribute); "" for either.
+type Addr struct {
+	IP     string
+	Family string // "v4", "v6" or ""
+}
+
+// canonAddrs checks and canonicalizes addresses: public unicast only.
+func canonAddrs(addrs []Addr) ([]string, error) {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		ip, err := netip.ParseAddr(strings.TrimSpace(a.IP))
+		if err != nil || ip.Zone() != "" {
+			return nil, Errorf(CodeBadAddress, "%q is not an IP address", a.IP)
+		}
+		if ip.Is4In6() {
+			return nil, Errorf(CodeBadAddress, "%q is an IPv4-mapped IPv6 address; give the IPv4 address", a.IP)
+		}
+		switch {
+		case a.Family == "v4" && !ip.Is4(), a.Family == "v6" && !ip.Is6():
+			return nil, Errorf(CodeBadAddress, "%s is not an IP%s address", a.IP, a.Family)
+		case a.Family != "" && a.Family != "v4" && a.Family != "v6":
+			return nil, Errorf(CodeBadAddress, "address family %q (v4 or v6)", a.Family)
+		}
+		if !ip.IsGlobalUnicast() || ip.IsPrivate() || isReserved(ip) {
+			return nil, Errorf(CodeAddressRange, "%s is not a public unicast address", ip)
+		}
+		out = append(out, ip.String())
+	}
+	return dedupSort(out), nil
+}
+
+// isReserved reports the documentation, shared and benchmarking ranges,
+// which IsGlobalUnicast lets through.
+func isReserved(ip netip.Addr) bool {
+	for _, p := range reservedPrefixes {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+var reservedPrefixes = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "2001:db8::/32", "2001::/23", "64:ff9b::/96"} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
+
+func dedupSort(ss []string) []string {
+	sort.Strings(ss)
+	out := ss[:0]
+	for i, s := range ss {
+		if i == 0 || s != ss[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// HostCheck is the answer to "may this host be created?".
+type HostCheck struct {
+	Name   string // A-label form when valid, else as given
+	Avail  bool
+	Reason string // short reason when not available
+}
+
+// CheckHost answers whether a host may be created.
+func (s *Service) CheckHost(ctx context.Context, input string) (*HostCheck, error) {
+	ds, err := s.delegationStore()
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.canonHost(input)
+	if err != nil {
+		if CodeOf(err) == CodeInternal {
+			return nil, err
+		}
+		return &HostCheck{Name: input, Reason: InfoOf(CodeOf(err)).Reason}, nil
+	}
+	_, err = ds.Host(ctx, h.alabel)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &HostCheck{Name: h.alabel, Avail: true}, nil
+	case err != nil:
+		return nil, err
+	}
+	return &HostCheck{Name: h.alabel, Reason: "in use"}, nil
+}
+
+// CreateHost creates a host for the registrar, with its addresses (glue:
+// only for a host inside a zone of the registry, under a domain the
+// registrar sponsors).
+func (s *Service) CreateHost(ctx context.Context, r *Registrar, input string, addrs []Addr) (*Host, error) {
+	h, err := s.createHost(ctx, r, input, addrs)
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-create", Name: input, Result: CodeOf(err)})
+	}
+	return h, err
+}
+
+func (s *Service) createHost(ctx context.Context, r *Registrar, input string, addrs []Addr) (*Host, error) {
+	ds, err := s.delegationStore()
+	if err != nil {
+		return nil, err
+	}
+	hn, err := s.canonHost(input)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Name: hn.alabel, ULabel: hn.ulabel, Registrar: r.Name, Statuses: []string{}}
+	if err := s.setAddrs(h, hn, addrs); err != nil {
+		return nil, err
+	}
+	if hn.zone != nil {
+		h.SuperZone, h.SuperLabel = hn.zone.Name, hn.label
+	}
+	now := s.clock.Now().UTC()
+	h.Created, h.Updated = now, now
+	return ds.CreateHost(ctx, h, r.ID)
+}
+
+// setAddrs checks and sets a host's addresses.
+func (s *Service) setAddrs(h *Host, hn hostName, addrs []Addr) error {
+	a, err := canonAddrs(addrs)
+	if err != nil {
+		return err
+	}
+	if len(a) > 0 && hn.zone == nil {
+		return Errorf(CodeHostPolicy, "%s is outside the zones of this registry: it takes no addresses (glue is only for hosts inside the registry's zones)", hn.alabel)
+	}
+	if len(a) > MaxHostAddrs {
+		return Errorf(CodeLimit, "a host has at most %d addresses (%d given)", MaxHostAddrs, len(a))
+	}
+	h.Addrs = a
+	return nil
+}
+
+// HostInfo returns a host.
+func (s *Service) HostInfo(ctx context.Context, input string) (*Host, error) {
+	ds, err := s.delegationStore()
+	if err != nil {
+		return nil, err
+	}
+	hn, err := s.canonHost(input)
+	if err != nil {
+		return nil, err
+	}
+	h, err := ds.Host(ctx, hn.alabel)
+	if err != nil {
+		return nil, err
+	}
+	h.ULabel = hn.ulabel
+	return h, nil
+}
+
+// HostUpdate is a change of a host.
+type HostUpdate struct {
+	AddAddrs, RemAddrs       []Addr
+	AddStatuses, RemStatuses []string
+	NewName                  string // "" keeps the name
+}
+
+// UpdateHost changes a host the registrar sponsors.
+func (s *Service) UpdateHost(ctx context.Context, r *Registrar, input string, u HostUpdate) error {
+	err := s.updateHost(ctx, r, input, u)
+	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-update", Name: input, Result: resultOf(err)})
+	return err
+}
+
+func (s *Service) updateHost(ctx context.Context, r *Registrar, input string, u HostUpdate) error {
+	ds, err := s.delegationStore()
+	if err != nil {
+		return err
+	}
+	hn, err := s.canonHost(input)
+	if err != nil {
+		return err
+	}
+	h, err := ds.Host(ctx, hn.alabel)
+	if err != nil {
+		return err
+	}
+	if h.Registrar != r.Name {
+		return Errorf(CodeForbidden, "host %s is sponsored by another registrar", h.Name)
+	}
+	for _, st := range append(append([]string(nil), u.AddStatuses...), u.RemStatuses...) {
+		if st != HostDeleteProhibited && st != HostUpdateProhibited {
+			return Errorf(CodeHostPolicy, "status %q: a registrar sets %s and %s only", st, HostDeleteProhibited, HostUpdateProhibited)
+		}
+	}
+	if has(h.Statuses, HostUpdateProhibited) && !has(u.RemStatuses, HostUpdateProhibited) {
+		return Errorf(CodeStatusProhibits, "host %s has status %s: remove it first", h.Name, HostUpdateProhibited)
+	}
+	st := map[string]bool{}
+	for _, x := range h.Statuses {
+		st[x] = true
+	}
+	for _, x := range u.RemStatuses {
+		if !st[x] {
+			return Errorf(CodeHostPolicy, "host %s does not have status %s", h.Name, x)
+		}
+		delete(st, x)
+	}
+	for _, x := range u.AddStatuses {
+		if st[x] {
+			return Errorf(CodeHostPolicy, "host %s already has status %s", h.Name, x)
+		}
+		st[x] = true
+	}
+	next := &Host{Name: h.Name, ULabel: h.ULabel, Statuses: []string{}}
+	for x := range st {
+		next.Statuses = append(next.Statuses, x)
+	}
+	sort.Strings(next.Statuses)
+	nn := hn
+	if u.NewName != "" {
+		if nn, err = s.canonHost(u.NewName); err != nil {
+			return err
+		}
+		next.Name, next.ULabel = nn.alabel, nn.ulabel
+	}
+	rem, err := canonAddrs(u.RemAddrs)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, a := range h.Addrs {
+		have[a] = true
+	}
+	for _, a := range rem {
+		if !have[a] {
+			return Errorf(CodeHostPolicy, "host %s has no address %s", h.Name, a)
+		}
+		delete(have, a)
+	}
+	add, err := canonAddrs(u.AddAddrs)
+	if err != nil {
+		return err
+	}
+	var all []Addr
+	for a := range have {
+		all = append(all, Addr{IP: a})
+	}
+	for _, a := range add {
+		if have[a] {
+			return Errorf(CodeHostPolicy, "host %s already has address %s", h.Name, a)
+		}
+		all = append(all, Addr{IP: a})
+	}
+	if err := s.setAddrs(next, nn, all); err != nil {
+		return err
+	}
+	if nn.zone != nil {
+		next.SuperZone, next.SuperLabel = nn.zone.Name, nn.label
+	}
+	next.Updated = s.clock.Now().UTC()
+	return ds.UpdateHost(ctx, hn.alabel, next, r.ID)
+}
+
+func has(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// DeleteHost deletes a host the registrar sponsors, unless a domain
+// names it (CodeAssociated) or it has clientDeleteProhibited.
+func (s *Service) DeleteHost(ctx context.Context, r *Registrar, input string) error {
+	err := s.deleteHost(ctx, r, input)
+	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-delete", Name: input, Result: resultOf(err)})
+	return err
+}
+
+func (s *Service) deleteHost(ctx context.Context, r *Registrar, input string) error {
+	ds, err := s.delegationStore()
+	if err != nil {
+		return err
+	}
+	hn, err := s.canonHost(input)
+	if err != nil {
+		return err
+	}
+	h, err := ds.Host(ctx, hn.alabel)
+	if err != nil {
+		return err
+	}
+	if h.Registrar == r.Name && has(h.Statuses, HostDeleteProhibited) {
+		return Errorf(CodeStatusProhibits, "host %s has status %s", h.Name, HostDeleteProhibited)
+	}
+	return ds.DeleteHost(ctx, hn.alabel, r.ID)
+}
+
+// MaxNameServers is the zone's limit of name servers per domain.
+func (z *Zone) MaxNS() int {
+	if z.MaxNameServers > 0 {
+		return z.MaxNameServers
+	}
+	return DefaultMaxNameServers
+}
+
+// Delegation is a change of a domain's delegation as a registrar asks it.
+type Delegation struct {
+	AddNS, RemNS []string // host names, as given
+	AddDS, RemDS []DS
+	RemAllDS     bool
+}
+
+// UpdateDelegation changes the name servers and DS records of a domain
+// the registrar sponsors, atomically.
+func (s *Service) UpdateDelegation(ctx context.Context, r *Registrar, input string, d Delegation) error {
+	err := s.updateDelegation(ctx, r, input, d)
+	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "update", Name: input, Result: resultOf(err)})
+	return err
+}
+
+func (s *Service) updateDelegation(ctx context.Context, r *Registrar, input string, d Delegation) error {
+	z, label, err := s.locate(input)
+	if err != nil {
+		return err
+	}
+	c, err := s.delegationChange(z, d)
+	if err != nil {
+		return err
+	}
+	ds, err := s.delegationStore()
+	if err != nil {
+		return err
+	}
+	return ds.ChangeDelegation(ctx, z.Name, label, r.ID, c)
+}
+
+// delegationChange checks a delegation and makes the store's change.
+func (s *Service) delegationChange(z *Zone, d Delegation) (*DelegationChange, error) {
+	c := &DelegationChange{MaxNS: z.MaxNS(), MaxDS: MaxDS, RemAllDS: d.RemAllDS}
+	if len(d.AddNS) > c.MaxNS {
+		return nil, Errorf(CodeLimit, "a domain of zone %s has at most %d name servers (%d given)", z.Name, c.MaxNS, len(d.AddNS))
+	}
+	for _, list := range []struct {
+		in  []string
+		out *[]string
+	}{{d.AddNS, &c.AddNS}, {d.RemNS, &c.RemNS}} {
+		for _, n := range list.in {
+			hn, err := s.canonHost(n)
+			if err != nil {
+				return nil, err
+			}
+			*list.out = append(*list.out, hn.alabel)
+		}
+	}
+	var err error
+	if c.AddDS, err = checkDS(d.AddDS); err != nil {
+		return nil, err
+	}
+	if c.RemDS, err = canonDS(d.RemDS); err != nil {
+		return nil, err
+	}
+	if len(c.AddDS) > MaxDS {
+		return nil, Errorf(CodeLimit, "a domain has at most %d DS records (%d given)", MaxDS, len(c.AddDS))
+	}
+	return c, nil
+}
+
+// CreateDelegated registers a domain as Create does, with its name
+// servers and DS records: all are checked first, and if storing the
+// delegation fails the domain is deleted again.
+func (s *Service) CreateDelegated(ctx context.Context, r *Registrar, input, lang string, ns []string, dsRecs []DS) (*Domain, error) {
+	if len(ns) == 0 && len(dsRecs) == 0 {
+		return s.Create(ctx, r, input, lang)
+	}
+	n, err := s.parseName(input)
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	c, err := s.delegationChange(n.zone, Delegation{AddNS: ns, AddDS: dsRecs})
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	store, err := s.delegationStore()
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range c.AddNS {
+		if _, err := store.Host(ctx, h); err != nil {
+			s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+			if errors.Is(err, ErrNotFound) {
+				return nil, Errorf(CodeNotFound, "name server %s is not a host of this registry (create it first)", h)
+			}
+			return nil, err
+		}
+	}
+	d, err := s.Create(ctx, r, input, lang)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.ChangeDelegation(ctx, d.Zone, d.Label, r.ID, c); err != nil {
+		if derr := s.store.DeleteDomain(ctx, d.Zone, d.Label, r.ID); derr != nil {
+			return nil, &Error{Code: CodeInternal, Message: "undoing the create of " + d.Name + " after its delegation failed (" + err.Error() + ")", Err: derr}
+		}
+		return nil, err
+	}
+	d.NameServers, d.DS = c.AddNS, c.AddDS
+	sort.Strings(d.NameServers)
+	return d, nil
+}
+
+// loadDelegation fills in a domain's name servers and DS records.
+func (s *Service) loadDelegation(ctx context.Context, d *Domain) error {
+	ds, ok := s.store.(DelegationStore)
+	if !ok {
+		return nil
+	}
+	ns, recs, err := ds.Delegation(ctx, d.ID)
+	if err != nil {
+		return err
+	}
+	d.NameServers, d.DS = ns, recs
+	return nil
+}
+
+// zoneSettings gives a stored zone the settings of the zones file that
+// are not stored (max-nameservers).
+func zoneSettings(z *Zone, defaults []Zone) {
+	for _, d := range defaults {
+		if d.Name == z.Name {
+			z.MaxNameServers = d.MaxNameServers
+		}
+	}
+}

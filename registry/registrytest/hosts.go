@@ -1,0 +1,261 @@
+package registrytest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// wantCode requires err to carry code.
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error, want %s", what, code)
+	}
+	if got := registry.CodeOf(err); got != code {
+		t.Fatalf("%s: error %v (code %s), want %s", what, err, got, code)
+	}
+}
+
+func must(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// absent requires that no host of the name was stored.
+func (e *env) absent(name string) {
+	e.t.Helper()
+	if h, err := e.svc.HostInfo(e.ctx, name); err == nil || registry.CodeOf(err) == registry.CodeInternal {
+		e.t.Fatalf("HostInfo(%q) = %+v, %v; want no host (nothing stored)", name, h, err)
+	}
+}
+
+func v4(ip string) registry.Addr { return registry.Addr{IP: ip, Family: "v4"} }
+func v6(ip string) registry.Addr { return registry.Addr{IP: ip, Family: "v6"} }
+
+const nsKitab = "ns1." + kitab
+const nsKitabA = "ns1." + kitabALabel
+
+// testHosts: host objects (RFC 5732) — names canonicalized by the zone's
+// policy, glue only under the registrar's own domains, statuses, rename,
+// delete refused while in use; hostile input refused with nothing stored.
+func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	b, _ := e.registrar("beta")
+	e.create(a, kitab, "hi", registry.Domain{Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: mustBlocks(t, e, kitab)})
+	if _, err := e.svc.Create(ctx, b, "betaexample.in", ""); err != nil {
+		t.Fatal(err)
+	}
+
+	// an IDN host, stored and answered in A-label form, with glue
+	h, err := e.svc.CreateHost(ctx, a, nsKitab, []registry.Addr{v4("8.8.8.8"), v6("2001:4860:4860:0::8888")})
+	must(t, "CreateHost", err)
+	if h.Name != nsKitabA {
+		t.Errorf("CreateHost: name %q, want %q", h.Name, nsKitabA)
+	}
+	for _, n := range []string{nsKitab, nsKitabA, strings.ToUpper("NS1.") + kitabALabel + "."} {
+		got, err := e.svc.HostInfo(ctx, n)
+		must(t, "HostInfo "+n, err)
+		if got.Name != nsKitabA || got.ULabel != nsKitab || !slices.Equal(got.Addrs, []string{"2001:4860:4860::8888", "8.8.8.8"}) || got.Registrar != "alpha" || got.Linked {
+			t.Errorf("HostInfo(%q) = %+v", n, got)
+		}
+	}
+	wantCode(t, "CreateHost twice (U-label)", ignoreHost(e.svc.CreateHost(ctx, a, nsKitabA, nil)), registry.CodeExists)
+	if c, err := e.svc.CheckHost(ctx, nsKitab); err != nil || c.Avail || c.Name != nsKitabA {
+		t.Errorf("CheckHost(existing) = %+v, %v", c, err)
+	}
+	if c, err := e.svc.CheckHost(ctx, "ns2."+kitab); err != nil || !c.Avail {
+		t.Errorf("CheckHost(free) = %+v, %v", c, err)
+	}
+
+	// refused, nothing stored
+	for _, tc := range []struct {
+		name  string
+		r     *registry.Registrar
+		addrs []registry.Addr
+		code  string
+	}{
+		{"ns2." + kitab, b, nil, registry.CodeHostPolicy},                                   // another registrar's domain
+		{"ns2." + kitab, b, []registry.Addr{v4("8.8.4.4")}, registry.CodeHostPolicy},        // glue under another's domain
+		{"ns1.example.com", a, []registry.Addr{v4("8.8.4.4")}, registry.CodeHostPolicy},     // out-of-zone glue
+		{"ns1.notregistered.in", a, nil, registry.CodeHostPolicy},                           // no superordinate domain
+		{"ns1.कि\u200dताब.भारत", a, nil, registry.CodeInvalid},                              // joiner in the domain label
+		{"n\u200ds1." + kitab, a, nil, registry.CodeInvalid},                                // joiner below it
+		{"nsक." + kitab, a, nil, registry.CodeInvalid},                                      // mixed scripts in a label
+		{"ns1.kitaबb.भारत", a, nil, registry.CodeInvalid},                                   // mixed scripts in the domain label
+		{"ns\u200d1.example.com", a, nil, registry.CodeBadName},                             // joiner outside the zones
+		{"ns2." + kitab, a, []registry.Addr{v4("10.0.0.1")}, registry.CodeAddressRange},     // private
+		{"ns2." + kitab, a, []registry.Addr{v4("127.0.0.1")}, registry.CodeAddressRange},    // loopback
+		{"ns2." + kitab, a, []registry.Addr{v4("2001:4860::1")}, registry.CodeBadAddress},   // family mismatch
+		{"ns2." + kitab, a, []registry.Addr{v4("1.2.3")}, registry.CodeBadAddress},          // syntax
+		{"ns2." + kitab, a, []registry.Addr{v6("::ffff:8.8.8.8")}, registry.CodeBadAddress}, // mapped
+		{"com", a, nil, registry.CodeBadName},                                               // one label
+		{kitab, a, nil, registry.CodeHostPolicy},                                            // the domain itself
+	} {
+		_, err := e.svc.CreateHost(ctx, tc.r, tc.name, tc.addrs)
+		wantCode(t, fmt.Sprintf("CreateHost(%q, %v) by %s", tc.name, tc.addrs, tc.r.Name), err, tc.code)
+		e.absent(tc.name)
+	}
+	var many []registry.Addr
+	for i := 1; i <= registry.MaxHostAddrs+1; i++ {
+		many = append(many, v4(fmt.Sprintf("8.8.8.%d", i)))
+	}
+	wantCode(t, "CreateHost with 14 addresses", ignoreHost(e.svc.CreateHost(ctx, a, "ns3."+kitab, many)), registry.CodeLimit)
+	e.absent("ns3." + kitab)
+
+	// out-of-zone hosts, name servers of a domain
+	var ns []string
+	for i := 1; i <= 14; i++ {
+		n := fmt.Sprintf("ns%d.example.com", i)
+		_, err := e.svc.CreateHost(ctx, a, n, nil)
+		must(t, "CreateHost "+n, err)
+		ns = append(ns, n)
+	}
+	wantCode(t, "14 name servers at once", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: ns}), registry.CodeLimit)
+	must(t, "add 2 name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{nsKitab, "NS1.EXAMPLE.COM."}}))
+	wantCode(t, "12 more name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: ns[1:13]}), registry.CodeLimit)
+	wantCode(t, "unknown name server", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{"ns1.unknown.net"}}), registry.CodeNotFound)
+	wantCode(t, "name servers of another's domain", e.svc.UpdateDelegation(ctx, b, kitab, registry.Delegation{AddNS: []string{"ns2.example.com"}}), registry.CodeForbidden)
+	d, err := e.svc.Info(ctx, kitab)
+	must(t, "Info", err)
+	if want := []string{"ns1.example.com", nsKitabA}; !slices.Equal(d.NameServers, want) {
+		t.Errorf("Info name servers %q, want %q (nothing of the refused changes)", d.NameServers, want)
+	}
+	if h, _ := e.svc.HostInfo(ctx, nsKitab); h == nil || !h.Linked {
+		t.Errorf("HostInfo of a name server: %+v, want linked", h)
+	}
+
+	// delete refused while in use; the domain refused while hosts are under it
+	wantCode(t, "DeleteHost linked", e.svc.DeleteHost(ctx, a, "ns1.example.com"), registry.CodeAssociated)
+	wantCode(t, "DeleteHost by another registrar", e.svc.DeleteHost(ctx, b, "ns2.example.com"), registry.CodeForbidden)
+	wantCode(t, "Delete domain with a host under it", e.svc.Delete(ctx, a, kitab), registry.CodeAssociated)
+	if _, err := e.svc.Info(ctx, kitab); err != nil {
+		t.Fatalf("the domain is gone after a refused delete: %v", err)
+	}
+
+	// update: addresses, statuses, rename
+	wantCode(t, "UpdateHost by another registrar", e.svc.UpdateHost(ctx, b, nsKitab, registry.HostUpdate{AddStatuses: []string{registry.HostDeleteProhibited}}), registry.CodeForbidden)
+	must(t, "UpdateHost addresses", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{AddAddrs: []registry.Addr{v4("1.1.1.1")}, RemAddrs: []registry.Addr{v4("8.8.8.8")}}))
+	h, _ = e.svc.HostInfo(ctx, nsKitab)
+	if !slices.Equal(h.Addrs, []string{"1.1.1.1", "2001:4860:4860::8888"}) {
+		t.Errorf("addresses after update: %q", h.Addrs)
+	}
+	wantCode(t, "UpdateHost a server status", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{AddStatuses: []string{"serverUpdateProhibited"}}), registry.CodeHostPolicy)
+	must(t, "UpdateHost statuses", e.svc.UpdateHost(ctx, a, "ns2.example.com", registry.HostUpdate{AddStatuses: []string{registry.HostUpdateProhibited, registry.HostDeleteProhibited}}))
+	wantCode(t, "UpdateHost with clientUpdateProhibited", e.svc.UpdateHost(ctx, a, "ns2.example.com", registry.HostUpdate{NewName: "ns99.example.com"}), registry.CodeStatusProhibits)
+	wantCode(t, "DeleteHost with clientDeleteProhibited", e.svc.DeleteHost(ctx, a, "ns2.example.com"), registry.CodeStatusProhibits)
+	must(t, "UpdateHost removing the statuses", e.svc.UpdateHost(ctx, a, "ns2.example.com", registry.HostUpdate{RemStatuses: []string{registry.HostUpdateProhibited, registry.HostDeleteProhibited}}))
+	must(t, "DeleteHost", e.svc.DeleteHost(ctx, a, "ns2.example.com"))
+	e.absent("ns2.example.com")
+
+	wantCode(t, "rename onto another host", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "ns3.example.com"}), registry.CodeExists)
+	wantCode(t, "rename a host with glue out of the zones", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{NewName: "ns1.example.net"}), registry.CodeHostPolicy)
+	wantCode(t, "rename under another's domain", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{NewName: "ns1.betaexample.in"}), registry.CodeHostPolicy)
+	must(t, "rename", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "ns0.example.org"}))
+	d, _ = e.svc.Info(ctx, kitab)
+	if want := []string{"ns0.example.org", nsKitabA}; !slices.Equal(d.NameServers, want) {
+		t.Errorf("name servers after a rename: %q, want %q", d.NameServers, want)
+	}
+	e.absent("ns1.example.com")
+
+	// unlink, delete, then the domain may go
+	must(t, "remove name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{RemNS: []string{nsKitab, "ns0.example.org"}}))
+	wantCode(t, "remove a name server it does not have", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{RemNS: []string{"ns3.example.com"}}), registry.CodeHostPolicy)
+	must(t, "DeleteHost unlinked", e.svc.DeleteHost(ctx, a, nsKitab))
+	must(t, "Delete domain", e.svc.Delete(ctx, a, kitab))
+}
+
+func ignoreHost(_ *registry.Host, err error) error { return err }
+
+func mustBlocks(t *testing.T, e *env, name string) []string {
+	t.Helper()
+	res, err := e.svc.Check(e.ctx, name, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]string{strings.SplitN(res.ULabel, ".", 2)[0]}, res.Variants...)
+	slices.Sort(out)
+	return out
+}
+
+const digest256 = "2BB183AF5F22588179A53B0A98631FAD1A292118B0A7C5B7E4B1F1A2E8C4D9A1"
+
+// testDNSSEC: DS records (RFC 5910 dsData, RFC 8624) on create and update.
+func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	_, err := e.svc.CreateHost(ctx, a, "ns1.example.com", nil)
+	must(t, "CreateHost", err)
+	ok := registry.DS{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: strings.ToLower(digest256)}
+	d, err := e.svc.CreateDelegated(ctx, a, "dnssec.in", "", []string{"ns1.example.com"}, []registry.DS{ok})
+	must(t, "CreateDelegated", err)
+	got, err := e.svc.Info(ctx, d.Name)
+	must(t, "Info", err)
+	want := []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}
+	if !slices.Equal(got.DS, want) || !slices.Equal(got.NameServers, []string{"ns1.example.com"}) {
+		t.Errorf("Info = DS %+v NS %q, want %+v and ns1.example.com", got.DS, got.NameServers, want)
+	}
+	// refused creates store nothing
+	_, err = e.svc.CreateDelegated(ctx, a, "nohost.in", "", []string{"ns1.nowhere.net"}, nil)
+	wantCode(t, "create with an unknown name server", err, registry.CodeNotFound)
+	_, err = e.svc.CreateDelegated(ctx, a, "badds.in", "", nil, []registry.DS{{KeyTag: 1, Algorithm: 5, DigestType: 2, Digest: digest256}})
+	wantCode(t, "create with RSASHA1", err, registry.CodeBadDS)
+	for _, n := range []string{"nohost.in", "badds.in"} {
+		if _, err := e.svc.Info(ctx, n); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("%s registered after a refused create: %v", n, err)
+		}
+	}
+	bad := []struct {
+		ds   registry.DS
+		what string
+	}{
+		{registry.DS{KeyTag: 1, Algorithm: 1, DigestType: 2, Digest: digest256}, "RSAMD5"},
+		{registry.DS{KeyTag: 1, Algorithm: 3, DigestType: 2, Digest: digest256}, "DSA"},
+		{registry.DS{KeyTag: 1, Algorithm: 5, DigestType: 2, Digest: digest256}, "RSASHA1"},
+		{registry.DS{KeyTag: 1, Algorithm: 6, DigestType: 2, Digest: digest256}, "DSA-NSEC3"},
+		{registry.DS{KeyTag: 1, Algorithm: 7, DigestType: 2, Digest: digest256}, "RSASHA1-NSEC3"},
+		{registry.DS{KeyTag: 1, Algorithm: 12, DigestType: 2, Digest: digest256}, "GOST"},
+		{registry.DS{KeyTag: 1, Algorithm: 99, DigestType: 2, Digest: digest256}, "unknown algorithm"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 1, Digest: digest256[:40]}, "SHA-1 digest"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 3, Digest: digest256}, "GOST digest"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 4, Digest: digest256}, "SHA-384 with a SHA-256 length"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 2, Digest: digest256[:62]}, "short digest"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 2, Digest: "ZZ" + digest256[2:]}, "not hex"},
+		{registry.DS{KeyTag: 70000, Algorithm: 13, DigestType: 2, Digest: digest256}, "key tag"},
+	}
+	for _, tc := range bad {
+		wantCode(t, "add DS "+tc.what, e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{AddDS: []registry.DS{tc.ds}}), registry.CodeBadDS)
+	}
+	var eight []registry.DS
+	for i := 0; i < registry.MaxDS; i++ {
+		eight = append(eight, registry.DS{KeyTag: 100 + i, Algorithm: 15, DigestType: 4, Digest: strings.Repeat("AB", 48)})
+	}
+	wantCode(t, "a ninth DS", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{AddDS: eight}), registry.CodeLimit)
+	got, _ = e.svc.Info(ctx, d.Name)
+	if !slices.Equal(got.DS, want) {
+		t.Errorf("DS after refused changes: %+v, want %+v", got.DS, want)
+	}
+	// replace: remove all, add eight
+	must(t, "replace DS", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{RemAllDS: true, AddDS: eight}))
+	got, _ = e.svc.Info(ctx, d.Name)
+	if len(got.DS) != 8 || got.DS[0].KeyTag != 100 {
+		t.Errorf("DS after replace: %+v", got.DS)
+	}
+	must(t, "remove one DS", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{RemDS: eight[:1]}))
+	wantCode(t, "remove a DS it does not have", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{RemDS: eight[:1]}), registry.CodeBadDS)
+	got, _ = e.svc.Info(ctx, d.Name)
+	if len(got.DS) != 7 {
+		t.Errorf("DS after removing one: %d records", len(got.DS))
+	}
+	must(t, "Delete a signed domain", e.svc.Delete(ctx, a, d.Name))
+	must(t, "DeleteHost after its domain went", e.svc.DeleteHost(ctx, a, "ns1.example.com"))
+}
