@@ -84,6 +84,8 @@ func (c *command) name() string {
 		return "create"
 	case c.Delete != nil:
 		return "delete"
+	case c.Update != nil:
+		return "update"
 	}
 	if len(c.Other) > 0 {
 		switch n := c.Other[0].XMLName.Local; n {
@@ -122,6 +124,8 @@ func (ss *session) dispatch(c *command) *response {
 		obj, verb = c.Create, "create"
 	case c.Delete != nil:
 		obj, verb = c.Delete, "delete"
+	case c.Update != nil:
+		obj, verb = c.Update, "update"
 	case len(c.Other) == 0:
 		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
 	default:
@@ -130,16 +134,19 @@ func (ss *session) dispatch(c *command) *response {
 			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
 		}
 		switch name.Local {
-		case "update", "renew", "transfer", "poll":
-			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info and delete of domains)", messages[CodeUnimplemented], name.Local))
+		case "renew", "transfer", "poll":
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info, update and delete of domains and hosts)", messages[CodeUnimplemented], name.Local))
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
+	}
+	if r := ss.dispatchDelegation(obj, verb, c.Ext); r != nil { // hosts, domain update (host.go)
+		return r
 	}
 	op, got := obj.op()
 	if op == nil {
 		switch got.Space {
-		case NSHost, NSCont:
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
+		case NSCont:
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain and host objects only (%s, %s)", messages[CodeUnimplObject], NSDomain, NSHost))
 		case "":
 			return fail(CodeMissing, fmt.Sprintf("%s: <%s> holds a <domain:%s>", messages[CodeMissing], verb, verb))
 		}
@@ -173,7 +180,11 @@ func (ss *session) dispatch(c *command) *response {
 		if c.Ext != nil {
 			idn = c.Ext.IDN
 		}
-		return ss.create(names[0], idn)
+		ns, ds, r := createDelegation(op, c.Ext) // host.go
+		if r != nil {
+			return r
+		}
+		return ss.create(names[0], idn, ns, ds)
 	default:
 		return ss.delete(names[0])
 	}
@@ -188,7 +199,7 @@ func (ss *session) checkExtensions(c *command) *response {
 	}
 	if len(c.Ext.Other) > 0 {
 		n := c.Ext.Other[0].XMLName
-		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], n.Space, NSIDN))
+		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s and %s)", messages[CodeUnimplExtension], n.Space, NSIDN, NSSecDNS))
 	}
 	if c.Ext.IDN != nil {
 		if c.Create == nil {
@@ -228,13 +239,13 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": the language of responses is en")
 	}
 	for _, u := range l.Svcs.ObjURI {
-		if strings.TrimSpace(u) != NSDomain {
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s)", messages[CodeUnimplObject], u, NSDomain))
+		if !servedObject(strings.TrimSpace(u)) {
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost))
 		}
 	}
 	for _, u := range l.Svcs.ExtURI {
-		if u = strings.TrimSpace(u); u != NSIDN {
-			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], u, NSIDN))
+		if u = strings.TrimSpace(u); !servedExtension(u) {
+			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s and %s)", messages[CodeUnimplExtension], u, NSIDN, NSSecDNS))
 		}
 	}
 	lo := ss.s.lockout
@@ -345,7 +356,7 @@ func toUnicode(name string) string {
 	return strings.Join(labels, ".")
 }
 
-func (ss *session) create(name string, idn *idnData) *response {
+func (ss *session) create(name string, idn *idnData, ns []string, ds []registry.DS) *response {
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -363,7 +374,7 @@ func (ss *session) create(name string, idn *idnData) *response {
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.Create(ctx, ss.registrar, name, lang)
+	d, err := ss.s.svc.CreateDelegated(ctx, ss.registrar, name, lang, ns, ds)
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -429,10 +440,11 @@ func (ss *session) info(name string) *response {
 		// the status's text, which RFC 5731 leaves free
 		b.WriteString(`<domain:status s="ok" lang="en">`)
 		esc(&b, "exempted with "+strings.Join(d.ExemptWith, ", "))
-		b.WriteString(`</domain:status><domain:clID>`)
+		b.WriteString(`</domain:status>`)
 	} else {
-		b.WriteString(`<domain:status s="ok"/><domain:clID>`)
+		b.WriteString(`<domain:status s="ok"/>`)
 	}
+	b.WriteString(domainNSXML(d) + `<domain:clID>`) // host.go
 	esc(&b, clID(d.Registrar))
 	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:infData>`)
 	r := &response{code: CodeOK, resData: b.String()}
@@ -445,6 +457,7 @@ func (ss *session) info(name string) *response {
 		e.WriteString(`</idn:uname></idn:data>`)
 		r.exts = e.String()
 	}
+	r.exts += secDNSInfData(d) // secdns.go
 	return r
 }
 

@@ -325,7 +325,7 @@ func TestSession(t *testing.T) {
 		{"bad version", a, strings.Replace(loginFrame("acme", "secret12", ""), "<version>1.0", "<version>2.0", 1), 2100, nil},
 		{"bad lang", a, strings.Replace(loginFrame("acme", "secret12", ""), "<lang>en", "<lang>fr", 1), 2102, nil},
 		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI>", 1), 2307, nil},
-		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:secDNS-1.1</extURI></svcExtension>", 1), 2103, nil},
+		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2103, nil},
 		{"login", a, loginFrame("acme", "secret12", ""), 1000, nil},
 		{"second login", a, loginFrame("acme", "secret12", ""), 2002, []string{"already logged in"}},
 		{"check", a, domainCmd("check", kitab, "xn--11b4aa6a3fd3h.xn--h2brj9c", "कख.भारत", "x.nozone", "abc.in"), 1000, []string{
@@ -347,7 +347,7 @@ func TestSession(t *testing.T) {
 		{"info", b, domainCmd("info", kitab), 1000, []string{"<domain:infData", "<domain:roid>D", "<domain:clID>acme</domain:clID>", "<idn:table>hi</idn:table>", "<idn:uname>" + kitab + "</idn:uname>"}},
 		{"info unknown", a, domainCmd("info", "कमल.भारत"), 2303, nil},
 		{"delete not yours", b, domainCmd("delete", kitab), 2201, nil},
-		{"update", a, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:update></update>`), 2101, []string{"not implemented"}},
+		{"update of statuses", a, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name><domain:add><domain:status s="clientHold"/></domain:add></domain:update></update>`), 2102, []string{"name servers and DS records only"}},
 		{"renew", a, cmd(`<renew><domain:renew xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:renew></renew>`), 2101, nil},
 		{"poll", a, cmd(`<poll op="req"/>`), 2101, nil},
 		{"contact check", a, cmd(`<check><contact:check xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c1</contact:id></contact:check></check>`), 2307, nil},

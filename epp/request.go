@@ -35,7 +35,8 @@ type command struct {
 	Info     *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 info"`
 	Create   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 create"`
 	Delete   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 delete"`
-	Other    []anyElem `xml:",any"` // update, renew, transfer, poll, …
+	Update   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 update"` // delegation (host.go)
+	Other    []anyElem `xml:",any"`                                  // update, renew, transfer, poll, …
 	Ext      *cmdExt   `xml:"urn:ietf:params:xml:ns:epp-1.0 extension"`
 	ClTRID   *string   `xml:"urn:ietf:params:xml:ns:epp-1.0 clTRID"`
 	children int       // how many command elements there are
@@ -63,13 +64,23 @@ type object struct {
 	DCre   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 create"`
 	DDel   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 delete"`
 	Other  []anyElem `xml:",any"`
+
+	// delegation (host.go): host objects and the domain update
+	HCheck *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 check"`
+	HInfo  *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 info"`
+	HCre   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 create"`
+	HDel   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 delete"`
+	HUpd   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 update"`
+	DUpd   *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
 }
 
 // domainOp is what the registry reads of a domain command: the names
-// (check takes several; the others one). Period, name servers, contacts
-// and authInfo of a create are accepted and not kept (docs/epp.md).
+// (check takes several; the others one) and a create's name servers.
+// Period, contacts and authInfo of a create are accepted and not kept
+// (docs/epp.md).
 type domainOp struct {
 	Names []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	NS    *domainNS    `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"` // host.go
 }
 
 type domainName struct {
@@ -80,6 +91,9 @@ type domainName struct {
 type cmdExt struct {
 	IDN   *idnData  `xml:"urn:ietf:params:xml:ns:idn-1.0 data"`
 	Other []anyElem `xml:",any"`
+	// secdns.go
+	SecCreate *secDNSCreate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 create"`
+	SecUpdate *secDNSUpdate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 update"`
 }
 
 // idnData is draft-ietf-eppext-idnmap's <idn:data>.

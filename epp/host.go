@@ -1,0 +1,354 @@
+package epp
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// Host objects (RFC 5732) and the name servers of domains (RFC 5731
+// domain:ns, hostObj only); docs/delegation.md. The registry does the
+// work (registry/hosts.go); this file parses and maps codes.
+
+// hostOp is a <host:check|info|create|delete|update>.
+type hostOp struct {
+	Names []domainName `xml:"urn:ietf:params:xml:ns:host-1.0 name"`
+	Addrs []hostAddr   `xml:"urn:ietf:params:xml:ns:host-1.0 addr"`
+	Add   *hostAddRem  `xml:"urn:ietf:params:xml:ns:host-1.0 add"`
+	Rem   *hostAddRem  `xml:"urn:ietf:params:xml:ns:host-1.0 rem"`
+	Chg   *struct {
+		Name string `xml:"urn:ietf:params:xml:ns:host-1.0 name"`
+	} `xml:"urn:ietf:params:xml:ns:host-1.0 chg"`
+}
+
+type hostAddr struct {
+	IP string `xml:"ip,attr"`
+	V  string `xml:",chardata"`
+}
+
+type hostAddRem struct {
+	Addrs    []hostAddr   `xml:"urn:ietf:params:xml:ns:host-1.0 addr"`
+	Statuses []statusElem `xml:"urn:ietf:params:xml:ns:host-1.0 status"`
+}
+
+type statusElem struct {
+	S string `xml:"s,attr"`
+}
+
+// domainNS is a <domain:ns>.
+type domainNS struct {
+	HostObj  []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 hostObj"`
+	HostAttr []anyElem    `xml:"urn:ietf:params:xml:ns:domain-1.0 hostAttr"`
+}
+
+// domainUpdate is a <domain:update>: the registry changes name servers
+// (and, with secDNS-1.1, DS records) by it.
+type domainUpdate struct {
+	Name string        `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	Add  *domainAddRem `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
+	Rem  *domainAddRem `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
+	Chg  *struct {
+		Other []anyElem `xml:",any"`
+	} `xml:"urn:ietf:params:xml:ns:domain-1.0 chg"`
+}
+
+type domainAddRem struct {
+	NS       *domainNS `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"`
+	Contacts []anyElem `xml:"urn:ietf:params:xml:ns:domain-1.0 contact"`
+	Statuses []anyElem `xml:"urn:ietf:params:xml:ns:domain-1.0 status"`
+}
+
+// servedObject reports whether the server serves an object namespace.
+func servedObject(u string) bool { return u == NSDomain || u == NSHost }
+
+// servedExtension reports whether the server implements an extension.
+func servedExtension(u string) bool { return u == NSIDN || u == NSSecDNS }
+
+// hostOpOf returns the host operation of an object, if it is one.
+func (o *object) hostOp() *hostOp {
+	for _, h := range []*hostOp{o.HCheck, o.HInfo, o.HCre, o.HDel, o.HUpd} {
+		if h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// dispatchDelegation runs host commands and domain updates; nil for the
+// others.
+func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *response {
+	if verb != "create" && verb != "update" && ext != nil && (ext.SecCreate != nil || ext.SecUpdate != nil) {
+		return fail(CodeSyntax, messages[CodeSyntax]+": <secDNS:create> goes with a domain <create>, <secDNS:update> with a domain <update>")
+	}
+	if verb == "update" && obj.DUpd != nil {
+		return ss.domainUpdate(obj.DUpd, ext)
+	}
+	h := obj.hostOp()
+	if h == nil {
+		if verb == "update" && len(obj.Other) == 0 {
+			return fail(CodeMissing, messages[CodeMissing]+": <update> holds a <domain:update> or a <host:update>")
+		}
+		return nil
+	}
+	if ext != nil && (ext.IDN != nil || ext.SecCreate != nil || ext.SecUpdate != nil) {
+		return fail(CodeSyntax, messages[CodeSyntax]+": a host command takes no extension")
+	}
+	names := make([]string, len(h.Names))
+	for i, n := range h.Names {
+		names[i] = strings.TrimSpace(n.V)
+		if names[i] == "" {
+			return fail(CodeMissing, messages[CodeMissing]+": an empty <host:name>")
+		}
+		if utf8.RuneCountInString(names[i]) > 255 {
+			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <host:name> has at most 255 characters")
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return fail(CodeMissing, messages[CodeMissing]+": <host:name>")
+	case verb == "check" && len(names) > maxCheck:
+		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
+	case verb != "check" && len(names) > 1:
+		return fail(CodeSyntax, messages[CodeSyntax]+": one <host:name> per "+verb)
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	svc := ss.s.svc
+	switch verb {
+	case "check":
+		var b bytes.Buffer
+		b.WriteString(`<host:chkData xmlns:host="` + NSHost + `">`)
+		for _, n := range names {
+			c, err := svc.CheckHost(ctx, n)
+			if err != nil {
+				return ss.hostError("check", n, err)
+			}
+			b.WriteString(`<host:cd><host:name avail="` + strconv.Itoa(boolInt(c.Avail)) + `">`)
+			esc(&b, c.Name)
+			b.WriteString(`</host:name>`)
+			if c.Reason != "" {
+				b.WriteString(`<host:reason>`)
+				esc(&b, c.Reason)
+				b.WriteString(`</host:reason>`)
+			}
+			b.WriteString(`</host:cd>`)
+		}
+		b.WriteString(`</host:chkData>`)
+		return &response{code: CodeOK, resData: b.String()}
+	case "create":
+		ho, err := svc.CreateHost(ctx, ss.registrar, names[0], addrs(h.Addrs))
+		if err != nil {
+			return ss.hostError("create", names[0], err)
+		}
+		var b bytes.Buffer
+		b.WriteString(`<host:creData xmlns:host="` + NSHost + `"><host:name>`)
+		esc(&b, ho.Name)
+		b.WriteString(`</host:name><host:crDate>` + ho.Created.UTC().Format(timeFormat) + `</host:crDate></host:creData>`)
+		ss.log.Info("epp: host created", "name", ho.Name)
+		return &response{code: CodeOK, resData: b.String()}
+	case "info":
+		ho, err := svc.HostInfo(ctx, names[0])
+		if err != nil {
+			return ss.hostError("info", names[0], err)
+		}
+		return &response{code: CodeOK, resData: hostInfData(ho)}
+	case "delete":
+		if err := svc.DeleteHost(ctx, ss.registrar, names[0]); err != nil {
+			return ss.hostError("delete", names[0], err)
+		}
+		ss.log.Info("epp: host deleted", "name", names[0])
+		return &response{code: CodeOK}
+	case "update":
+		var u registry.HostUpdate
+		if h.Add != nil {
+			u.AddAddrs, u.AddStatuses = addrs(h.Add.Addrs), statuses(h.Add.Statuses)
+		}
+		if h.Rem != nil {
+			u.RemAddrs, u.RemStatuses = addrs(h.Rem.Addrs), statuses(h.Rem.Statuses)
+		}
+		if h.Chg != nil {
+			if u.NewName = strings.TrimSpace(h.Chg.Name); u.NewName == "" {
+				return fail(CodeMissing, messages[CodeMissing]+": <host:chg> holds the new <host:name>")
+			}
+		}
+		if err := svc.UpdateHost(ctx, ss.registrar, names[0], u); err != nil {
+			return ss.hostError("update", names[0], err)
+		}
+		ss.log.Info("epp: host updated", "name", names[0])
+		return &response{code: CodeOK}
+	}
+	return fail(CodeUnimplemented, fmt.Sprintf("%s: <host:%s>", messages[CodeUnimplemented], verb))
+}
+
+func (ss *session) hostError(verb, name string, err error) *response {
+	r := fromError(err)
+	if r.code == CodeFailed {
+		ss.log.Error("epp: host "+verb, "name", name, "error", err)
+	}
+	return r
+}
+
+func addrs(in []hostAddr) []registry.Addr {
+	out := make([]registry.Addr, len(in))
+	for i, a := range in {
+		f := strings.TrimSpace(a.IP)
+		if f == "" {
+			f = "v4" // the schema's default
+		}
+		out[i] = registry.Addr{IP: strings.TrimSpace(a.V), Family: f}
+	}
+	return out
+}
+
+func statuses(in []statusElem) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = strings.TrimSpace(s.S)
+	}
+	return out
+}
+
+// hostInfData renders a host's <host:infData>.
+func hostInfData(h *registry.Host) string {
+	var b bytes.Buffer
+	b.WriteString(`<host:infData xmlns:host="` + NSHost + `"><host:name>`)
+	esc(&b, h.Name)
+	b.WriteString(`</host:name><host:roid>H` + strconv.FormatInt(h.ID, 10) + `-AKSHARA</host:roid>`)
+	if len(h.Statuses) == 0 {
+		b.WriteString(`<host:status s="ok"/>`)
+	}
+	for _, s := range h.Statuses {
+		b.WriteString(`<host:status s="`)
+		esc(&b, s)
+		b.WriteString(`"/>`)
+	}
+	if h.Linked {
+		b.WriteString(`<host:status s="linked"/>`)
+	}
+	for _, a := range h.Addrs {
+		ip := "v4"
+		if strings.Contains(a, ":") {
+			ip = "v6"
+		}
+		b.WriteString(`<host:addr ip="` + ip + `">`)
+		esc(&b, a)
+		b.WriteString(`</host:addr>`)
+	}
+	b.WriteString(`<host:clID>`)
+	esc(&b, clID(h.Registrar))
+	b.WriteString(`</host:clID><host:crID>`)
+	esc(&b, clID(h.Registrar))
+	b.WriteString(`</host:crID><host:crDate>` + h.Created.UTC().Format(timeFormat) + `</host:crDate>`)
+	if h.Updated.After(h.Created) {
+		b.WriteString(`<host:upDate>` + h.Updated.UTC().Format(timeFormat) + `</host:upDate>`)
+	}
+	b.WriteString(`</host:infData>`)
+	return b.String()
+}
+
+// nameServers reads a <domain:ns>: hostObj names; hostAttr is refused
+// (no zone of this registry takes name servers as attributes).
+func nameServers(ns *domainNS) ([]string, *response) {
+	if ns == nil {
+		return nil, nil
+	}
+	if len(ns.HostAttr) > 0 {
+		return nil, fail(CodePolicy, messages[CodePolicy]+": the zones of this registry take name servers as host objects (<domain:hostObj>) only, not <domain:hostAttr>; create the host with <host:create> first")
+	}
+	out := make([]string, 0, len(ns.HostObj))
+	for _, h := range ns.HostObj {
+		n := strings.TrimSpace(h.V)
+		if n == "" {
+			return nil, fail(CodeMissing, messages[CodeMissing]+": an empty <domain:hostObj>")
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// createDelegation reads the name servers and DS records of a domain
+// create.
+func createDelegation(op *domainOp, ext *cmdExt) (ns []string, ds []registry.DS, r *response) {
+	if ns, r = nameServers(op.NS); r != nil {
+		return nil, nil, r
+	}
+	if ext != nil && ext.SecUpdate != nil {
+		return nil, nil, fail(CodeSyntax, messages[CodeSyntax]+": <secDNS:update> goes with a domain <update>")
+	}
+	if ext != nil && ext.SecCreate != nil {
+		if ds, r = ext.SecCreate.records(); r != nil {
+			return nil, nil, r
+		}
+	}
+	return ns, ds, nil
+}
+
+// domainUpdate changes a domain's name servers and DS records.
+func (ss *session) domainUpdate(u *domainUpdate, ext *cmdExt) *response {
+	name := strings.TrimSpace(u.Name)
+	if name == "" {
+		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>")
+	}
+	if ext != nil && ext.SecCreate != nil {
+		return fail(CodeSyntax, messages[CodeSyntax]+": <secDNS:create> goes with a domain <create>")
+	}
+	if ext != nil && ext.IDN != nil {
+		return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
+	}
+	var d registry.Delegation
+	for _, ar := range []struct {
+		x  *domainAddRem
+		ns *[]string
+	}{{u.Add, &d.AddNS}, {u.Rem, &d.RemNS}} {
+		if ar.x == nil {
+			continue
+		}
+		if len(ar.x.Contacts) > 0 || len(ar.x.Statuses) > 0 {
+			return fail(CodeUnimplOption, messages[CodeUnimplOption]+": this update changes name servers and DS records only (not contacts or statuses)")
+		}
+		ns, r := nameServers(ar.x.NS)
+		if r != nil {
+			return r
+		}
+		*ar.ns = ns
+	}
+	if u.Chg != nil && len(u.Chg.Other) > 0 {
+		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": this registry keeps no registrant or authInfo (<domain:chg>)")
+	}
+	if ext != nil && ext.SecUpdate != nil {
+		if r := ext.SecUpdate.apply(&d); r != nil {
+			return r
+		}
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	if err := ss.s.svc.UpdateDelegation(ctx, ss.registrar, name, d); err != nil {
+		r := fromError(err)
+		if r.code == CodeFailed {
+			ss.log.Error("epp: update", "name", name, "error", err)
+		}
+		return r
+	}
+	ss.log.Info("epp: updated", "name", name)
+	return &response{code: CodeOK}
+}
+
+// domainNSXML renders a domain's <domain:ns> (empty without name servers).
+func domainNSXML(d *registry.Domain) string {
+	if len(d.NameServers) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	b.WriteString(`<domain:ns>`)
+	for _, n := range d.NameServers {
+		b.WriteString(`<domain:hostObj>`)
+		esc(&b, n)
+		b.WriteString(`</domain:hostObj>`)
+	}
+	b.WriteString(`</domain:ns>`)
+	return b.String()
+}
