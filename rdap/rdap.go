@@ -111,6 +111,27 @@ type (
 		Links           []Link     `json:"links"`
 		Notices         []Notice   `json:"notices"`
 		Lang            string     `json:"lang,omitempty"`
+		// delegation (issue 24)
+		Nameservers []Nameserver `json:"nameservers,omitempty"`
+		SecureDNS   *SecureDNS   `json:"secureDNS,omitempty"`
+	}
+	// Nameserver is RFC 9083 §5.2, as a domain's name server.
+	Nameserver struct {
+		ObjectClassName string `json:"objectClassName"`
+		LDHName         string `json:"ldhName"`
+		UnicodeName     string `json:"unicodeName,omitempty"`
+	}
+	// SecureDNS is RFC 9083 §5.3's secureDNS member (DS data only).
+	SecureDNS struct {
+		DelegationSigned bool     `json:"delegationSigned"`
+		DSData           []DSData `json:"dsData,omitempty"`
+	}
+	// DSData is one DS record of SecureDNS.
+	DSData struct {
+		KeyTag     int    `json:"keyTag"`
+		Algorithm  int    `json:"algorithm"`
+		Digest     string `json:"digest"`
+		DigestType int    `json:"digestType"`
 	}
 	// Error is RFC 9083 §6's error response.
 	Error struct {
@@ -230,6 +251,7 @@ func DomainOf(d *registry.Domain) *Domain {
 	if d.Name != d.ALabel {
 		out.UnicodeName = d.Name
 	}
+	delegation(out, d)
 	zone, zoneA := d.Zone, zoneALabel(d)
 	table := d.Lang
 	if table == registry.LDH {
@@ -308,4 +330,20 @@ func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) 
 		return
 	}
 	h.fail(w, http.StatusNotFound, name+" is not registered.")
+}
+
+// delegation renders a domain's name servers and DS records.
+func delegation(out *Domain, d *registry.Domain) {
+	for _, n := range d.NameServers {
+		ns := Nameserver{ObjectClassName: "nameserver", LDHName: n}
+		if u, err := idna.Lookup.ToUnicode(n); err == nil && u != n {
+			ns.UnicodeName = u
+		}
+		out.Nameservers = append(out.Nameservers, ns)
+	}
+	sec := &SecureDNS{DelegationSigned: len(d.DS) > 0}
+	for _, r := range d.DS {
+		sec.DSData = append(sec.DSData, DSData{KeyTag: r.KeyTag, Algorithm: r.Algorithm, Digest: r.Digest, DigestType: r.DigestType})
+	}
+	out.SecureDNS = sec
 }
