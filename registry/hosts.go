@@ -99,6 +99,22 @@ type DelegationStore interface {
 	// Delegation returns a domain's name servers (A-label form, sorted)
 	// and DS records.
 	Delegation(ctx context.Context, domainID int64) ([]string, []DS, error)
+	// ZoneData returns the delegations of the zone's domains that have
+	// name servers, and the addresses of the hosts under its domains.
+	ZoneData(ctx context.Context, zone string) (*ZoneData, error)
+}
+
+// ZoneData is what a zone's master file is made of (zoneexport.go).
+type ZoneData struct {
+	Delegations []ZoneDelegation
+	Glue        map[string][]string // host name (A-label form) -> addresses
+}
+
+// ZoneDelegation is one domain's delegation.
+type ZoneDelegation struct {
+	Name string   // A-label form
+	NS   []string // host names, A-label form
+	DS   []DS
 }
 
 // DelegationChange is a change of a domain's name servers and DS records.

@@ -28,7 +28,7 @@ func init() {
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdReserve(args, stdout, stderr)
 		}})
-	register(&command{name: "zone", order: 54, summary: "list|add: the zones of the registry",
+	register(&command{name: "zone", order: 54, summary: "list|add|export: the zones of the registry",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdZone(args, stdout, stderr)
 		}})
@@ -289,20 +289,29 @@ func cmdReserve(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-const zoneUsage = `usage: akshara zone list|add [-db FILE | -dsn DSN] [flags] [ZONE]
+const zoneUsage = `usage: akshara zone list|add|export [-db FILE | -dsn DSN] [flags] [ZONE]
 
   list                               the zones, one JSON object a line
   add ZONE -langs TAG,TAG [-ldh]     add a zone (a running server takes it
                                      on its next start)
+  export -zone ZONE -ns NS,NS [-serial N] [-mname HOST] [-rname MAILBOX]
+         [-ttl SECONDS] [-o FILE]    write the zone as an RFC 1035 master
+                                     file (SOA, the zone's own NS, then NS,
+                                     DS and glue of every domain with name
+                                     servers; docs/delegation.md): the same
+                                     data gives the same bytes
 
 The built-in zones are created on first start; more are data in the
 store, added here.
 `
 
 func cmdZone(args []string, stdout, stderr io.Writer) int {
-	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add")
+	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export")
 	if !ok {
 		return exitUsage
+	}
+	if sub == "export" {
+		return cmdZoneExport(rest, stdout, stderr) // zoneexport.go
 	}
 	fs := newFlags("zone "+sub, zoneUsage, stderr)
 	openStore := storeFlags(fs)

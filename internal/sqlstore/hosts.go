@@ -349,3 +349,74 @@ func (s *Store) deleteDelegation(ctx context.Context, tx *sql.Tx, domainID int64
 }
 
 var _ registry.DelegationStore = (*Store)(nil)
+
+// ZoneData implements registry.DelegationStore.
+func (s *Store) ZoneData(ctx context.Context, zone string) (zd *registry.ZoneData, err error) {
+	err = s.do(ctx, func() error {
+		zd = &registry.ZoneData{Glue: map[string][]string{}}
+		byID := map[int64]*registry.ZoneDelegation{}
+		var order []int64
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.id, d.alabel, h.name FROM domains d JOIN domain_hosts dh ON dh.domain_id = d.id JOIN hosts h ON h.id = dh.host_id WHERE d.zone = ? ORDER BY d.id, h.name`), zone)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var name, host string
+			if err := rows.Scan(&id, &name, &host); err != nil {
+				rows.Close()
+				return err
+			}
+			d := byID[id]
+			if d == nil {
+				d = &registry.ZoneDelegation{Name: name}
+				byID[id] = d
+				order = append(order, id)
+			}
+			d.NS = append(d.NS, host)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = s.db.QueryContext(ctx, s.q(`SELECT x.domain_id, x.key_tag, x.alg, x.digest_type, x.digest FROM ds_records x JOIN domains d ON d.id = x.domain_id WHERE d.zone = ? ORDER BY x.domain_id, x.key_tag, x.alg, x.digest_type, x.digest`), zone)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var r registry.DS
+			if err := rows.Scan(&id, &r.KeyTag, &r.Algorithm, &r.DigestType, &r.Digest); err != nil {
+				rows.Close()
+				return err
+			}
+			if d := byID[id]; d != nil { // DS of a domain without name servers: not published
+				d.DS = append(d.DS, r)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = s.db.QueryContext(ctx, s.q(`SELECT h.name, a.addr FROM hosts h JOIN domains d ON d.id = h.domain_id JOIN host_addrs a ON a.host_id = h.id WHERE d.zone = ? ORDER BY h.name, a.addr`), zone)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h, a string
+			if err := rows.Scan(&h, &a); err != nil {
+				return err
+			}
+			zd.Glue[h] = append(zd.Glue[h], a)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range order {
+			zd.Delegations = append(zd.Delegations, *byID[id])
+		}
+		return nil
+	})
+	return zd, internal("reading zone data", err)
+}

@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"AddZone", testAddZone},
 		{"Hosts", testHosts},
 		{"DNSSEC", testDNSSEC},
+		{"ZoneExport", testZoneExport},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })

@@ -1,0 +1,87 @@
+package registrytest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// testZoneExport: the master file of a zone — SOA and the TLD's NS, one
+// delegation per domain with name servers (NS, DS, glue), nothing for a
+// domain without — byte for byte, the same twice, and accepted by Knot's
+// kzonecheck (where installed; required when CI=true).
+func testZoneExport(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	e.create(a, kitab, "hi", registry.Domain{Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: mustBlocks(t, e, kitab)})
+	for _, n := range []string{"कमल.भारत", "नदी.भारत"} {
+		if _, err := e.svc.Create(ctx, a, n, "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := e.svc.CreateHost(ctx, a, nsKitab, []registry.Addr{v4("8.8.8.8"), v6("2001:4860:4860::8888")})
+	must(t, "CreateHost", err)
+	_, err = e.svc.CreateHost(ctx, a, "ns1.example.net", nil)
+	must(t, "CreateHost", err)
+	_, err = e.svc.CreateHost(ctx, a, "ns2.कमल.भारत", []registry.Addr{v4("1.1.1.1")}) // under a domain that is not published
+	must(t, "CreateHost", err)
+	must(t, "delegate", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{nsKitab, "ns1.example.net"},
+		AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}}))
+	must(t, "delegate", e.svc.UpdateDelegation(ctx, a, "नदी.भारत", registry.Delegation{AddNS: []string{"ns1.example.net"}}))
+	// कमल.भारत has no name servers (and a DS-less, NS-less state): not published
+	o := registry.ZoneExportOptions{NS: []string{"a.nic.example.org", "b.nic.example.org."}, Serial: 2026112601}
+	var out, again bytes.Buffer
+	must(t, "ExportZone", e.svc.ExportZone(ctx, "भारत", o, &out))
+	must(t, "ExportZone again", e.svc.ExportZone(ctx, "xn--h2brj9c", o, &again))
+	want := `; zone भारत (xn--h2brj9c.), written by akshara zone export
+$ORIGIN xn--h2brj9c.
+$TTL 3600
+xn--h2brj9c.	3600	IN	SOA	a.nic.example.org. hostmaster.xn--h2brj9c. 2026112601 1800 900 604800 3600
+xn--h2brj9c.	3600	IN	NS	a.nic.example.org.
+xn--h2brj9c.	3600	IN	NS	b.nic.example.org.
+xn--11b4aya5ed.xn--h2brj9c.	3600	IN	NS	ns1.example.net.
+xn--11b4aya5ed.xn--h2brj9c.	3600	IN	NS	ns1.xn--11b4aya5ed.xn--h2brj9c.
+xn--11b4aya5ed.xn--h2brj9c.	3600	IN	DS	12345 13 2 ` + digest256 + `
+ns1.xn--11b4aya5ed.xn--h2brj9c.	3600	IN	AAAA	2001:4860:4860::8888
+ns1.xn--11b4aya5ed.xn--h2brj9c.	3600	IN	A	8.8.8.8
+xn--j2bd7e.xn--h2brj9c.	3600	IN	NS	ns1.example.net.
+`
+	if out.String() != want {
+		t.Errorf("ExportZone:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if !bytes.Equal(out.Bytes(), again.Bytes()) {
+		t.Errorf("two exports of the same data differ:\n%s\n%s", out.String(), again.String())
+	}
+	if err := e.svc.ExportZone(ctx, "भारत", registry.ZoneExportOptions{NS: []string{"ns.nic.xn--h2brj9c"}}, &out); registry.CodeOf(err) != registry.CodeHostPolicy {
+		t.Errorf("export with an in-zone apex name server: %v, want HOST_POLICY", err)
+	}
+	KZoneCheck(t, "xn--h2brj9c.", out.Bytes())
+}
+
+// KZoneCheck runs Knot's kzonecheck on a master file: skipped with a
+// message where knot-dnsutils is not installed, required when CI=true.
+func KZoneCheck(t testing.TB, origin string, zone []byte) {
+	t.Helper()
+	kz, err := exec.LookPath("kzonecheck")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kzonecheck is required in CI (Debian knot-dnsutils): %v", err)
+		}
+		t.Logf("kzonecheck is not installed (Debian knot-dnsutils): the zone file was not checked")
+		return
+	}
+	p := filepath.Join(t.TempDir(), "zone")
+	if err := os.WriteFile(p, zone, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(kz, "-o", origin, p).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "error") {
+		t.Errorf("kzonecheck: %v\n%s\n%s", err, out, zone)
+	}
+}

@@ -1,0 +1,141 @@
+package registry
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// The zone as an RFC 1035 master file (akshara zone export;
+// docs/delegation.md, "Zone export").
+
+// ZoneExportOptions are what the registry does not store about a zone's
+// apex: its SOA and its own name servers.
+type ZoneExportOptions struct {
+	NS     []string // the TLD's own name servers (host names, outside the zone); at least one
+	MName  string   // SOA MNAME; "" for the first of NS
+	RName  string   // SOA RNAME as a domain name (hostmaster.example.); "" for hostmaster.ZONE.
+	Serial uint32   // SOA serial; 0 for 1 (Knot's serial-policy may replace it)
+	TTL    int      // TTL of every record; 0 for 3600
+}
+
+// domainPublished is the hook for "the domain is not published in its
+// state": a domain without name servers never reaches it (the store
+// returns only domains with name servers). When domains have statuses
+// (clientHold, serverHold, pendingDelete: branch life), they are refused
+// here.
+func domainPublished(d *ZoneDelegation) bool {
+	return len(d.NS) > 0
+}
+
+// ExportZone writes the zone (U-label or A-label) as a master file: the
+// SOA and the TLD's NS at the apex, then for every published domain, in
+// the order of its A-label, its NS and DS records and the glue (A, AAAA)
+// of the hosts under it that a published domain names. The same data
+// gives the same bytes.
+func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptions, w io.Writer) error {
+	z := s.exact[zone]
+	if z == nil {
+		z = s.zones[zoneKey(strings.TrimSuffix(zone, "."))]
+	}
+	if z == nil {
+		return Errorf(CodeUnknownZone, "there is no zone %q", zone)
+	}
+	if len(o.NS) == 0 {
+		return Errorf(CodeBadName, "the zone's own name servers are required (akshara zone export -ns)")
+	}
+	origin := z.ALabel + "."
+	var ns []string
+	for _, n := range o.NS {
+		a, err := hostIDNA.ToASCII(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(n), ".")))
+		if err != nil || !strings.Contains(a, ".") {
+			return Errorf(CodeBadName, "name server %q is not a host name", n)
+		}
+		if a+"." == origin || strings.HasSuffix(a+".", "."+origin) {
+			return Errorf(CodeHostPolicy, "name server %s is inside the zone: give the zone's name servers outside it (their glue is not exported)", a)
+		}
+		ns = append(ns, a+".")
+	}
+	mname := ns[0]
+	if o.MName != "" {
+		mname = fqdn(o.MName)
+	}
+	rname := "hostmaster." + origin
+	if o.RName != "" {
+		rname = fqdn(o.RName)
+	}
+	serial := o.Serial
+	if serial == 0 {
+		serial = 1
+	}
+	ttl := o.TTL
+	if ttl <= 0 {
+		ttl = 3600
+	}
+	ds, err := s.delegationStore()
+	if err != nil {
+		return err
+	}
+	data, err := ds.ZoneData(ctx, z.Name)
+	if err != nil {
+		return err
+	}
+	var pub []*ZoneDelegation
+	used := map[string]bool{}
+	for i := range data.Delegations {
+		d := &data.Delegations[i]
+		if !domainPublished(d) {
+			continue
+		}
+		pub = append(pub, d)
+		for _, h := range d.NS {
+			used[h] = true
+		}
+	}
+	sort.Slice(pub, func(i, j int) bool { return pub[i].Name < pub[j].Name })
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "; zone %s (%s), written by akshara zone export\n", z.Name, origin)
+	fmt.Fprintf(bw, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
+	fmt.Fprintf(bw, "%s\t%d\tIN\tSOA\t%s %s %d 1800 900 604800 %d\n", origin, ttl, mname, rname, serial, ttl)
+	for _, n := range ns {
+		fmt.Fprintf(bw, "%s\t%d\tIN\tNS\t%s\n", origin, ttl, n)
+	}
+	for _, d := range pub {
+		owner := d.Name + "."
+		for _, h := range d.NS {
+			fmt.Fprintf(bw, "%s\t%d\tIN\tNS\t%s.\n", owner, ttl, h)
+		}
+		for _, r := range d.DS {
+			fmt.Fprintf(bw, "%s\t%d\tIN\tDS\t%d %d %d %s\n", owner, ttl, r.KeyTag, r.Algorithm, r.DigestType, r.Digest)
+		}
+		// glue: the hosts under this domain that a published domain names
+		var hosts []string
+		for h := range data.Glue {
+			if used[h] && strings.HasSuffix(h, "."+d.Name) {
+				hosts = append(hosts, h)
+			}
+		}
+		sort.Strings(hosts)
+		for _, h := range hosts {
+			for _, a := range data.Glue[h] {
+				typ := "A"
+				if strings.Contains(a, ":") {
+					typ = "AAAA"
+				}
+				fmt.Fprintf(bw, "%s.\t%d\tIN\t%s\t%s\n", h, ttl, typ, a)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func fqdn(n string) string {
+	n = strings.TrimSpace(n)
+	if !strings.HasSuffix(n, ".") {
+		n += "."
+	}
+	return n
+}
