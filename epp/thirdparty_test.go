@@ -128,3 +128,48 @@ func TestNetEPP(t *testing.T) {
 		}
 	}
 }
+
+// TestNetEPPHosts drives host create, info, update and delete with
+// Debian's Net::EPP (testdata/netepp_host.pl); every frame the server
+// sends is validated with xmllint.
+func TestNetEPPHosts(t *testing.T) {
+	t.Parallel()
+	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
+		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
+	})
+	e := newEnv(t, epp.Options{})
+	c := e.dial()
+	c.login("acme", "secret12")
+	if r := c.do(createFrame("example.in", "", "")); code(r) != 1000 {
+		t.Fatalf("create: %s", r)
+	}
+	_, port, _ := net.SplitHostPort(e.addr)
+	cmd := exec.Command("perl", "testdata/netepp_host.pl")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("netepp_host.pl: %v\n%s", err, out)
+	}
+	want := []string{
+		`^login: 1000$`,
+		`^create: ok \(1000\)$`,
+		`^info: addrs=v4:8\.8\.8\.8 status=ok clID=acme$`,
+		`^update: ok \(1000\)$`,
+		`^info after update: addrs=v6:2001:4860:4860::8888,v4:8\.8\.8\.8 status=clientDeleteProhibited clID=acme$`,
+		`^delete prohibited: refused \(2304\)$`,
+		`^remove status: ok \(1000\)$`,
+		`^delete: ok \(1000\)$`,
+		`^info after delete: gone \(2303\)$`,
+		`^out-of-zone glue: refused \(2306\)$`,
+		`^logout: ok$`,
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("netepp_host.pl printed:\n%s", out)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
+		}
+	}
+}
