@@ -15,6 +15,9 @@ func TestParseZones(t *testing.T) {
 	}{
 		{"one", "zone भारत\n  languages hi mr\n  source x y\n", "", []ZoneSpec{{Name: "भारत", Languages: []string{"hi", "mr"}, Source: "x y"}}},
 		{"ldh and comments", "# c\nzone in   # the ASCII zone\n\tlanguages hi\n\tldh\n", "", []ZoneSpec{{Name: "in", Languages: []string{"hi"}, LDH: true}}},
+		{"max-nameservers", "zone in\n  languages hi\n  max-nameservers 4\n", "", []ZoneSpec{{Name: "in", Languages: []string{"hi"}, MaxNameServers: 4}}},
+		{"max-nameservers over 13", "zone in\n  languages hi\n  max-nameservers 14\n", "1 to 13", nil},
+		{"max-nameservers not a number", "zone in\n  languages hi\n  max-nameservers many\n", "1 to 13", nil},
 		{"setting first", "  languages hi\n", "before the first zone", nil},
 		{"no languages", "zone in\n  ldh\n", "has no languages", nil},
 		{"twice", "zone in\n  languages hi\nzone in\n  languages mr\n", "listed twice", nil},
