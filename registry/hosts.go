@@ -32,6 +32,9 @@ const (
 	CodeAddressRange = "ADDRESS_RANGE"
 	// CodeStatusProhibits: a status of the object forbids the command.
 	CodeStatusProhibits = "STATUS_PROHIBITS"
+	// CodeStale: the object changed between the read and the write of an
+	// update (the service tries again; seen only if it keeps changing).
+	CodeStale = "STALE"
 )
 
 func init() {
@@ -41,6 +44,7 @@ func init() {
 	DefineCode(CodeBadAddress, CodeInfo{HTTP: 400, EPP: 2005, Reason: "bad address"})
 	DefineCode(CodeAddressRange, CodeInfo{HTTP: 422, EPP: 2004, Reason: "address not public"})
 	DefineCode(CodeStatusProhibits, CodeInfo{HTTP: 409, EPP: 2304, Reason: "status prohibits"})
+	DefineCode(CodeStale, CodeInfo{HTTP: 409, EPP: 2400, Reason: "changed meanwhile"})
 }
 
 // Limits of delegation.
@@ -73,6 +77,9 @@ type Host struct {
 	// inside a zone of the registry (U-labels); empty for a host outside.
 	SuperZone  string `json:"-"`
 	SuperLabel string `json:"-"`
+	// Version counts the host's updates (UpdateHost writes only over the
+	// version it read).
+	Version int64 `json:"-"`
 }
 
 // DelegationStore keeps hosts, the name servers of domains and their DS
@@ -86,7 +93,8 @@ type DelegationStore interface {
 	Host(ctx context.Context, name string) (*Host, error)
 	// UpdateHost replaces the name, addresses, statuses and superordinate
 	// domain of the host name with h's, if registrarID sponsors it
-	// (ErrForbidden if not); ErrExists if h.Name is another host's.
+	// (ErrForbidden if not) and it is still at h.Version (CodeStale if it
+	// changed meanwhile); ErrExists if h.Name is another host's.
 	UpdateHost(ctx context.Context, name string, h *Host, registrarID int64) error
 	// DeleteHost deletes a host the registrar sponsors; CodeAssociated
 	// while a domain names it.
@@ -399,7 +407,12 @@ type HostUpdate struct {
 
 // UpdateHost changes a host the registrar sponsors.
 func (s *Service) UpdateHost(ctx context.Context, r *Registrar, input string, u HostUpdate) error {
-	err := s.updateHost(ctx, r, input, u)
+	var err error
+	for try := 0; try < 5; try++ { // read, check, write over the version read
+		if err = s.updateHost(ctx, r, input, u); CodeOf(err) != CodeStale {
+			break
+		}
+	}
 	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-update", Name: input, Result: resultOf(err)})
 	return err
 }
@@ -444,7 +457,7 @@ func (s *Service) updateHost(ctx context.Context, r *Registrar, input string, u 
 		}
 		st[x] = true
 	}
-	next := &Host{Name: h.Name, ULabel: h.ULabel, Statuses: []string{}}
+	next := &Host{Name: h.Name, ULabel: h.ULabel, Statuses: []string{}, Version: h.Version}
 	for x := range st {
 		next.Statuses = append(next.Statuses, x)
 	}

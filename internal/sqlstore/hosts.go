@@ -83,8 +83,8 @@ func (s *Store) Host(ctx context.Context, name string) (h *registry.Host, err er
 		var statuses string
 		var created, updated int64
 		var dom sql.NullInt64
-		err := s.db.QueryRowContext(ctx, s.q(`SELECT h.id, r.name, h.domain_id, h.statuses, h.created, h.updated FROM hosts h JOIN registrars r ON r.id = h.registrar_id WHERE h.name = ?`), name).
-			Scan(&h.ID, &h.Registrar, &dom, &statuses, &created, &updated)
+		err := s.db.QueryRowContext(ctx, s.q(`SELECT h.id, r.name, h.domain_id, h.statuses, h.created, h.updated, h.version FROM hosts h JOIN registrars r ON r.id = h.registrar_id WHERE h.name = ?`), name).
+			Scan(&h.ID, &h.Registrar, &dom, &statuses, &created, &updated, &h.Version)
 		if err != nil {
 			return err
 		}
@@ -152,8 +152,15 @@ func (s *Store) UpdateHost(ctx context.Context, name string, h *registry.Host, r
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE hosts SET name = ?, domain_id = ?, statuses = ?, updated = ? WHERE id = ?`),
-			h.Name, dom, strings.Join(h.Statuses, " "), h.Updated.UnixNano(), id); err != nil {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE hosts SET name = ?, domain_id = ?, statuses = ?, updated = ?, version = version + 1 WHERE id = ? AND version = ?`),
+			h.Name, dom, strings.Join(h.Statuses, " "), h.Updated.UnixNano(), id, h.Version)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				err = registry.Errorf(registry.CodeStale, "host %s changed while it was being updated", name)
+			}
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM host_addrs WHERE host_id = ?`), id); err != nil {

@@ -259,3 +259,37 @@ func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
 	must(t, "Delete a signed domain", e.svc.Delete(ctx, a, d.Name))
 	must(t, "DeleteHost after its domain went", e.svc.DeleteHost(ctx, a, "ns1.example.com"))
 }
+
+// testHostRace: concurrent updates of one host, each adding an address,
+// lose none of them (an update writes only over the version it read).
+func testHostRace(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	if _, err := e.svc.Create(ctx, a, "race.in", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.svc.CreateHost(ctx, a, "ns1.race.in", nil)
+	must(t, "CreateHost", err)
+	const n = 8
+	errs := make(chan error, n)
+	for i := 1; i <= n; i++ {
+		go func() {
+			errs <- e.svc.UpdateHost(ctx, a, "ns1.race.in", registry.HostUpdate{AddAddrs: []registry.Addr{v4(fmt.Sprintf("9.9.9.%d", i))}})
+		}()
+	}
+	failed := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			if registry.CodeOf(err) != registry.CodeStale {
+				t.Errorf("UpdateHost: %v", err)
+			}
+			failed++ // refused as changed meanwhile: said, not lost
+		}
+	}
+	h, err := e.svc.HostInfo(ctx, "ns1.race.in")
+	must(t, "HostInfo", err)
+	if len(h.Addrs) != n-failed {
+		t.Errorf("after %d concurrent updates (%d refused) the host has %d addresses %q: updates were lost", n, failed, len(h.Addrs), h.Addrs)
+	}
+}

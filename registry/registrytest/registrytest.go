@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Reserved", testReserved},
 		{"AddZone", testAddZone},
 		{"Hosts", testHosts},
+		{"HostRace", testHostRace},
 		{"DNSSEC", testDNSSEC},
 		{"ZoneExport", testZoneExport},
 	}

@@ -4,6 +4,8 @@
 -- domain_id is the superordinate domain of a host inside a zone this
 -- registry serves (NULL for a host outside); only such a host has
 -- addresses (glue). statuses: the client statuses, space-separated.
+-- version counts the updates: an update read at one version is written
+-- only if the host is still at it (no lost update).
 CREATE TABLE hosts (
 	id           INTEGER PRIMARY KEY AUTOINCREMENT,
 	name         TEXT NOT NULL UNIQUE,
@@ -11,7 +13,8 @@ CREATE TABLE hosts (
 	domain_id    INTEGER REFERENCES domains (id),
 	statuses     TEXT NOT NULL,
 	created      INTEGER NOT NULL,
-	updated      INTEGER NOT NULL
+	updated      INTEGER NOT NULL,
+	version      INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX hosts_domain ON hosts (domain_id);
 CREATE TABLE host_addrs (
