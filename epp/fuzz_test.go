@@ -26,6 +26,10 @@ func FuzzEPP(f *testing.F) {
 		`<?xml version="1.0"?><!DOCTYPE epp [<!ENTITY x "y">]><epp/>`,
 		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><update/><clTRID>&amp;</clTRID></command></epp>`,
 		"\xff\xfe<epp/>",
+		// delegation (host.go, secdns.go)
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><create><host:create xmlns:host="urn:ietf:params:xml:ns:host-1.0"><host:name>ns1.किताब.भारत</host:name><host:addr ip="v6">2001:4860::1</host:addr></host:create></create></command></epp>`,
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><update><host:update xmlns:host="urn:ietf:params:xml:ns:host-1.0"><host:name>ns1.example.com</host:name><host:add><host:status s="clientDeleteProhibited"/></host:add><host:chg><host:name>ns2.example.com</host:name></host:chg></host:update></update></command></epp>`,
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>abc.in</domain:name><domain:add><domain:ns><domain:hostObj>ns1.example.com</domain:hostObj></domain:ns></domain:add></domain:update></update><extension><secDNS:update xmlns:secDNS="urn:ietf:params:xml:ns:secDNS-1.1"><secDNS:rem><secDNS:all>true</secDNS:all></secDNS:rem><secDNS:add><secDNS:dsData><secDNS:keyTag>1</secDNS:keyTag><secDNS:alg>13</secDNS:alg><secDNS:digestType>2</secDNS:digestType><secDNS:digest>AB</secDNS:digest></secDNS:dsData></secDNS:add></secDNS:update></extension></command></epp>`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
