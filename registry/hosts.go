@@ -179,6 +179,9 @@ func (s *Service) canonHost(input string) (hostName, error) {
 		z = s.zones[zoneKey(last)]
 	}
 	if z == nil {
+		if strings.Trim(last, "0123456789") == "" {
+			return hostName{}, Errorf(CodeBadName, "%q is not a host name: its last label is all digits (RFC 1123 §2.1)", input)
+		}
 		a, err := hostIDNA.ToASCII(strings.ToLower(norm.NFC.String(n)))
 		if err != nil {
 			return hostName{}, Errorf(CodeBadName, "%q is not a valid host name: %v", input, err)

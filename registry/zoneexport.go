@@ -96,6 +96,23 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 		}
 	}
 	sort.Slice(pub, func(i, j int) bool { return pub[i].Name < pub[j].Name })
+	// the glue hosts by the domain they are under (label.zone: the last
+	// two labels), each list sorted
+	under := map[string][]string{}
+	for h := range data.Glue {
+		if !used[h] {
+			continue
+		}
+		labels := strings.Split(h, ".")
+		if len(labels) < 3 {
+			continue
+		}
+		d := strings.Join(labels[len(labels)-2:], ".")
+		under[d] = append(under[d], h)
+	}
+	for _, hs := range under {
+		sort.Strings(hs)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "; zone %s (%s), written by akshara zone export\n", z.Name, origin)
 	fmt.Fprintf(bw, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
@@ -112,14 +129,7 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 			fmt.Fprintf(bw, "%s\t%d\tIN\tDS\t%d %d %d %s\n", owner, ttl, r.KeyTag, r.Algorithm, r.DigestType, r.Digest)
 		}
 		// glue: the hosts under this domain that a published domain names
-		var hosts []string
-		for h := range data.Glue {
-			if used[h] && strings.HasSuffix(h, "."+d.Name) {
-				hosts = append(hosts, h)
-			}
-		}
-		sort.Strings(hosts)
-		for _, h := range hosts {
+		for _, h := range under[d.Name] {
 			for _, a := range data.Glue[h] {
 				typ := "A"
 				if strings.Contains(a, ":") {

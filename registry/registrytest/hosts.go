@@ -98,6 +98,7 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 		{"ns2." + kitab, a, []registry.Addr{v4("1.2.3")}, registry.CodeBadAddress},          // syntax
 		{"ns2." + kitab, a, []registry.Addr{v6("::ffff:8.8.8.8")}, registry.CodeBadAddress}, // mapped
 		{"com", a, nil, registry.CodeBadName},                                               // one label
+		{"8.8.8.8", a, nil, registry.CodeBadName},                                           // an address, not a host name
 		{kitab, a, nil, registry.CodeHostPolicy},                                            // the domain itself
 	} {
 		_, err := e.svc.CreateHost(ctx, tc.r, tc.name, tc.addrs)
