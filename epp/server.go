@@ -253,6 +253,7 @@ type session struct {
 	registrar *registry.Registrar
 	failures  int
 	log       *slog.Logger
+	trid      registry.Channel // the command being answered (its audit records carry it)
 }
 
 func (s *Server) session(raw net.Conn) {
@@ -420,7 +421,8 @@ func (l *lockout) fail(keys ...string) {
 	}
 }
 
-// contextFor is the context of one command.
+// contextFor is the context of one command: the audit records it makes
+// carry the channel and the command's transaction identifiers.
 func (ss *session) contextFor() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), ss.s.opts.CommandTimeout)
+	return context.WithTimeout(registry.WithChannel(context.Background(), ss.trid), ss.s.opts.CommandTimeout)
 }
