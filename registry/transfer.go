@@ -535,3 +535,25 @@ func (e *AuditEntry) withChannel(ctx context.Context) {
 		e.SvTRID = c.SvTRID
 	}
 }
+
+// RunTransferWorker approves due transfers (ApproveDueTransfers) every
+// interval until ctx ends: the background half of the automatic approval
+// (reads approve a due transfer themselves). Several servers may run it
+// on one database. MERGE (issue 23): the lifecycle's worker may call
+// ApproveDueTransfers in its own loop instead.
+func (s *Service) RunTransferWorker(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n, err := s.ApproveDueTransfers(ctx, 0); err != nil && ctx.Err() == nil {
+			s.logger().Error("approving due transfers", "error", err)
+		} else if n > 0 {
+			s.logger().Info("transfers approved at the end of their transfer period", "count", n)
+		}
+	}
+}
