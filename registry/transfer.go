@@ -308,16 +308,12 @@ func (s *Service) RequestTransfer(ctx context.Context, r *Registrar, input, auth
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.settled(ctx, input)
+	d, st, hash, err := s.settledState(ctx, input)
 	if err != nil {
 		return nil, err
 	}
 	if d.Registrar == r.Name {
 		return nil, Errorf(CodeNotEligible, "%s is already yours", d.Name)
-	}
-	st, hash, err := ts.TransferState(ctx, d.ID)
-	if err != nil {
-		return nil, err
 	}
 	// the authInfo first: whoever lacks it learns nothing of the domain's state
 	if hash == "" || authInfo == "" || len(authInfo) > maxAuthInfo || !VerifyEPPPassword(hash, authInfo) {
@@ -386,15 +382,10 @@ func (s *Service) act(ctx context.Context, r *Registrar, input, status, action s
 // of it or to whoever has the domain's authInfo: CodeNotPendingTransfer
 // if it was never transferred.
 func (s *Service) QueryTransfer(ctx context.Context, r *Registrar, input, authInfo string) (*Transfer, error) {
-	ts, err := s.transferStore()
-	if err != nil {
+	if _, err := s.transferStore(); err != nil {
 		return nil, err
 	}
-	d, err := s.settled(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	st, hash, err := ts.TransferState(ctx, d.ID)
+	d, st, hash, err := s.settledState(ctx, input)
 	if err != nil {
 		return nil, err
 	}
@@ -433,39 +424,52 @@ func (s *Service) DomainTransferState(ctx context.Context, r *Registrar, d *Doma
 // settled locates a domain after approving its transfer if it is due, so
 // that every read agrees with what the worker will do.
 func (s *Service) settled(ctx context.Context, input string) (*Domain, error) {
+	d, _, _, err := s.settledState(ctx, input)
+	return d, err
+}
+
+// settledState is settled with the domain's transfer state and authInfo
+// hash as they are after it (nil, "" for a store without transfers).
+func (s *Service) settledState(ctx context.Context, input string) (*Domain, *TransferState, string, error) {
 	d, err := s.domainOf(ctx, input)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	ts, ok := s.store.(TransferStore)
 	if !ok {
-		return d, nil
+		return d, nil, "", nil
 	}
-	moved, err := s.settle(ctx, ts, d.ID)
+	moved, st, hash, err := s.settle(ctx, ts, d.ID)
 	if err != nil || !moved {
-		return d, err
+		return d, st, hash, err
 	}
-	return s.store.Domain(ctx, d.Zone, d.Label)
+	if d, err = s.store.Domain(ctx, d.Zone, d.Label); err != nil {
+		return nil, nil, "", err
+	}
+	st, hash, err = ts.TransferState(ctx, d.ID)
+	return d, st, hash, err
 }
 
 // settle approves the transfer of a domain if it is due; it reports
-// whether it did.
-func (s *Service) settle(ctx context.Context, ts TransferStore, domainID int64) (bool, error) {
-	st, _, err := ts.TransferState(ctx, domainID)
+// whether it did, and the state it read before.
+func (s *Service) settle(ctx context.Context, ts TransferStore, domainID int64) (bool, *TransferState, string, error) {
+	st, hash, err := ts.TransferState(ctx, domainID)
 	if err != nil || st.Pending == nil {
-		return false, err
+		return false, st, hash, err
 	}
 	now := s.clock.Now()
 	if now.Before(st.Pending.ActDate) {
-		return false, nil
+		return false, st, hash, nil
 	}
 	e := AuditEntry{At: now, Registrar: "server", Action: "transfer-auto-approve", Name: st.Pending.Name, Result: "ok"}
 	e.withChannel(ctx)
 	_, err = ts.ActOnTransfer(ctx, domainID, 0, TransferServerApproved, now, e)
 	if CodeOf(err) == CodeNotPendingTransfer {
-		return false, nil // another server (or reader) approved it
+		// another server (or reader) approved it: read what it did
+		st, hash, err = ts.TransferState(ctx, domainID)
+		return false, st, hash, err
 	}
-	return err == nil, err
+	return err == nil, st, hash, err
 }
 
 // ApproveDueTransfers approves the pending transfers whose transfer
@@ -488,7 +492,7 @@ func (s *Service) ApproveDueTransfers(ctx context.Context, limit int) (int, erro
 	ctx = WithChannel(ctx, Channel{Name: "worker"})
 	n := 0
 	for _, id := range ids {
-		moved, err := s.settle(ctx, ts, id)
+		moved, _, _, err := s.settle(ctx, ts, id)
 		if err != nil {
 			return n, fmt.Errorf("approving the transfer of domain %d: %w", id, err)
 		}
