@@ -6,9 +6,10 @@
 // (registry.InfoOf).
 //
 // Commands: hello, login (with newPW), logout, domain check, create (with
-// <idn:data>), info, delete. Everything else answers 2101 (unimplemented
-// command) or 2307 (unimplemented object service). docs/epp.md has a
-// session transcript.
+// <idn:data> and an authInfo), info, delete, update (the authInfo),
+// transfer (request, query, approve, reject, cancel), poll (req, ack).
+// Everything else answers 2101 (unimplemented command) or 2307
+// (unimplemented object service). docs/epp.md has a session transcript.
 package epp
 
 import (
