@@ -78,6 +78,10 @@ func (s *Service) PollRequest(ctx context.Context, r *Registrar) (*PollMessage, 
 	if err != nil {
 		return nil, 0, err
 	}
+	// the queue has the messages of the transfers due by now
+	if err := s.settleDue(ctx); err != nil {
+		return nil, 0, err
+	}
 	return ts.PollHead(ctx, r.ID)
 }
 

@@ -595,6 +595,9 @@ func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error 
 
 // List returns the registrar's domains.
 func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
+	if err := s.settleDue(ctx); err != nil { // the list agrees with the worker
+		return nil, err
+	}
 	return s.store.DomainsOf(ctx, r.ID)
 }
 

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Transfer", testTransfer},
 		{"TransferWorker", testTransferWorker},
 		{"TransferRace", testTransferRace},
+		{"TransferDueOnRead", testTransferDueOnRead},
 		{"PollOrder", testPollOrder},
 	}
 	for _, tt := range tests {

@@ -495,3 +495,36 @@ func testPollOrder(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("b's queue: %d, want 13", n)
 	}
 }
+
+// testTransferDueOnRead: at the end of the transfer period, a registrar's
+// list and poll queue agree with the worker before it has run: the
+// domain is in the gaining registrar's list, the approval in the queues.
+func testTransferDueOnRead(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newClocked(t, open)
+	ctx := e.ctx
+	losing, _ := e.registrar("losing")
+	gaining, _ := e.registrar("gaining")
+	if err := e.svc.SetTransferPolicy(ctx, "भारत", 5*day, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{kitab, "कमल.भारत"} {
+		if _, err := e.svc.CreateWith(ctx, losing, n, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.RequestTransfer(ctx, gaining, n, "Auth-Info-0001", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Advance(5 * day)
+	ds, err := e.svc.List(ctx, gaining)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("the gaining registrar's list at the end of the period: %d domains, %v; want 2", len(ds), err)
+	}
+	if ds, _ := e.svc.List(ctx, losing); len(ds) != 0 {
+		t.Errorf("the losing registrar's list: %d domains, want 0", len(ds))
+	}
+	m, n, err := e.svc.PollRequest(ctx, gaining)
+	if err != nil || n != 2 || m.Kind != registry.PollTransferAuto {
+		t.Errorf("the gaining registrar's queue: %+v, %d, %v", m, n, err)
+	}
+}
