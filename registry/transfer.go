@@ -493,7 +493,9 @@ func (s *Service) ApproveDueTransfers(ctx context.Context, limit int) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	ctx = WithChannel(ctx, Channel{Name: "worker"})
+	if ChannelOf(ctx).Name == "" {
+		ctx = WithChannel(ctx, Channel{Name: "worker"})
+	}
 	n := 0
 	for _, id := range ids {
 		moved, _, _, err := s.settle(ctx, ts, id)

@@ -58,6 +58,14 @@ const transferColumns = `t.id, t.domain_id, d.zone, d.label, d.alabel, g.name, l
 const transferFrom = ` FROM transfers t JOIN domains d ON d.id = t.domain_id
 	JOIN registrars g ON g.id = t.gaining_id JOIN registrars l ON l.id = t.losing_id`
 
+// scanMore scans a row of transferColumns and more columns into more.
+type scanMore struct {
+	row  interface{ Scan(...any) error }
+	more []any
+}
+
+func (m scanMore) Scan(dest ...any) error { return m.row.Scan(append(dest, m.more...)...) }
+
 func scanTransfer(row interface{ Scan(...any) error }) (*registry.Transfer, int64, error) {
 	t := &registry.Transfer{}
 	var domainID, requested, due int64
@@ -76,34 +84,35 @@ func scanTransfer(row interface{ Scan(...any) error }) (*registry.Transfer, int6
 	return t, domainID, nil
 }
 
-// TransferState implements registry.TransferStore.
+// TransferState implements registry.TransferStore: one statement for
+// the authInfo, the last approval and the latest transfer's id, and for a
+// domain ever asked for, one for that transfer.
 func (s *Store) TransferState(ctx context.Context, domainID int64) (st *registry.TransferState, hash string, err error) {
 	err = s.do(ctx, func() error {
 		st, hash = &registry.TransferState{}, ""
-		t, _, err := scanTransfer(s.queryRow(ctx, nil, `SELECT `+transferColumns+transferFrom+` WHERE t.domain_id = ? ORDER BY t.id DESC LIMIT 1`, domainID))
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return err
-		default:
-			st.Last = t
-			if t.Status == registry.TransferPending {
-				st.Pending = t
-			}
-		}
-		var at sql.NullInt64
-		if err := s.queryRow(ctx, nil, `SELECT MAX(acted) FROM transfers WHERE domain_id = ? AND status IN ('clientApproved', 'serverApproved')`, domainID).Scan(&at); err != nil {
+		var at, last sql.NullInt64
+		err := s.queryRow(ctx, nil, `SELECT COALESCE((SELECT pw_hash FROM domain_auth WHERE domain_id = ?), ''),
+			(SELECT MAX(acted) FROM transfers WHERE domain_id = ? AND status IN ('clientApproved', 'serverApproved')),
+			(SELECT MAX(id) FROM transfers WHERE domain_id = ?)`, domainID, domainID, domainID).Scan(&hash, &at, &last)
+		if err != nil {
 			return err
 		}
+		st.AuthInfoSet = hash != ""
 		if at.Valid {
 			st.Transferred = fromNanos(at.Int64)
 		}
-		err = s.queryRow(ctx, nil, `SELECT pw_hash FROM domain_auth WHERE domain_id = ?`, domainID).Scan(&hash)
-		if errors.Is(err, sql.ErrNoRows) {
-			err = nil
+		if !last.Valid {
+			return nil
 		}
-		st.AuthInfoSet = hash != ""
-		return err
+		t, _, err := scanTransfer(s.queryRow(ctx, nil, `SELECT `+transferColumns+transferFrom+` WHERE t.id = ?`, last.Int64))
+		if err != nil {
+			return err
+		}
+		st.Last = t
+		if t.Status == registry.TransferPending {
+			st.Pending = t
+		}
+		return nil
 	})
 	return st, hash, internal("reading the transfer state", err)
 }
@@ -113,17 +122,13 @@ func (s *Store) RequestTransfer(ctx context.Context, r *registry.TransferRequest
 	var out *registry.Transfer
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var losing int64
-		var sponsor string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT d.registrar_id, r.name FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.id = ?`), r.DomainID).Scan(&losing, &sponsor)
+		var sponsor, hash string
+		err := tx.QueryRowContext(ctx, s.q(`SELECT d.registrar_id, r.name, COALESCE((SELECT pw_hash FROM domain_auth WHERE domain_id = d.id), '')
+			FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.id = ?`), r.DomainID).Scan(&losing, &sponsor, &hash)
 		if errors.Is(err, sql.ErrNoRows) {
 			return registry.Errorf(registry.CodeNotFound, "%s is not registered", r.Name)
 		}
 		if err != nil {
-			return err
-		}
-		var hash string
-		err = tx.QueryRowContext(ctx, s.q(`SELECT pw_hash FROM domain_auth WHERE domain_id = ?`), r.DomainID).Scan(&hash)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		if sponsor != r.Losing || hash != r.AuthHash {
@@ -157,15 +162,12 @@ func (s *Store) RequestTransfer(ctx context.Context, r *registry.TransferRequest
 func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, status string, at time.Time, e registry.AuditEntry) (*registry.Transfer, error) {
 	var out *registry.Transfer
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		t, _, err := scanTransfer(tx.QueryRowContext(ctx, s.q(`SELECT `+transferColumns+transferFrom+` WHERE t.domain_id = ? AND t.status = 'pending'`), domainID))
+		var gaining, sponsor int64
+		t, _, err := scanTransfer(scanMore{tx.QueryRowContext(ctx, s.q(`SELECT `+transferColumns+`, t.gaining_id, d.registrar_id`+transferFrom+` WHERE t.domain_id = ? AND t.status = 'pending'`), domainID), []any{&gaining, &sponsor}})
 		if errors.Is(err, sql.ErrNoRows) {
 			return registry.Errorf(registry.CodeNotPendingTransfer, "%s has no transfer pending", e.Name)
 		}
 		if err != nil {
-			return err
-		}
-		var gaining, losing, sponsor int64
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT t.gaining_id, t.losing_id, d.registrar_id FROM transfers t JOIN domains d ON d.id = t.domain_id WHERE t.id = ?`), t.ID).Scan(&gaining, &losing, &sponsor); err != nil {
 			return err
 		}
 		var kinds []struct {
