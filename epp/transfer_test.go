@@ -172,3 +172,52 @@ func TestTransferConversation(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthInfoUpdate: <update> sets and removes the authInfo; what info
+// says of it to the sponsor; refusals.
+func TestAuthInfoUpdate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, epp.Options{})
+	if err := e.svc.SetTransferPolicy(t.Context(), "भारत", 5*24*time.Hour, 0); err != nil {
+		t.Fatal(err)
+	}
+	a := e.dial()
+	a.login("acme", "secret12")
+	b := e.dial()
+	b.login("other", "secret34")
+	steps := []struct {
+		name  string
+		c     *client
+		frame string
+		code  int
+		want  string
+	}{
+		{"create without authInfo", a, strings.Replace(createFrame(kitabA, "hi", ""), "<domain:pw>2fooBAR!</domain:pw>", "<domain:pw/>", 1), 1000, ""},
+		{"info: none set", a, domainCmd("info", kitab), 1000, "</domain:crDate></domain:infData>"},
+		{"request without one set", b, transferFrame("request", kitab, "2fooBAR!", ""), 2202, ""},
+		{"a short one", a, authInfoFrame(kitab, "<domain:pw>abc</domain:pw>"), 2005, "8 to 256"},
+		{"ext", a, authInfoFrame(kitab, `<domain:ext><x:y xmlns:x="urn:example:x"/></domain:ext>`), 2102, ""},
+		{"status add", a, cmd(`<update><domain:update ` + nsDomain + `><domain:name>` + kitab + `</domain:name><domain:add><domain:status s="clientHold"/></domain:add></domain:update></update>`), 2102, ""},
+		{"set", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-9</domain:pw>"), 1000, ""},
+		{"info: set", a, domainCmd("info", kitab), 1000, "<domain:authInfo><domain:pw/></domain:authInfo>"},
+		{"set by another", b, authInfoFrame(kitab, "<domain:pw>Auth-Info-8</domain:pw>"), 2201, ""},
+		{"removed", a, authInfoFrame(kitab, "<domain:null/>"), 1000, ""},
+		{"info: removed", a, domainCmd("info", kitab), 1000, "</domain:crDate></domain:infData>"},
+		{"request after removal", b, transferFrame("request", kitab, "Auth-Info-9", ""), 2202, ""},
+		{"set again", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-7</domain:pw>"), 1000, ""},
+		{"request", b, transferFrame("request", kitab, "Auth-Info-7", ""), 1001, "<domain:trStatus>pending</domain:trStatus>"},
+		{"update while pending", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-6</domain:pw>"), 2304, "pendingTransfer"},
+		{"delete while pending", a, domainCmd("delete", kitab), 2304, "pendingTransfer"},
+		{"cancel", b, transferFrame("cancel", kitab, "", ""), 1000, "clientCancelled"},
+		{"update after", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-6</domain:pw>"), 1000, ""},
+		{"request with the replaced one", b, transferFrame("request", kitab, "Auth-Info-7", ""), 2202, ""},
+		{"transfer of nothing", b, transferFrame("query", "कमल.भारत", "", ""), 2303, ""},
+		{"transfer of a contact", b, cmd(`<transfer op="query"><contact:transfer xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c1</contact:id></contact:transfer></transfer>`), 2307, ""},
+	}
+	for _, s := range steps {
+		r := s.c.do(s.frame)
+		if code(r) != s.code || !strings.Contains(r, s.want) {
+			t.Errorf("%s: code %d, want %d with %q\n%s", s.name, code(r), s.code, s.want, r)
+		}
+	}
+}

@@ -582,13 +582,16 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
+		if err := s.noPendingTransfer(ctx, tx, id, label+"."+zone); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
 			return err
 		}
 		if err := s.release(ctx, tx, id); err != nil {
 			return err
 		}
-		if err := s.dropTransfers(ctx, tx, id, time.Now().UTC()); err != nil {
+		if err := s.EndTransfers(ctx, tx, id, time.Now().UTC()); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {

@@ -34,6 +34,9 @@ func (s *Store) SetAuthInfo(ctx context.Context, domainID, registrarID int64, ha
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "%s belongs to another registrar", e.Name)
 		}
+		if err := s.noPendingTransfer(ctx, tx, domainID, e.Name); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domain_auth WHERE domain_id = ?`), domainID); err != nil {
 			return err
 		}
@@ -44,6 +47,20 @@ func (s *Store) SetAuthInfo(ctx context.Context, domainID, registrarID int64, ha
 		}
 		return s.auditTx(ctx, tx, e)
 	}))
+}
+
+// noPendingTransfer refuses a registrar's transform of a domain with a
+// pending transfer (RFC 5731 §2.3: pendingTransfer refuses every
+// transform command but <transfer>): STATUS_PROHIBITS.
+func (s *Store) noPendingTransfer(ctx context.Context, tx *sql.Tx, domainID int64, name string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM transfers WHERE domain_id = ? AND status = 'pending'`), domainID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return registry.Errorf(registry.CodeStatusProhibits, "%s has status pendingTransfer: its sponsor approves or rejects the transfer first", name)
+	}
+	return nil
 }
 
 // auditTx writes an audit record in a transaction.
@@ -274,10 +291,11 @@ func extendOnTransfer(ctx context.Context, tx *sql.Tx, domainID int64, years int
 	return nil
 }
 
-// dropTransfers ends a domain's transfer state when it is deleted: a
-// pending transfer is cancelled by the server (both parties told), the
-// authInfo removed.
-func (s *Store) dropTransfers(ctx context.Context, tx *sql.Tx, domainID int64, at time.Time) error {
+// EndTransfers ends a domain's transfer state in tx when it is deleted: a
+// pending transfer is cancelled by the server (both parties told by poll),
+// the authInfo removed. DeleteDomain calls it; the lifecycle's delete
+// (pendingDelete) and purge transitions call it in their transactions.
+func (s *Store) EndTransfers(ctx context.Context, tx *sql.Tx, domainID int64, at time.Time) error {
 	t, _, err := scanTransfer(tx.QueryRowContext(ctx, s.q(`SELECT `+transferColumns+transferFrom+` WHERE t.domain_id = ? AND t.status = 'pending'`), domainID))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

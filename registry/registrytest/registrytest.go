@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"TransferWorker", testTransferWorker},
 		{"TransferRace", testTransferRace},
 		{"TransferDueOnRead", testTransferDueOnRead},
+		{"EndTransfers", testEndTransfers},
 		{"PollOrder", testPollOrder},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,8 @@
 package registrytest
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"sync"
@@ -276,7 +278,8 @@ func checkSetHeld(t *testing.T, e *env, registrar string, d *registry.Domain) {
 }
 
 // testTransferWorker: transfers approved by the worker, once, with
-// several workers at once; a delete cancels a pending transfer.
+// several workers at once; the sponsor can neither delete nor change the
+// authInfo of a domain pending transfer.
 func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newClocked(t, open)
 	ctx := e.ctx
@@ -298,10 +301,9 @@ func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Fatalf("request %s: %v", n, err)
 		}
 	}
-	// a deleted domain's pending transfer is cancelled by the server
-	if err := e.svc.Delete(ctx, losing, names[3]); err != nil {
-		t.Fatal(err)
-	}
+	// pendingTransfer refuses the sponsor's transforms (RFC 5731 §2.3)
+	wantCode(t, "delete while pending", e.svc.Delete(ctx, losing, names[3]), registry.CodeStatusProhibits)
+	wantCode(t, "authInfo while pending", e.svc.SetAuthInfo(ctx, losing, names[3], "Auth-Info-new1"), registry.CodeStatusProhibits)
 	e.clock.Advance(2 * day)
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
@@ -321,16 +323,16 @@ func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 	for _, n := range counts {
 		total += n
 	}
-	if total != 3 {
-		t.Errorf("the workers approved %v transfers, want 3 in all", counts)
+	if total != 4 {
+		t.Errorf("the workers approved %v transfers, want 4 in all", counts)
 	}
-	for _, n := range names[:3] {
+	for _, n := range names {
 		d, err := e.svc.Info(ctx, n)
 		if err != nil || d.Registrar != "gaining" {
 			t.Errorf("%s: %+v, %v", n, d, err)
 		}
 	}
-	// gaining: 3 auto-approved + 1 cancelled; losing: 4 requested + 1 cancelled + 3 auto-approved
+	// gaining: 4 auto-approved; losing: 4 requested + 4 auto-approved
 	kinds := map[string]int{}
 	for _, r := range []*registry.Registrar{gaining, losing} {
 		for {
@@ -347,8 +349,7 @@ func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 			}
 		}
 	}
-	want := map[string]int{"gaining transfer-auto-approved": 3, "gaining transfer-cancelled": 1,
-		"losing transfer-requested": 4, "losing transfer-cancelled": 1, "losing transfer-auto-approved": 3}
+	want := map[string]int{"gaining transfer-auto-approved": 4, "losing transfer-requested": 4, "losing transfer-auto-approved": 4}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("poll messages %v,\nwant %v", kinds, want)
 	}
@@ -527,4 +528,50 @@ func testTransferDueOnRead(t *testing.T, open func(*testing.T) registry.Store) {
 	if err != nil || n != 2 || m.Kind != registry.PollTransferAuto {
 		t.Errorf("the gaining registrar's queue: %+v, %d, %v", m, n, err)
 	}
+}
+
+// transferEnder is the SQL stores' EndTransfers, for the lifecycle's
+// transitions (pendingDelete, purge) in their own transactions.
+type transferEnder interface {
+	DB() *sql.DB
+	EndTransfers(ctx context.Context, tx *sql.Tx, domainID int64, at time.Time) error
+}
+
+// testEndTransfers: the server cancels a pending transfer in a
+// transaction of the caller's, both parties told, the authInfo removed.
+func testEndTransfers(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newClocked(t, open)
+	ender, ok := e.store.(transferEnder)
+	if !ok {
+		t.Skip("the store has no EndTransfers")
+	}
+	ctx := e.ctx
+	losing, _ := e.registrar("losing")
+	gaining, _ := e.registrar("gaining")
+	d, err := e.svc.CreateWith(ctx, losing, kitab, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(61 * day)
+	if _, err := e.svc.RequestTransfer(ctx, gaining, kitab, "Auth-Info-0001", 0); err != nil {
+		t.Fatal(err)
+	}
+	at := e.clock.Advance(day)
+	tx, err := ender.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ender.EndTransfers(ctx, tx, d.ID, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.svc.DomainTransferState(ctx, losing, d)
+	if err != nil || st.Pending != nil || st.Last.Status != registry.TransferServerCancelled || !st.Last.ActDate.Equal(at) || st.AuthInfoSet {
+		t.Fatalf("after EndTransfers: %+v %+v, %v", st, st.Last, err)
+	}
+	e.wantPoll(losing, registry.PollTransferRequested, registry.TransferPending, 2)
+	e.wantPoll(losing, registry.PollTransferCancelled, registry.TransferServerCancelled, 1)
+	e.wantPoll(gaining, registry.PollTransferCancelled, registry.TransferServerCancelled, 1)
 }
