@@ -106,3 +106,19 @@ func TestTransferHTTP(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// registrarNamed finds a registrar of svc by name.
+func registrarNamed(t *testing.T, svc *registry.Service, name string) *registry.Registrar {
+	t.Helper()
+	rs, err := svc.Registrars(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Name == name {
+			return &r.Registrar
+		}
+	}
+	t.Fatalf("no registrar %s", name)
+	return nil
+}
