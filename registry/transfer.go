@@ -106,7 +106,7 @@ type TransferStore interface {
 	TransferState(ctx context.Context, domainID int64) (*TransferState, string, error)
 	// RequestTransfer records a pending transfer, a poll message to the
 	// losing registrar and an audit record, atomically, if the domain is
-	// still sponsored by r.LosingID with the authInfo hash r.AuthHash
+	// still sponsored by the registrar named r.Losing, with the authInfo hash r.AuthHash
 	// (CodeBadAuthInfo if not) and no transfer is pending
 	// (CodePendingTransfer).
 	RequestTransfer(ctx context.Context, r *TransferRequest) (*Transfer, error)
