@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"TransferRace", testTransferRace},
 		{"TransferDueOnRead", testTransferDueOnRead},
 		{"EndTransfers", testEndTransfers},
+		{"PollCommitOrder", testPollCommitOrder},
 		{"PollOrder", testPollOrder},
 	}
 	for _, tt := range tests {

@@ -575,3 +575,54 @@ func testEndTransfers(t *testing.T, open func(*testing.T) registry.Store) {
 	e.wantPoll(losing, registry.PollTransferCancelled, registry.TransferServerCancelled, 1)
 	e.wantPoll(gaining, registry.PollTransferCancelled, registry.TransferServerCancelled, 1)
 }
+
+// pollEnqueuer is the SQL stores' EnqueuePoll, for the lifecycle's
+// transitions in their own transactions.
+type pollEnqueuer interface {
+	DB() *sql.DB
+	EnqueuePoll(ctx context.Context, tx *sql.Tx, msgs []registry.PollMessage) error
+}
+
+// testPollCommitOrder: a queue is in commit order. While a transaction
+// that queued a message for a registrar is open, another message for the
+// same registrar cannot be committed ahead of it (it waits), so a reader
+// never sees a later message before an earlier one that commits after.
+func testPollCommitOrder(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newClocked(t, open)
+	pe, ok := e.store.(pollEnqueuer)
+	if !ok {
+		t.Skip("the store has no EnqueuePoll")
+	}
+	ctx := e.ctx
+	a, _ := e.registrar("a")
+	msg := func(name string) registry.PollMessage {
+		return registry.PollMessage{RegistrarID: a.ID, Queued: T0, Kind: registry.PollDeletion, Name: name, ALabel: name, Text: "deleted"}
+	}
+	tx, err := pe.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pe.EnqueuePoll(ctx, tx, []registry.PollMessage{msg("first.in")}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.svc.Enqueue(ctx, msg("second.in")) }()
+	select {
+	case err := <-done:
+		t.Fatalf("a second message was queued (%v) while the first one's transaction was open", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first.in", "second.in"} {
+		m, _, err := e.svc.PollRequest(ctx, a)
+		if err != nil || m == nil || m.Name != want {
+			t.Fatalf("head: %+v, %v; want %s", m, err, want)
+		}
+		e.svc.PollAck(ctx, a, m.ID)
+	}
+}
