@@ -53,6 +53,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	if c.children != 1 {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
+	ss.trid = registry.Channel{Name: "epp", ClTRID: clTRID, SvTRID: svTRID}
 	r := ss.dispatch(c)
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
@@ -84,6 +85,12 @@ func (c *command) name() string {
 		return "create"
 	case c.Delete != nil:
 		return "delete"
+	case c.Transfer != nil:
+		return "transfer"
+	case c.Poll != nil:
+		return "poll"
+	case c.Update != nil:
+		return "update"
 	}
 	if len(c.Other) > 0 {
 		switch n := c.Other[0].XMLName.Local; n {
@@ -122,6 +129,12 @@ func (ss *session) dispatch(c *command) *response {
 		obj, verb = c.Create, "create"
 	case c.Delete != nil:
 		obj, verb = c.Delete, "delete"
+	case c.Transfer != nil:
+		return ss.transfer(c.Transfer)
+	case c.Poll != nil:
+		return ss.poll(c.Poll)
+	case c.Update != nil:
+		return ss.update(c.Update)
 	case len(c.Other) == 0:
 		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
 	default:
@@ -130,8 +143,8 @@ func (ss *session) dispatch(c *command) *response {
 			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
 		}
 		switch name.Local {
-		case "update", "renew", "transfer", "poll":
-			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info and delete of domains)", messages[CodeUnimplemented], name.Local))
+		case "renew":
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info, delete, update, transfer of domains and poll)", messages[CodeUnimplemented], name.Local))
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
@@ -173,7 +186,11 @@ func (ss *session) dispatch(c *command) *response {
 		if c.Ext != nil {
 			idn = c.Ext.IDN
 		}
-		return ss.create(names[0], idn)
+		pw, r := createAuthInfo(op.AuthInfo)
+		if r != nil {
+			return r
+		}
+		return ss.create(names[0], idn, pw)
 	default:
 		return ss.delete(names[0])
 	}
@@ -345,7 +362,7 @@ func toUnicode(name string) string {
 	return strings.Join(labels, ".")
 }
 
-func (ss *session) create(name string, idn *idnData) *response {
+func (ss *session) create(name string, idn *idnData, authInfo string) *response {
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -363,7 +380,7 @@ func (ss *session) create(name string, idn *idnData) *response {
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.Create(ctx, ss.registrar, name, lang)
+	d, err := ss.s.svc.CreateWith(ctx, ss.registrar, name, lang, registry.CreateOptions{AuthInfo: authInfo})
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -420,6 +437,15 @@ func (ss *session) info(name string) *response {
 		}
 		return r
 	}
+	st, err := ss.s.svc.DomainTransferState(ctx, ss.registrar, d)
+	if err != nil {
+		ss.log.Error("epp: info", "name", name, "error", err)
+		return fromError(err)
+	}
+	status := "ok" // RFC 5731 §2.3: ok goes with no other status
+	if st.Pending != nil {
+		status = "pendingTransfer"
+	}
 	var b bytes.Buffer
 	b.WriteString(`<domain:infData xmlns:domain="` + NSDomain + `"><domain:name>`)
 	esc(&b, d.ALabel)
@@ -427,14 +453,23 @@ func (ss *session) info(name string) *response {
 	if d.Exempted {
 		// kept with the domains it conflicts with (docs/import.md): said in
 		// the status's text, which RFC 5731 leaves free
-		b.WriteString(`<domain:status s="ok" lang="en">`)
+		b.WriteString(`<domain:status s="` + status + `" lang="en">`)
 		esc(&b, "exempted with "+strings.Join(d.ExemptWith, ", "))
 		b.WriteString(`</domain:status><domain:clID>`)
 	} else {
-		b.WriteString(`<domain:status s="ok"/><domain:clID>`)
+		b.WriteString(`<domain:status s="` + status + `"/><domain:clID>`)
 	}
 	esc(&b, clID(d.Registrar))
-	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:infData>`)
+	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
+	if !st.Transferred.IsZero() {
+		b.WriteString(`<domain:trDate>` + st.Transferred.UTC().Format(timeFormat) + `</domain:trDate>`)
+	}
+	if st.AuthInfoSet {
+		// to the sponsor only, and never the value, which is kept hashed
+		// (RFC 9154 §4.1): an empty <domain:pw/> says one is set
+		b.WriteString(`<domain:authInfo><domain:pw/></domain:authInfo>`)
+	}
+	b.WriteString(`</domain:infData>`)
 	r := &response{code: CodeOK, resData: b.String()}
 	if d.Lang != registry.LDH {
 		var e bytes.Buffer

@@ -35,7 +35,10 @@ type command struct {
 	Info     *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 info"`
 	Create   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 create"`
 	Delete   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 delete"`
-	Other    []anyElem `xml:",any"` // update, renew, transfer, poll, …
+	Transfer *transfer `xml:"urn:ietf:params:xml:ns:epp-1.0 transfer"`
+	Poll     *poll     `xml:"urn:ietf:params:xml:ns:epp-1.0 poll"`
+	Update   *update   `xml:"urn:ietf:params:xml:ns:epp-1.0 update"`
+	Other    []anyElem `xml:",any"` // renew, …
 	Ext      *cmdExt   `xml:"urn:ietf:params:xml:ns:epp-1.0 extension"`
 	ClTRID   *string   `xml:"urn:ietf:params:xml:ns:epp-1.0 clTRID"`
 	children int       // how many command elements there are
@@ -66,10 +69,64 @@ type object struct {
 }
 
 // domainOp is what the registry reads of a domain command: the names
-// (check takes several; the others one). Period, name servers, contacts
-// and authInfo of a create are accepted and not kept (docs/epp.md).
+// (check takes several; the others one) and the authInfo of a create.
+// Period, name servers and contacts of a create are accepted and not kept
+// (docs/epp.md).
 type domainOp struct {
+	Names    []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	AuthInfo *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+}
+
+// authInfo is a <domain:authInfo>: a password (<domain:pw>), an extension
+// (<domain:ext>, not implemented), or in an update's <domain:chg> the
+// removal of the authInfo (<domain:null/>).
+type authInfo struct {
+	PW   *string   `xml:"urn:ietf:params:xml:ns:domain-1.0 pw"`
+	Ext  *anyElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 ext"`
+	Null *struct{} `xml:"urn:ietf:params:xml:ns:domain-1.0 null"`
+}
+
+// transfer is <transfer op="…"> (RFC 5730 §2.9.3.4) with a
+// <domain:transfer> (RFC 5731 §3.2.4).
+type transfer struct {
+	Op     string          `xml:"op,attr"`
+	Domain *domainTransfer `xml:"urn:ietf:params:xml:ns:domain-1.0 transfer"`
+	Other  []anyElem       `xml:",any"`
+}
+
+type domainTransfer struct {
+	Names    []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	Period   *period      `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
+	AuthInfo *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+}
+
+// period is a <domain:period unit="y|m">.
+type period struct {
+	Unit string `xml:"unit,attr"`
+	V    string `xml:",chardata"`
+}
+
+// poll is <poll op="req|ack" msgID="…"/> (RFC 5730 §2.9.2.3).
+type poll struct {
+	Op    string `xml:"op,attr"`
+	MsgID string `xml:"msgID,attr"`
+}
+
+// update is <update> with a <domain:update> (RFC 5731 §3.2.5). Of it the
+// registry reads the authInfo of <domain:chg>.
+type update struct {
+	Domain *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
+	Other  []anyElem     `xml:",any"`
+}
+
+type domainUpdate struct {
 	Names []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	Add   *anyElem     `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
+	Rem   *anyElem     `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
+	Chg   *struct {
+		Registrant *anyElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 registrant"`
+		AuthInfo   *authInfo `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+	} `xml:"urn:ietf:params:xml:ns:domain-1.0 chg"`
 }
 
 type domainName struct {

@@ -183,6 +183,13 @@ func New(svc *registry.Service, o Options) *Server {
 	route("GET /v1/domains/{name}", s.public(s.info))
 	route("DELETE /v1/domains/{name}", s.auth(s.delete))
 	route("GET /v1/audit", s.auth(s.audit))
+	route("PUT /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
+	route("DELETE /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
+	route("POST /v1/domains/{name}/transfer", s.auth(s.requestTransfer))
+	route("GET /v1/domains/{name}/transfer", s.auth(s.queryTransfer))
+	route("POST /v1/domains/{name}/transfer/{op}", s.auth(s.actOnTransfer))
+	route("GET /v1/poll", s.auth(s.pollReq))
+	route("DELETE /v1/poll/{id}", s.auth(s.pollAck))
 	route("/v1/", s.public(s.unmatched)) // 404 and 405 in JSON
 	route("GET /readyz", s.readyz)
 	// liveness: the process answers (nothing else is asked of it)
@@ -398,7 +405,9 @@ func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(htt
 		if !s.limiter(reg.ID).Allow() {
 			return registry.Errorf(CodeRateLimited, "too many requests for registrar %s; retry later", reg.Name)
 		}
-		return h(w, r.WithContext(context.WithValue(r.Context(), registrarKey, reg)))
+		// the audit records of the request say it came over HTTP, with its id
+		ctx := registry.WithChannel(r.Context(), registry.Channel{Name: "http", SvTRID: infoOf(r).id})
+		return h(w, r.WithContext(context.WithValue(ctx, registrarKey, reg)))
 	}
 }
 
@@ -468,8 +477,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 
 // CreateRequest is the body of POST /v1/domains.
 type CreateRequest struct {
-	Name string `json:"name"`
-	Lang string `json:"lang"`
+	Name     string `json:"name"`
+	Lang     string `json:"lang"`
+	AuthInfo string `json:"auth_info,omitempty"` // stored hashed; "" for none
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
@@ -497,7 +507,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 		return registry.Errorf(registry.CodeBadName, "name is required")
 	}
 	setName(r, req.Name) // the service checks it, and records a refusal
-	d, err := s.svc.Create(r.Context(), registrarOf(r), req.Name, req.Lang)
+	d, err := s.svc.CreateWith(r.Context(), registrarOf(r), req.Name, req.Lang, registry.CreateOptions{AuthInfo: req.AuthInfo})
 	s.count("create", resultOf(err))
 	if err != nil {
 		return err

@@ -158,6 +158,10 @@ func (s *Service) logger() *slog.Logger {
 // write does not share the request's deadline: a request that timed out
 // is recorded too. A failed write is logged and counted, and returned.
 func (s *Service) audit(ctx context.Context, e AuditEntry) error {
+	e.withChannel(ctx)
+	if e.At.IsZero() {
+		e.At = s.clock.Now()
+	}
 	e.Name = auditName(e.Name)
 	e.Registrar = auditName(e.Registrar)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

@@ -62,6 +62,9 @@ type Domain struct {
 	// names them (label.zone). No new domain may conflict with any of them.
 	Exempted   bool     `json:"exempted"`
 	ExemptWith []string `json:"exempt_with,omitempty"`
+	// AuthInfoHash is, for a create, the hash of the authInfo to store
+	// with the domain (HashAuthInfo); never read back.
+	AuthInfoHash string `json:"-"`
 }
 
 // RecomputeReport says what recomputing the stored conflict sets under a
@@ -83,6 +86,12 @@ type AuditEntry struct {
 	Action    string    `json:"action"` // create, delete, registrar-add
 	Name      string    `json:"name"`
 	Result    string    `json:"result"` // ok, or the error code
+	// Channel is the front end the command came through (epp, http, cli,
+	// worker; "" for records made before it was kept), and ClTRID and
+	// SvTRID its EPP transaction identifiers (WithChannel).
+	Channel string `json:"channel,omitempty"`
+	ClTRID  string `json:"cltrid,omitempty"`
+	SvTRID  string `json:"svtrid,omitempty"`
 }
 
 // Status is the answer to a check.

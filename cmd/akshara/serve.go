@@ -185,6 +185,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopEPP()
+	go svc.RunTransferWorker(ctx, time.Minute) // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)

@@ -169,7 +169,7 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 
 const (
 	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`
+	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'create', ?, 'ok', ?, ?, ?)`
 )
 
 // insertBlocks is the statement that inserts n labels of a conflict set.
@@ -407,7 +407,11 @@ func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*regist
 // domains (zone, label)) and the transaction is rolled back: ErrConflict.
 func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
-	out.Created = time.Now().UTC()
+	out.AuthInfoHash = ""
+	if out.Created.IsZero() { // the service gives its clock's time
+		out.Created = time.Now().UTC()
+	}
+	ch := registry.ChannelOf(ctx)
 	// a fault at COMMIT leaves the outcome unknown: the domain is looked up
 	// (its creation time is this attempt's own) to tell
 	committed := func() (bool, error) {
@@ -433,7 +437,12 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
 		}
-		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name)
+		if d.AuthInfoHash != "" {
+			if err := s.exec(ctx, tx, `INSERT INTO domain_auth (domain_id, pw_hash, updated) VALUES (?, ?, ?)`, out.ID, d.AuthInfoHash, out.Created.UnixNano()); err != nil {
+				return err
+			}
+		}
+		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Name, ch.ClTRID, ch.SvTRID)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
@@ -573,17 +582,24 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
+		if err := s.noPendingTransfer(ctx, tx, id, label+"."+zone); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
 			return err
 		}
 		if err := s.release(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := s.EndTransfers(ctx, tx, id, time.Now().UTC()); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'delete', ?, 'ok')`),
-			time.Now().UnixNano(), name, label+"."+zone)
+		ch := registry.ChannelOf(ctx)
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'delete', ?, 'ok', ?, ?, ?)`),
+			time.Now().UnixNano(), name, label+"."+zone, ch.Name, ch.ClTRID, ch.SvTRID)
 		return err
 	}))
 }
@@ -632,8 +648,8 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 		e.At = time.Now()
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, ?, ?, ?)`),
-			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result)
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID)
 		return err
 	})
 	return s.internal("writing audit log", err)
@@ -641,7 +657,7 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 
 // AuditLog implements registry.Store.
 func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, error) {
-	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result FROM audit ORDER BY id DESC LIMIT ?`, n)
+	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result, channel, cltrid, svtrid FROM audit ORDER BY id DESC LIMIT ?`, n)
 }
 
 // Close implements registry.Store.

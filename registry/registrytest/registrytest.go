@@ -50,6 +50,13 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Operators", testOperators},
 		{"Reserved", testReserved},
 		{"AddZone", testAddZone},
+		{"Transfer", testTransfer},
+		{"TransferWorker", testTransferWorker},
+		{"TransferRace", testTransferRace},
+		{"TransferDueOnRead", testTransferDueOnRead},
+		{"EndTransfers", testEndTransfers},
+		{"PollCommitOrder", testPollCommitOrder},
+		{"PollOrder", testPollOrder},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
