@@ -189,7 +189,7 @@ Columns: **accepted**: share of all words the language's policy accepts, with th
 minimum length of 3 code points; **script-only**: words made only of letters and marks
 of the language's script (no digits, punctuation, ZWJ/ZWNJ or other scripts), and the
 share of them accepted; **language rules**: the same words with no minimum length (the
-3-character minimum is the .in registry's rule, POLICY.md §4, not the language's).
+3-character minimum is the .in registry's rule, docs/policy.md §4, not the language's).
 Target (issue 3): at least 98% of script-only words accepted for every corpus of more
 than 10,000 words; the last column says whether the language's rules meet it.
 
