@@ -1,8 +1,12 @@
 package akshara
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +39,69 @@ func TestGitIgnoresStore(t *testing.T) {
 		if err := exec.Command(git, "check-ignore", "-q", "--no-index", f).Run(); err != nil {
 			t.Errorf("git does not ignore %s (%v)", f, err)
 		}
+	}
+}
+
+// TestPolicyCitations: the normative reading of the policy is in the
+// repository (docs/policy.md), every citation points at it, and every
+// section cited exists (issue 22: some 300 citations named a file outside
+// the repository, the shared reading's old name). docs/policy.md itself
+// names that file once, as the shared source it was written from.
+func TestPolicyCitations(t *testing.T) {
+	old := "POLICY" + ".md" // spelled so that this file does not cite it
+	doc, err := os.ReadFile("docs/policy.md")
+	if err != nil {
+		t.Fatalf("the policy reading is not in the repository: %v", err)
+	}
+	sections := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^## (\d+)\. `).FindAllStringSubmatch(string(doc), -1) {
+		sections[m[1]] = true
+	}
+	for n := 1; n <= 7; n++ {
+		if !sections[string(rune('0'+n))] {
+			t.Errorf("docs/policy.md has no section %d", n)
+		}
+	}
+	if n := strings.Count(string(doc), old); n != 1 || !strings.Contains(string(doc), "shared\n"+old) && !strings.Contains(string(doc), "shared "+old) {
+		t.Errorf("docs/policy.md names %s %d times; want once, as its shared source", old, n)
+	}
+	cite := regexp.MustCompile(`docs/policy\.md,? §(\d+)`)
+	cited := 0
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "_artifacts":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if path == filepath.Join("docs", "policy.md") || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, old) {
+				t.Errorf("%s:%d cites %s, which is not in the repository (cite docs/policy.md): %s", path, i+1, old, strings.TrimSpace(line))
+			}
+			for _, m := range cite.FindAllStringSubmatch(line, -1) {
+				cited++
+				if !sections[m[1]] {
+					t.Errorf("%s:%d cites docs/policy.md §%s, which has no such section", path, i+1, m[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited == 0 {
+		t.Error("no citation of docs/policy.md §N found: the walk read nothing")
 	}
 }
