@@ -11,7 +11,7 @@ import (
 )
 
 // UnicodeVersion is the Unicode version of the repertoires (IDNA2008
-// derived properties, POLICY.md §1).
+// derived properties, docs/policy.md §1).
 const UnicodeVersion = "15.0.0"
 
 // Options change what Export writes.

@@ -24,7 +24,7 @@ const LDH = "ldh"
 
 // DefaultZones are created on first start: the zones of the zones file
 // (zones/zones.txt, akshara.DefaultZones): the delegated Indian IDN ccTLDs
-// (POLICY.md §7) and the ASCII zone in, which takes every language and
+// (docs/policy.md §7) and the ASCII zone in, which takes every language and
 // plain LDH labels, each with its languages in order.
 func DefaultZones() []Zone {
 	specs, err := akshara.DefaultZones()

@@ -106,7 +106,7 @@ type lgrDoc struct {
 }
 
 func main() {
-	shared := flag.String("shared", "../shared", "the shared reference directory")
+	shared := flag.String("shared", "", "the shared reference directory, with refdata/ and unicode/ (required; for example ../shared)")
 	out := flag.String("out", "homoglyphs/indic.txt", "the table to write")
 	keepLGR := flag.Float64("keep-lgr", 0.55, "the rendering score (0..1) at which a pair only RZ-LGR-5 gives is kept")
 	keepUTS := flag.Float64("keep-uts", 0.85, "the rendering score (0..1) at which a pair only UTS #39 gives is kept")
@@ -121,6 +121,7 @@ func main() {
 		}
 		return
 	}
+	requireDir("shared", *shared, "the reference folder with refdata/icann-lgr-django and unicode/confusables.txt")
 
 	sources := map[pair][]string{}
 	add := func(a, b, src string) {
@@ -313,4 +314,20 @@ func ink(s string) []bool {
 		}
 	}
 	return out
+}
+
+// requireDir stops the command, naming the flag, when dir is not given or
+// is not a directory: its input lies outside the repository and is never
+// assumed to be there (issue 22).
+func requireDir(name, dir, what string) {
+	if dir == "" {
+		log.Fatalf("-%s DIR is required: %s (kept outside the repository)", name, what)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		log.Fatalf("-%s %s: %v", name, dir, err)
+	}
+	if !fi.IsDir() {
+		log.Fatalf("-%s %s: not a directory", name, dir)
+	}
 }
