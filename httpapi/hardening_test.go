@@ -481,3 +481,41 @@ func TestTrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsMethodsBounded: methods a client invents are counted under
+// one label value, "other", not a new series each (issue 21 item 3).
+func TestMetricsMethodsBounded(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	for i := 0; i < 20; i++ {
+		req, err := http.NewRequest(fmt.Sprintf("BREW%d", i), e.url+"/v1/zones", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	resp, err := http.Get(e.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	series := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "akshara_http_requests_total{") {
+			series++
+			if strings.Contains(line, `method="BREW`) {
+				t.Errorf("an invented method has its own series: %s", line)
+			}
+		}
+	}
+	if !strings.Contains(string(body), `method="other"`) {
+		t.Errorf("no series with method=\"other\" after 20 invented methods:\n%s", body)
+	}
+	if series > 3 {
+		t.Errorf("%d series of akshara_http_requests_total after 20 invented methods; want at most 3", series)
+	}
+}

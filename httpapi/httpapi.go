@@ -335,17 +335,29 @@ type routeMetrics struct {
 	counters sync.Map // methodStatus → prometheus.Counter
 }
 
+// metricMethod is a request method as the metrics label it: one of the
+// methods of RFC 9110 §9 and PATCH, or "other" — a client that invents
+// methods must not make a new series with each (issue 21 item 3).
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
 type methodStatus struct {
 	method string
 	status int
 }
 
 func (m *routeMetrics) counter(method string, status int) prometheus.Counter {
-	k := methodStatus{method, status}
+	k := methodStatus{metricMethod(method), status}
 	if c, ok := m.counters.Load(k); ok {
 		return c.(prometheus.Counter)
 	}
-	c := m.requests.WithLabelValues(m.route, method, strconv.Itoa(status))
+	c := m.requests.WithLabelValues(m.route, k.method, strconv.Itoa(status))
 	m.counters.Store(k, c)
 	return c
 }
