@@ -8,9 +8,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -308,7 +310,18 @@ func internal(what string, err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
+	if unreachable(err) {
+		return unavailable(fmt.Errorf("%s: %w", what, err))
+	}
 	return &registry.Error{Code: registry.CodeInternal, Message: what, Err: err}
+}
+
+// unreachable reports an error that says the database could not be
+// reached at all (a refused or lost connection), whatever the dialect:
+// the database is down, not the request wrong.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, driver.ErrBadConn)
 }
 
 // internal is internalErr for a store whose dialect can tell a full disk.
