@@ -32,7 +32,10 @@ domain that has become invalid (with rule codes), newly conflicts with
 another (with whom) or whose conflict set changed; a summary goes to
 standard error. With -apply, the new conflict sets and exemptions (domains
 that now conflict are kept, exempted with each other), data versions and
-legacy codes are recorded, in one transaction per zone.
+legacy codes are recorded, in one transaction per zone that holds creates
+and deletes off from before it reads the zone until it commits (it may run
+beside a serving registry; docs/import.md), rewriting only the sets that
+changed.
 
 Exit status: 0 if nothing changed, 1 if some domain is listed, 2 on a usage
 or store error.
