@@ -75,78 +75,76 @@ func storedHash(seed maphash.Seed, held, whole []string, others []int64) uint64 
 // scanZone is ScanZone's scan in tx; with keep, what the apply needs of
 // each domain's stored rows is appended to *keep.
 func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *keptRows, each func(*registry.Domain) error) error {
-	{
-		// the scan reads every zone's rows: not for a zone with none
-		var n int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
+	// the scan reads every zone's rows: not for a zone with none
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var d *registry.Domain
+	var held, whole []string
+	var others []int64
+	flush := func() error {
+		if d == nil {
+			return nil
+		}
+		if keep != nil {
+			slices.Sort(held)
+			slices.Sort(whole)
+			slices.Sort(others)
+			keep.rows = append(keep.rows, stored{id: d.ID, hash: storedHash(keep.seed, held, whole, others), legacy: strings.Join(d.Legacy, " ")})
+		}
+		// an exempted domain's whole set is in exempt_sets; an
+		// ordinary one holds its whole set
+		d.Blocks = held
+		if d.Exempted {
+			d.Blocks = whole
+		}
+		slices.Sort(d.Blocks)
+		err := each(d)
+		d, held, whole, others = nil, []string{}, nil, nil
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		var kind int
+		var label, lang, registrar, version, legacy string
+		if err := rows.Scan(&id, &kind, &label, &lang, &registrar, &version, &legacy); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var d *registry.Domain
-		var held, whole []string
-		var others []int64
-		flush := func() error {
-			if d == nil {
-				return nil
-			}
-			if keep != nil {
-				slices.Sort(held)
-				slices.Sort(whole)
-				slices.Sort(others)
-				keep.rows = append(keep.rows, stored{id: d.ID, hash: storedHash(keep.seed, held, whole, others), legacy: strings.Join(d.Legacy, " ")})
-			}
-			// an exempted domain's whole set is in exempt_sets; an
-			// ordinary one holds its whole set
-			d.Blocks = held
-			if d.Exempted {
-				d.Blocks = whole
-			}
-			slices.Sort(d.Blocks)
-			err := each(d)
-			d, held, whole, others = nil, []string{}, nil, nil
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			var kind int
-			var label, lang, registrar, version, legacy string
-			if err := rows.Scan(&id, &kind, &label, &lang, &registrar, &version, &legacy); err != nil {
+		if kind == 0 {
+			if err := flush(); err != nil {
 				return err
 			}
-			if kind == 0 {
-				if err := flush(); err != nil {
-					return err
-				}
-				d = &registry.Domain{ID: id, Zone: zone, Label: label, Name: label + "." + zone, Lang: lang, Registrar: registrar,
-					DataVersion: version, Legacy: strings.Fields(legacy)}
-				held = []string{}
-				continue
-			}
-			if d == nil || d.ID != id {
-				continue // not a domain of the zone
-			}
-			switch kind {
-			case 1:
-				held = append(held, label)
-			case 2:
-				whole = append(whole, label)
-			case 3:
-				if o, err := strconv.ParseInt(lang, 10, 64); err == nil {
-					others = append(others, o)
-				}
-				d.Exempted = true
-				d.ExemptWith = append(d.ExemptWith, label+"."+zone)
-			}
+			d = &registry.Domain{ID: id, Zone: zone, Label: label, Name: label + "." + zone, Lang: lang, Registrar: registrar,
+				DataVersion: version, Legacy: strings.Fields(legacy)}
+			held = []string{}
+			continue
 		}
-		if err := rows.Err(); err != nil {
-			return err
+		if d == nil || d.ID != id {
+			continue // not a domain of the zone
 		}
-		return flush()
+		switch kind {
+		case 1:
+			held = append(held, label)
+		case 2:
+			whole = append(whole, label)
+		case 3:
+			if o, err := strconv.ParseInt(lang, 10, 64); err == nil {
+				others = append(others, o)
+			}
+			d.Exempted = true
+			d.ExemptWith = append(d.ExemptWith, label+"."+zone)
+		}
 	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return flush()
 }
 
 // keptRows is what the apply's scan keeps of the stored rows, in ID order.
@@ -154,7 +152,6 @@ type keptRows struct {
 	seed maphash.Seed
 	rows []stored
 }
-
 
 // copyEvery is how many rows ApplyReaudit sends in one COPY.
 const copyEvery = 10000
