@@ -590,8 +590,8 @@ func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, st
 
 func (s *Service) addRegistrar(ctx context.Context, name string) (*Registrar, string, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, isControl) >= 0 {
-		return nil, "", Errorf(CodeBadName, "a registrar name has 1 to 100 bytes of UTF-8, no control characters")
+	if err := CheckRegistrarName(name); err != nil {
+		return nil, "", err
 	}
 	token, err := newToken()
 	if err != nil {

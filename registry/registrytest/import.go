@@ -46,6 +46,33 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
 	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open) })
 	t.Run("Reserved", func(t *testing.T) { testImportReserved(t, open) })
+	t.Run("HostileFile", func(t *testing.T) { testImportHostileFile(t, open) })
+}
+
+// testImportHostileFile (issue 21): a file that starts with a UTF-8
+// byte-order mark, a NUL in a column (even with -allow-invalid, which
+// keeps names the policy refuses), registrar names with a bidi override
+// or a zero-width space: the mark is dropped, the others are refused
+// line by line, and the import goes on.
+func testImportHostileFile(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	file := "\ufeffname,registrar\nकिताब,acme\nक\x00मल,acme\nकमल,ac\x00me\nनमक,ac\u202eme\nसागर,ac\u200bme\n"
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, AllowInvalid: true})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	if sum.Registered != 1 || sum.Refused != 4 {
+		t.Errorf("Import: %+v, want 1 registered, 4 refused", sum)
+	}
+	if _, err := e.svc.Info(e.ctx, "किताब.भारत"); err != nil {
+		t.Errorf("Info(किताब.भारत) after an import starting with a byte-order mark: %v", err)
+	}
+	for _, n := range []string{"नमक.भारत", "सागर.भारत"} {
+		if _, err := e.svc.Info(e.ctx, n); err == nil {
+			t.Errorf("%s imported for a registrar whose name has a bidi or zero-width character", n)
+		}
+	}
 }
 
 func checkSummary(t *testing.T, what string, got *registry.ImportSummary, want *ImportWant) {
