@@ -246,6 +246,7 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 		for _, e := range c.errs {
 			codes = append(codes, e.Code.String())
 		}
+		set = s.legacySet(z, d.Label, d.Lang)
 	default:
 		set = append([]string(nil), c.blocks...)
 	}
