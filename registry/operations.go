@@ -394,3 +394,18 @@ func (s *Service) AddZone(ctx context.Context, z Zone) error {
 }
 
 func isControl(r rune) bool { return unicode.IsControl(r) }
+
+// CheckRegistrarName returns BAD_NAME unless name (trimmed of spaces) is a
+// registrar name: 1 to 100 bytes of UTF-8 with no control character and no
+// format character (Unicode Cf: the bidi overrides and isolates, the
+// zero-width space and joiners, the byte-order mark), which would make
+// two registrars' names look alike or a name show otherwise than it is
+// stored in audit records and RDAP.
+func CheckRegistrarName(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, isControl) >= 0 ||
+		strings.IndexFunc(name, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) >= 0 {
+		return Errorf(CodeBadName, "a registrar name has 1 to 100 bytes of UTF-8, no control characters, bidi controls or zero-width characters")
+	}
+	return nil
+}

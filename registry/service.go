@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -198,6 +199,17 @@ func (s *Service) RelationVersion() (string, error) {
 // storedSet is the conflict set of a stored domain under the service's
 // relation (for Store.Recompute).
 func (s *Service) storedSet(d *Domain) ([]string, error) {
+	set, err := s.storedSet1(d)
+	if err != nil || len(d.Legacy) == 0 {
+		return set, err
+	}
+	// a legacy name also holds the label it shows (legacySet)
+	set = append(set, s.legacySet(s.zones[d.Zone], d.Label, d.Lang)...)
+	slices.Sort(set)
+	return slices.Compact(set), nil
+}
+
+func (s *Service) storedSet1(d *Domain) ([]string, error) {
 	rel := s.relations[d.Zone]
 	if rel == nil || d.Lang == LDH {
 		return []string{d.Label}, nil
@@ -614,8 +626,8 @@ func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, st
 
 func (s *Service) addRegistrar(ctx context.Context, name string) (*Registrar, string, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, isControl) >= 0 {
-		return nil, "", Errorf(CodeBadName, "a registrar name has 1 to 100 bytes of UTF-8, no control characters")
+	if err := CheckRegistrarName(name); err != nil {
+		return nil, "", err
 	}
 	token, err := newToken()
 	if err != nil {

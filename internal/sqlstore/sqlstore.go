@@ -49,7 +49,8 @@ type Dialect struct {
 	IsFull func(err error) bool
 	// ImportLock, if set, is run (after the settings row lock) when a bulk
 	// import batch is tried again after losing a race with a concurrent
-	// create: it holds creates off until the batch commits.
+	// create: it holds creates off until the batch commits. The
+	// re-audit's apply (reaudit.go) takes it too, before it scans a zone.
 	ImportLock string
 	// ImportBatch is the default number of names per bulk import
 	// transaction (0: 5000).
