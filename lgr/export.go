@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/akshara-idn/akshara"
+	"golang.org/x/text/unicode/norm"
 )
 
 // UnicodeVersion is the Unicode version of the repertoires (IDNA2008
@@ -50,6 +51,8 @@ type exporter struct {
 	refs     []string
 	refIDs   map[string]string
 	names    map[string]bool
+	nfc      []*element        // the not-when rules of variant mappings (nfcRule)
+	nfcNames map[string]string // by mapping
 }
 
 var letterClasses = []akshara.Class{akshara.C, akshara.V, akshara.M, akshara.D, akshara.B, akshara.X,
@@ -72,7 +75,7 @@ const (
 
 func newExporter(l *akshara.Language) (*exporter, error) {
 	x := &exporter{l: l, p: l.Policy(), class: map[rune]akshara.Class{}, members: map[akshara.Class][]rune{},
-		pairs: map[akshara.Class]bool{}, refIDs: map[string]string{}, names: map[string]bool{}}
+		pairs: map[akshara.Class]bool{}, refIDs: map[string]string{}, names: map[string]bool{}, nfcNames: map[string]string{}}
 	for _, m := range l.Repertoire() {
 		x.class[m.Rune] = m.Class
 		x.members[m.Class] = append(x.members[m.Class], m.Rune)
@@ -363,7 +366,11 @@ func (x *exporter) data() (*element, error) {
 			}
 			for _, b := range row {
 				if b != a {
-					en.e.add(el("var", "cp", hexSeq([]rune(b)), "type", "blocked", "ref", vref, "comment", a+" and "+b+" are homographs"))
+					v := el("var", "cp", hexSeq([]rune(b)), "type", "blocked", "ref", vref, "comment", a+" and "+b+" are homographs")
+					if nw := x.nfcRule(ar, []rune(b)); nw != "" {
+						v.set("not-when", nw)
+					}
+					en.e.add(v)
 				}
 			}
 		}
@@ -374,6 +381,53 @@ func (x *exporter) data() (*element, error) {
 		data.add(en.e)
 	}
 	return data, nil
+}
+
+// nfcRule names a rule that holds where replacing a by b would make the
+// variant label non-NFC: b's last code point before a code point of the
+// repertoire it composes with (and a's does not), or b's first after one.
+// Kashmiri's ی = ي: ي before the hamza above ٔ is ئ under NFC, and ئ = یٔ
+// is a row of its own. lgr-core generates variant labels without
+// normalizing them, so the mapping is not taken there (not-when). It
+// returns "" when no such context exists; rules it makes are in x.nfc.
+func (x *exporter) nfcRule(a, b []rune) string {
+	composes := func(p, q rune) bool {
+		s := string([]rune{p, q})
+		return norm.NFC.String(s) != s
+	}
+	var after, before []rune
+	for _, r := range x.universe {
+		if composes(b[len(b)-1], r) && !composes(a[len(a)-1], r) {
+			after = append(after, r)
+		}
+		if composes(r, b[0]) && !composes(r, a[0]) {
+			before = append(before, r)
+		}
+	}
+	if len(after) == 0 && len(before) == 0 {
+		return ""
+	}
+	key := string(a) + "=" + string(b)
+	if n, ok := x.nfcNames[key]; ok {
+		return n
+	}
+	name := x.name("NFC-" + strings.ReplaceAll(hexSeq(b), " ", "-"))
+	var alts []*element
+	if len(after) > 0 {
+		alts = append(alts, el("rule").add(el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(b[len(b)-1])))))
+	}
+	if len(before) > 0 {
+		alts = append(alts, el("rule").add(el("look-behind").add(setE(before, "composes with "+string(b[0]))), el("anchor")))
+	}
+	r := el("rule", "name", name, "comment", string(a)+" → "+string(b)+" here would give a label that is not NFC")
+	if pat := alt(alts...); pat.name == "rule" {
+		r.kids = pat.kids
+	} else {
+		r.add(pat)
+	}
+	x.nfc = append(x.nfc, r)
+	x.nfcNames[key] = name
+	return name
 }
 
 func lessRunes(a, b []rune) bool {
@@ -500,6 +554,7 @@ func (x *exporter) rules() (*element, error) {
 	rules.add(el("class", "name", tagHyphen, "from-tag", tagHyphen, "comment", "the hyphen"))
 	x.names["SYLLABLE"] = true
 	rules.add(x.contextRules()...)
+	rules.add(x.nfc...)
 
 	type wl struct {
 		rule *element

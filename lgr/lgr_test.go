@@ -161,6 +161,7 @@ func structure(l *akshara.Language, data []byte) []string {
 	var prev []rune
 	vars := map[string]map[string]bool{}
 	used := map[string]bool{}
+	varRules := map[string]bool{} // the contexts of variant mappings: they name no error
 	for _, e := range dataSec.kids {
 		var cps []rune
 		if e.name == "range" {
@@ -187,6 +188,8 @@ func structure(l *akshara.Language, data []byte) []string {
 			}
 			vcps, _ := parseSequence(v.get("cp"))
 			vars[string(cps)][string(vcps)+"/"+v.get("type")] = true
+			used[v.get("when")], used[v.get("not-when")] = true, true
+			varRules[v.get("when")], varRules[v.get("not-when")] = true, true
 		}
 	}
 	for a, bs := range vars {
@@ -274,7 +277,7 @@ func structure(l *akshara.Language, data []byte) []string {
 		if e.name == "rule" && !used[name] {
 			t.Errorf("%s: rule %q is never used", l.Tag, name)
 		}
-		if e.name == "rule" && ruleCode(name) == "" {
+		if e.name == "rule" && ruleCode(name) == "" && !varRules[name] {
 			t.Errorf("%s: rule %q is not named after an akshara rule code", l.Tag, name)
 		}
 	}
@@ -714,5 +717,58 @@ func TestExportNoHalant(t *testing.T) {
 	}
 	if bytes.Contains(data, []byte(`"SYLLABLE-open"`)) || bytes.Contains(data, []byte(`HALANT_FOLLOWER`)) {
 		t.Error("a language without a halant has open syllables or halant rules")
+	}
+}
+
+// TestVariantMappingsNFC: no variant mapping of an export makes a label
+// that is not NFC (issue 25 item 5). lgr-core generates variant labels by
+// replacing code points without normalizing, so Kashmiri's ی → ي before
+// the hamza above ٔ gave ي ٔ, which NFC composes to ئ. Every mapping
+// whose result composes with a repertoire code point after it (or before
+// it) that the original does not compose with carries a not-when rule
+// that holds there.
+func TestVariantMappingsNFC(t *testing.T) {
+	composes := func(p, q rune) bool {
+		s := string([]rune{p, q})
+		return norm.NFC.String(s) != s
+	}
+	checked := 0
+	for _, l := range languages(t) {
+		_, g := committed(t, l)
+		var rep []rune
+		for k := range g.repertoire {
+			if rs := []rune(k); len(rs) == 1 {
+				rep = append(rep, rs[0])
+			}
+		}
+		for _, e := range g.repertoire {
+			a := e.cps
+			for _, v := range e.vars {
+				b := v.cps
+				for _, r := range rep {
+					for _, ctx := range []struct {
+						bad   bool
+						label []rune
+						at    int
+					}{
+						{composes(b[len(b)-1], r) && !composes(a[len(a)-1], r), append(append([]rune(nil), a...), r), 0},
+						{composes(r, b[0]) && !composes(r, a[0]), append([]rune{r}, a...), 1},
+					} {
+						if !ctx.bad {
+							continue
+						}
+						checked++
+						m := &matcher{rs: ctx.label}
+						if v.notWhen == "" || !m.context(g.rules[v.notWhen], ctx.at, len(a)) {
+							t.Errorf("%s: %s → %s in %s gives %s, not NFC, and no not-when rule holds there",
+								l.Tag, string(a), string(b), string(ctx.label), strings.Replace(string(ctx.label), string(a), string(b), 1))
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no mapping composes with anything: the test checks nothing")
 	}
 }
