@@ -22,19 +22,36 @@ type Options struct {
 }
 
 // Export writes the language's policy as an RFC 7940 LGR (docs/lgr.md).
+// Its version is the integer of the published export in the version
+// ledger (lgr/versions.txt) when the export is the same but for it, and
+// the next integer when anything else differs (ExportVersioned).
 func Export(l *akshara.Language, o Options) ([]byte, error) {
+	data, _, err := ExportVersioned(l, o)
+	return data, err
+}
+
+// ExportVersioned is Export, with the ledger entry of what it wrote: the
+// language, the version and the digest of the export without its version.
+func ExportVersioned(l *akshara.Language, o Options) ([]byte, LedgerEntry, error) {
 	x, err := newExporter(l)
 	if err != nil {
-		return nil, fmt.Errorf("lgr: %s: %v", l.Tag, err)
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
 	}
 	root, err := x.document(o)
 	if err != nil {
-		return nil, fmt.Errorf("lgr: %s: %v", l.Tag, err)
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
 	}
-	var b strings.Builder
-	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-	root.write(&b, 0)
-	return []byte(b.String()), nil
+	write := func() []byte {
+		var b strings.Builder
+		b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+		root.write(&b, 0)
+		return []byte(b.String())
+	}
+	x.version.text = "0"
+	e := LedgerEntry{Tag: l.Tag, Digest: contentDigest(write())}
+	e.Version = published().next(e)
+	x.version.text = strconv.Itoa(e.Version)
+	return write(), e, nil
 }
 
 // exporter holds what the export of one language needs.
@@ -51,6 +68,7 @@ type exporter struct {
 	refs     []string
 	refIDs   map[string]string
 	names    map[string]bool
+	version  *element          // meta/version: its text is set by ExportVersioned
 	nfc      []*element        // the not-when rules of variant mappings (nfcRule)
 	nfcNames map[string]string // by mapping
 }
@@ -217,15 +235,18 @@ func (x *exporter) document(o Options) (*element, error) {
 		digest = digest[:12]
 	}
 	meta := el("meta")
-	// The version is the policy data's release and this language file's
-	// hash, in the form of akshara.DataVersion; for an embedded language
-	// the comment also names the whole policy data version it belongs to.
-	comment := "DIT/C-DAC IDN policy v1.8 as akshara's language file " + p.Tag + ".lang (SHA-256 " + p.Digest + ")"
+	// The version is an integer (RFC 7940 §4.3.1 recommends one that
+	// increases with each revision; Export sets it from the ledger). The
+	// comment keeps the data versions: this language file's, in the form
+	// of akshara.DataVersion (the release and the file's hash), and for an
+	// embedded language the whole policy data version it belongs to.
+	comment := "DIT/C-DAC IDN policy v1.8 as akshara's language file " + p.Tag + ".lang, data version " +
+		akshara.PolicyDataRelease + "+" + digest + " (SHA-256 " + p.Digest + ")"
 	if l, err := akshara.Lookup(p.Tag); err == nil && l.Policy().Digest == p.Digest {
 		comment += "; akshara policy data " + akshara.DataVersion()
 	}
-	meta.add(el("version", "comment", comment))
-	meta.kids[0].text = akshara.PolicyDataRelease + "+" + digest
+	x.version = el("version", "comment", comment)
+	meta.add(x.version)
 	if o.Date != "" {
 		d := el("date")
 		d.text = o.Date
