@@ -144,6 +144,9 @@ func (s *Service) logger() *slog.Logger {
 // write does not share the request's deadline: a request that timed out
 // is recorded too. A failed write is logged and counted, and returned.
 func (s *Service) audit(ctx context.Context, e AuditEntry) error {
+	if e.At.IsZero() {
+		e.At = s.clock.Now()
+	}
 	e.Name = auditName(e.Name)
 	e.Registrar = auditName(e.Registrar)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -308,7 +311,7 @@ func NewZone(name string, langs []string, ldh bool) (Zone, error) {
 	if len(langs) == 0 && !ldh {
 		return Zone{}, Errorf(CodeUnknownLanguage, "a zone needs at least one language (or plain LDH labels)")
 	}
-	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength}
+	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength, Lifecycle: akshara.DefaultLifecycle()}
 	for _, tag := range langs {
 		l, err := akshara.Lookup(tag)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -34,7 +35,7 @@ func DefaultZones() []Zone {
 	zones := make([]Zone, len(specs))
 	for i, sp := range specs {
 		z := &zones[i]
-		z.Name, z.Languages, z.LDH = sp.Name, sp.Languages, sp.LDH
+		z.Name, z.Languages, z.LDH, z.Lifecycle = sp.Name, sp.Languages, sp.LDH, sp.Lifecycle
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
@@ -82,6 +83,10 @@ type ServiceOptions struct {
 	NoRecompute bool
 	// Clock is the time the domain logic reads (nil: SystemClock).
 	Clock Clock
+	// Lifecycle replaces the registration policy of the zones it names
+	// (by U-label) instead of the zones file's (for tests, and for an
+	// operator trying a policy).
+	Lifecycle map[string]akshara.ZoneLifecycle
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
@@ -107,6 +112,15 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	for i := range zones {
 		z := &s.list[i]
 		orderLanguages(z, defaults)
+		z.Lifecycle = akshara.DefaultLifecycle()
+		for _, d := range defaults {
+			if d.Name == z.Name {
+				z.Lifecycle = d.Lifecycle // the zones file's policy
+			}
+		}
+		if lc, ok := opts.Lifecycle[z.Name]; ok {
+			z.Lifecycle = lc
+		}
 		s.index(z)
 		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
 		if err != nil {
@@ -441,6 +455,16 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
+	if d != nil && d.Deleted() {
+		// held by a deleted domain its registrar may still restore: say
+		// so, and when the set is freed
+		res.HolderState, res.FreesAt = StatusPendingDelete, d.PurgeAt
+		if d.HasStatus(StatusPendingRestore) {
+			res.HolderState = StatusPendingRestore
+		} else if d.HasStatus(StatusRedemptionPeriod) {
+			res.HolderState = StatusRedemptionPeriod
+		}
+	}
 	if d != nil && d.Exempted {
 		// the name itself may be registered, exempted with the holder
 		own, err := s.store.Domain(ctx, n.zone.Name, c.label)
@@ -478,17 +502,29 @@ func (s *Service) findForCheck(ctx context.Context, zone string, labels []string
 // ErrConflict (naming the registered domain that blocks it),
 // ErrUnknownZone, ErrUnknownLanguage, ErrBadName.
 func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
-	d, err := s.create(ctx, r, input, lang)
+	return s.CreatePeriod(ctx, r, input, lang, Period{})
+}
+
+// CreatePeriod is Create for a registration period (the zone's default
+// for the zero Period; BAD_PERIOD outside the zone's range): the domain
+// expires that long after the service's clock's now.
+func (s *Service) CreatePeriod(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
+	d, err := s.create(ctx, r, input, lang, p)
 	if err != nil {
 		// a refused create is recorded too; a successful one was recorded
 		// in its transaction
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		c := ChannelOf(ctx)
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err), Channel: c.Via, ClTRID: c.ClTRID, SvTRID: c.SvTRID})
 	}
 	return d, err
 }
 
-func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
+func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
 	n, c, err := s.judgeName(input, lang)
+	if err != nil {
+		return nil, err
+	}
+	months, err := n.zone.period(p)
 	if err != nil {
 		return nil, err
 	}
@@ -505,7 +541,9 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) 
 		}
 		return nil, &Error{Code: CodeReserved, Message: msg}
 	}
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version}
+	now := s.clock.Now()
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version,
+		Created: now, Expires: addMonths(now, months)}
 	created, err := s.store.CreateDomain(ctx, d, r.ID)
 	if errors.Is(err, ErrConflict) {
 		// the name itself registered (exempted domains share labels, so the
@@ -518,6 +556,9 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) 
 		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
 			e.BlockedBy = b.Name
 			e.Message = full + " is blocked by " + b.Name
+			if b.Deleted() {
+				e.Message += ", deleted and in its redemption or pending delete period until " + b.PurgeAt.Format(time.RFC3339)
+			}
 			if b.Label == c.label {
 				// the name itself: EXISTS, as docs/registry.md promises
 				e.Code, e.Message = CodeExists, full+" is already registered"
@@ -560,15 +601,11 @@ func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
 	return s.store.Domain(ctx, z.Name, label)
 }
 
-// Delete deletes a domain the registrar owns, freeing its conflict set.
+// Delete deletes a domain the registrar owns (DeleteDomain): purged at
+// once inside the add grace period, otherwise kept, with its conflict
+// set, until its purge.
 func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error {
-	z, label, err := s.locate(input)
-	if err == nil {
-		err = s.store.DeleteDomain(ctx, z.Name, label, r.ID)
-	}
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "delete", Name: input, Result: CodeOf(err)})
-	}
+	_, err := s.DeleteDomain(ctx, r, input)
 	return err
 }
 

@@ -170,7 +170,7 @@ func (s *Store) CreateExemptDomain(ctx context.Context, d *registry.Domain, regi
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
 			return err
 		}
-		err := tx.QueryRowContext(ctx, s.q(insertDomain), d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion).Scan(&out.ID)
+		err := tx.QueryRowContext(ctx, s.q(insertDomain), d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion, nanos(d.Expires), out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
 		}

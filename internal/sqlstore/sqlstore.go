@@ -168,8 +168,8 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 }
 
 const (
-	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`
+	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, expires, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'create', ?, 'ok', ?, ?, ?)`
 )
 
 // insertBlocks is the statement that inserts n labels of a conflict set.
@@ -407,7 +407,12 @@ func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*regist
 // domains (zone, label)) and the transaction is rolled back: ErrConflict.
 func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
-	out.Created = time.Now().UTC()
+	if out.Created.IsZero() { // the service gives its clock's time
+		out.Created = time.Now().UTC()
+	}
+	out.Updated = out.Created
+	out.Statuses = []string{}
+	ch := registry.ChannelOf(ctx)
 	// a fault at COMMIT leaves the outcome unknown: the domain is looked up
 	// (its creation time is this attempt's own) to tell
 	committed := func() (bool, error) {
@@ -422,7 +427,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		return got.Created.Equal(out.Created), nil
 	}
 	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
-		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion).Scan(&out.ID)
+		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion, nanos(d.Expires), out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
 		}
@@ -433,7 +438,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
 		}
-		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name)
+		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Via, ch.ClTRID, ch.SvTRID)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
@@ -444,15 +449,17 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	return &out, nil
 }
 
-const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy`
+const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy, ` + lifeColumns
 
 func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
 	d := &registry.Domain{}
 	var created int64
 	var legacy string
-	if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy); err != nil {
+	var lc lifeScan
+	if err := row.Scan(append([]any{&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy}, lc.dest()...)...); err != nil {
 		return nil, err
 	}
+	lc.set(d)
 	d.Legacy = strings.Fields(legacy)
 	d.Name = d.Label + "." + d.Zone
 	d.Created = time.Unix(0, created).UTC()
@@ -509,9 +516,11 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
 		var created, exempt int64
 		var legacy string
-		if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy, &exempt); err != nil {
+		var lc lifeScan
+		if err := row.Scan(append(append([]any{&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy}, lc.dest()...), &exempt)...); err != nil {
 			return err
 		}
+		lc.set(d)
 		d.Name = d.Label + "." + d.Zone
 		d.Created = time.Unix(0, created).UTC()
 		d.Legacy = strings.Fields(legacy)
@@ -632,8 +641,8 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 		e.At = time.Now()
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, ?, ?, ?)`),
-			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result)
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID)
 		return err
 	})
 	return s.internal("writing audit log", err)
@@ -641,7 +650,7 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 
 // AuditLog implements registry.Store.
 func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, error) {
-	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result FROM audit ORDER BY id DESC LIMIT ?`, n)
+	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result, channel, cltrid, svtrid FROM audit ORDER BY id DESC LIMIT ?`, n)
 }
 
 // Close implements registry.Store.

@@ -1,0 +1,148 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// The lifecycle's columns of domains (migration 040), as domainColumns
+// reads them.
+const lifeColumns = `d.expires, d.statuses, d.redemption_end, d.purge_at, d.renewed, d.autorenewed, d.updated, d.rev`
+
+// lifeScan receives lifeColumns.
+type lifeScan struct {
+	expires, rend, purge, renewed, autorenewed, updated, rev int64
+	statuses                                                 string
+}
+
+func (l *lifeScan) dest() []any {
+	return []any{&l.expires, &l.statuses, &l.rend, &l.purge, &l.renewed, &l.autorenewed, &l.updated, &l.rev}
+}
+
+func (l *lifeScan) set(d *registry.Domain) {
+	d.Expires, d.RedemptionEnds, d.PurgeAt = fromNanos(l.expires), fromNanos(l.rend), fromNanos(l.purge)
+	d.Renewed, d.AutoRenewed, d.Updated = fromNanos(l.renewed), fromNanos(l.autorenewed), fromNanos(l.updated)
+	d.Statuses = strings.Fields(l.statuses)
+	d.Rev = l.rev
+}
+
+// nanos is a time as the lifecycle's columns keep it (0: none).
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// ApplyChange implements registry.LifecycleStore: in one transaction, the
+// domain's row is claimed at the revision d was read at (a conditional
+// update: no other change can have come between, on any server), the
+// change written, and the audit record; a purge then deletes the domain
+// and frees its conflict set (the domains it was exempted with take the
+// labels, as DeleteDomain does) in the same transaction, so a create of a
+// variant sees either the whole set held or the whole set free.
+func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registry.Change) (*registry.Domain, error) {
+	result := ch.Result
+	if result == "" {
+		result = "ok"
+	}
+	// a fault at COMMIT: the revision moved on (or the domain gone for a
+	// purge) means this change took effect (the claim is on the revision)
+	committed := func() (bool, error) {
+		got, err := s.Domain(ctx, d.Zone, d.Label)
+		if errors.Is(err, registry.ErrNotFound) {
+			return ch.Purge, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return got.ID == d.ID && got.Rev == d.Rev+1 && !ch.Purge, nil
+	}
+	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?, rev = rev + 1 WHERE id = ? AND rev = ?`),
+			nanos(ch.Expires), strings.Join(ch.Statuses, " "), nanos(ch.RedemptionEnds), nanos(ch.PurgeAt), nanos(ch.Renewed), nanos(ch.AutoRenewed), nanos(ch.At), d.ID, d.Rev)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return registry.ErrStale
+		}
+		if ch.Purge {
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), d.ID); err != nil {
+				return err
+			}
+			if err := s.release(ctx, tx, d.ID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ?`), d.ID); err != nil {
+				return err
+			}
+		}
+		// ch.Notices (poll messages) would be written here, in this
+		// transaction (an outbox ordered by commit): none are yet
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			ch.At.UnixNano(), ch.Actor, ch.Action, d.Name, result, ch.Channel, ch.ClTRID, ch.SvTRID)
+		return err
+	})
+	if errors.Is(err, registry.ErrStale) {
+		return nil, registry.ErrStale
+	}
+	if err != nil {
+		return nil, s.internal("changing domain", err)
+	}
+	if ch.Purge {
+		return nil, nil
+	}
+	return s.Domain(ctx, d.Zone, d.Label)
+}
+
+// LifecycleDue implements registry.LifecycleStore.
+func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due []registry.DueDomain, err error) {
+	t := now.UnixNano()
+	err = s.do(ctx, func() error {
+		due = due[:0]
+		// purges first (they free names), then redemptions ended, then
+		// expiries; each a range scan of its index
+		for _, q := range []string{
+			`SELECT zone, label FROM domains WHERE purge_at > 0 AND purge_at <= ? ORDER BY purge_at LIMIT ?`,
+			`SELECT zone, label FROM domains WHERE redemption_end > 0 AND redemption_end <= ? ORDER BY redemption_end LIMIT ?`,
+			`SELECT zone, label FROM domains WHERE expires > 0 AND expires <= ? AND purge_at = 0 ORDER BY expires LIMIT ?`,
+		} {
+			if len(due) >= limit {
+				break
+			}
+			rows, err := s.db.QueryContext(ctx, s.q(q), t, limit-len(due))
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var dd registry.DueDomain
+				if err := rows.Scan(&dd.Zone, &dd.Label); err != nil {
+					rows.Close()
+					return err
+				}
+				due = append(due, dd)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return due, internal("finding lifecycle work", err)
+}

@@ -1,0 +1,401 @@
+package registrytest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// The lifecycle scenarios (issue 23; docs/lifecycle.md): whole
+// conversations pinned to instants with a ManualClock, an invariant
+// checked after every step.
+
+// T0 is the instant the scenarios start at.
+var T0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// lifeEnv is a service on a fresh store with a clock at T0 and the
+// zones' policies of lc (nil: the zones file's).
+func lifeEnv(t *testing.T, open func(*testing.T) registry.Store, lc map[string]akshara.ZoneLifecycle) *env {
+	t.Helper()
+	store := open(t)
+	clock := registry.NewManualClock(T0)
+	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{Clock: clock, Lifecycle: lc})
+	if err != nil {
+		t.Fatalf("NewService: %v", err)
+	}
+	return &env{t: t, ctx: t.Context(), store: store, svc: svc, clock: clock}
+}
+
+// Held tracks the domains a scenario expects to exist (not purged), with
+// their whole conflict sets.
+type Held map[string][]string // label.zone -> conflict set
+
+// CheckHeld is the scenarios' invariant: every domain not purged still
+// holds its whole set (each label of it found held by that domain), no
+// label is held by two of them, and every domain purged is gone.
+func CheckHeld(t *testing.T, step string, svc *registry.Service, held Held, purged []string) {
+	t.Helper()
+	ctx := t.Context()
+	owner := map[string]string{}
+	for name, set := range held {
+		d, err := svc.Info(ctx, name)
+		if err != nil {
+			t.Fatalf("%s: Info(%s): %v (the domain is not purged)", step, name, err)
+		}
+		if !slices.Equal(d.Blocks, set) {
+			t.Errorf("%s: %s holds %q, want its whole set %q", step, name, d.Blocks, set)
+		}
+		for _, l := range set {
+			if o, ok := owner[d.Zone+" "+l]; ok {
+				t.Errorf("%s: label %s of zone %s held by %s and %s", step, l, d.Zone, o, name)
+			}
+			owner[d.Zone+" "+l] = name
+			b, err := svc.Store().FindBlocker(ctx, d.Zone, []string{l})
+			if err != nil || b.Name != name {
+				t.Errorf("%s: label %s of %s: FindBlocker = %v, %v; want %s", step, l, d.Zone, b, err, name)
+			}
+		}
+	}
+	for _, name := range purged {
+		if _, err := svc.Info(ctx, name); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("%s: Info(%s) after its purge = %v, want NOT_FOUND", step, name, err)
+		}
+	}
+}
+
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	if registry.CodeOf(err) != code || err == nil {
+		t.Errorf("%s: error %v, want %s", what, err, code)
+	}
+}
+
+func wantStatuses(t *testing.T, what string, svc *registry.Service, d *registry.Domain, want ...string) {
+	t.Helper()
+	if got := svc.Statuses(d); !slices.Equal(got, want) {
+		t.Errorf("%s: statuses %q, want %q", what, got, want)
+	}
+}
+
+func day(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }
+
+// testLifecycleScenario: create at T0 for 2 years → expiry passes →
+// auto-renew → renew (wrong curExpDate, beyond the horizon, someone
+// else's) → statuses → delete → restore request and report → delete →
+// redemption ends → purge → the variant is free, on the .IN profile
+// (add grace 0, redemption 30 d, pending delete 5 d).
+func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
+	e := lifeEnv(t, open, nil)
+	alpha, _ := e.registrar("alpha")
+	beta, _ := e.registrar("beta")
+	held := Held{}
+	var purged []string
+	step := func(name string) { t.Helper(); CheckHeld(t, name, e.svc, held, purged) }
+	set := []string{"किताब", "कित्ताब"}
+
+	_, err := e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 11, Unit: 'y'})
+	wantCode(t, "create for 11 years", err, registry.CodeBadPeriod)
+	_, err = e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 24, Unit: 'm'})
+	wantCode(t, "create in months", err, registry.CodeBadPeriod)
+	d, err := e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 2, Unit: 'y'})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	held[kitab] = set
+	if !d.Created.Equal(T0) || !d.Expires.Equal(T0.AddDate(2, 0, 0)) {
+		t.Errorf("create: created %v expires %v, want %v and 2 years on", d.Created, d.Expires, T0)
+	}
+	wantStatuses(t, "after create", e.svc, d, "ok")
+	step("create")
+
+	// a day after expiry: the worker auto-renews for a year
+	e.clock.Set(T0.AddDate(2, 0, 1))
+	rep, err := e.svc.RunLifecycle(e.ctx, 0)
+	if err != nil || rep.AutoRenewed != 1 {
+		t.Fatalf("RunLifecycle after expiry = %+v, %v; want 1 auto-renewed", rep, err)
+	}
+	if rep, _ := e.svc.RunLifecycle(e.ctx, 0); *rep != (registry.LifecycleReport{}) {
+		t.Errorf("second RunLifecycle = %+v, want nothing (idempotent)", rep)
+	}
+	d, _ = e.svc.Info(e.ctx, kitab)
+	if !d.Expires.Equal(T0.AddDate(3, 0, 0)) {
+		t.Errorf("after auto-renew: expires %v, want %v", d.Expires, T0.AddDate(3, 0, 0))
+	}
+	wantStatuses(t, "after auto-renew", e.svc, d, "autoRenewPeriod")
+	step("auto-renew")
+
+	// renew: wrong curExpDate, beyond the horizon, not yours, then right
+	_, err = e.svc.Renew(e.ctx, alpha, kitab, T0.AddDate(2, 0, 0), registry.Period{N: 1, Unit: 'y'})
+	wantCode(t, "renew with the old expiry date", err, registry.CodeWrongExpiry)
+	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{N: 10, Unit: 'y'})
+	wantCode(t, "renew past 10 years", err, registry.CodeNotRenewable)
+	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{N: 0, Unit: 'y'})
+	wantCode(t, "renew for 0 years", err, registry.CodeBadPeriod)
+	_, err = e.svc.Renew(e.ctx, beta, kitab, d.Expires, registry.Period{})
+	wantCode(t, "renew by another registrar", err, registry.CodeForbidden)
+	d, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{N: 2, Unit: 'y'})
+	if err != nil || !d.Expires.Equal(T0.AddDate(5, 0, 0)) {
+		t.Fatalf("renew for 2 years = %v, %v; want expiry %v", d, err, T0.AddDate(5, 0, 0))
+	}
+	wantStatuses(t, "after renew", e.svc, d, "autoRenewPeriod", "renewPeriod")
+	step("renew")
+
+	// statuses: the registrar's client*, the operator's server*
+	_, err = e.svc.UpdateStatuses(e.ctx, alpha, kitab, []string{registry.StatusServerHold}, nil)
+	wantCode(t, "registrar sets serverHold", err, registry.CodeBadStatus)
+	_, err = e.svc.UpdateStatuses(e.ctx, beta, kitab, []string{registry.StatusClientHold}, nil)
+	wantCode(t, "another registrar sets clientHold", err, registry.CodeForbidden)
+	if _, err := e.svc.UpdateStatuses(e.ctx, alpha, kitab, []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}, nil); err != nil {
+		t.Fatalf("add client statuses: %v", err)
+	}
+	wantCode(t, "delete on clientDeleteProhibited", e.svc.Delete(e.ctx, alpha, kitab), registry.CodeStatusProhibit)
+	_, err = e.svc.UpdateStatuses(e.ctx, alpha, kitab, []string{registry.StatusClientHold}, nil)
+	wantCode(t, "update on clientUpdateProhibited", err, registry.CodeStatusProhibit)
+	if _, err := e.svc.UpdateStatuses(e.ctx, alpha, kitab, nil, []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}); err != nil {
+		t.Fatalf("remove client statuses: %v", err)
+	}
+	if _, err := e.svc.UpdateStatuses(e.ctx, nil, kitab, []string{registry.StatusServerRenewProhibited}, nil); err != nil {
+		t.Fatalf("operator adds serverRenewProhibited: %v", err)
+	}
+	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{})
+	wantCode(t, "renew on serverRenewProhibited", err, registry.CodeStatusProhibit)
+	_, err = e.svc.UpdateStatuses(e.ctx, alpha, kitab, nil, []string{registry.StatusServerRenewProhibited})
+	wantCode(t, "registrar removes a server status", err, registry.CodeBadStatus)
+	if d, err = e.svc.UpdateStatuses(e.ctx, nil, kitab, nil, []string{registry.StatusServerRenewProhibited}); err != nil {
+		t.Fatalf("operator removes serverRenewProhibited: %v", err)
+	}
+	step("statuses")
+
+	// delete outside add grace: redemption, the set still held
+	e.clock.Set(T0.AddDate(2, 1, 0))
+	del := e.clock.Now()
+	d, err = e.svc.DeleteDomain(e.ctx, alpha, kitab)
+	if err != nil || d == nil {
+		t.Fatalf("delete = %v, %v; want the domain in redemption", d, err)
+	}
+	wantStatuses(t, "after delete", e.svc, d, "pendingDelete", "redemptionPeriod")
+	if !d.PurgeAt.Equal(del.Add(day(35))) || !d.RedemptionEnds.Equal(del.Add(day(30))) {
+		t.Errorf("after delete: redemption ends %v, purge at %v; want 30 and 35 days on", d.RedemptionEnds, d.PurgeAt)
+	}
+	res := e.check(kittab, "hi", registry.Blocked, kitab)
+	if res.HolderState != registry.StatusRedemptionPeriod || !res.FreesAt.Equal(del.Add(day(35))) {
+		t.Errorf("check of the variant in redemption: %q until %v", res.HolderState, res.FreesAt)
+	}
+	e.check(kitab, "hi", registry.Registered, kitab)
+	_, err = e.svc.Create(e.ctx, beta, kittab, "hi")
+	wantConflict(t, "create of the variant in redemption", err, kitab)
+	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{})
+	wantCode(t, "renew in redemption", err, registry.CodeStatusProhibit)
+	wantCode(t, "delete again", e.svc.Delete(e.ctx, alpha, kitab), registry.CodeStatusProhibit)
+	step("delete")
+
+	// restore: report first refused, request, report
+	_, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreReport)
+	wantCode(t, "restore report without request", err, registry.CodeStatusProhibit)
+	_, err = e.svc.Restore(e.ctx, beta, kitab, registry.RestoreRequest)
+	wantCode(t, "restore by another registrar", err, registry.CodeForbidden)
+	e.clock.Advance(day(10))
+	d, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreRequest)
+	if err != nil {
+		t.Fatalf("restore request: %v", err)
+	}
+	wantStatuses(t, "after restore request", e.svc, d, "pendingDelete", "pendingRestore", "redemptionPeriod")
+	d, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreReport)
+	if err != nil {
+		t.Fatalf("restore report: %v", err)
+	}
+	wantStatuses(t, "after restore report (40 days after the auto-renew)", e.svc, d, "autoRenewPeriod")
+	if !d.PurgeAt.IsZero() || !d.Expires.Equal(T0.AddDate(5, 0, 0)) {
+		t.Errorf("restored: purge at %v, expires %v", d.PurgeAt, d.Expires)
+	}
+	e.check(kittab, "hi", registry.Blocked, kitab)
+	step("restore")
+
+	// delete again and let it run out
+	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+		t.Fatalf("second delete: %v", err)
+	}
+	del = e.clock.Now()
+	e.clock.Set(del.Add(day(30)))
+	if rep, err := e.svc.RunLifecycle(e.ctx, 0); err != nil || rep.Redeemed != 1 || rep.Purged != 0 {
+		t.Fatalf("RunLifecycle at the end of redemption = %+v, %v", rep, err)
+	}
+	d, _ = e.svc.Info(e.ctx, kitab)
+	wantStatuses(t, "after redemption", e.svc, d, "pendingDelete")
+	_, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreRequest)
+	wantCode(t, "restore after redemption", err, registry.CodeStatusProhibit)
+	if res := e.check(kittab, "hi", registry.Blocked, kitab); res.HolderState != registry.StatusPendingDelete {
+		t.Errorf("check in pending delete: holder %q", res.HolderState)
+	}
+	step("redemption over")
+
+	e.clock.Set(del.Add(day(35)).Add(-time.Nanosecond))
+	if rep, _ := e.svc.RunLifecycle(e.ctx, 0); rep.Purged != 0 {
+		t.Errorf("purged a nanosecond early")
+	}
+	e.clock.Set(del.Add(day(35)))
+	if rep, err := e.svc.RunLifecycle(e.ctx, 0); err != nil || rep.Purged != 1 {
+		t.Fatalf("RunLifecycle at the purge = %+v, %v", rep, err)
+	}
+	delete(held, kitab)
+	purged = append(purged, kitab)
+	e.check(kittab, "hi", registry.Available, "")
+	step("purge")
+	if _, err := e.svc.Create(e.ctx, beta, kittab, "hi"); err != nil {
+		t.Fatalf("create of the variant after the purge: %v", err)
+	}
+	held[kittab] = set
+	step("variant taken")
+
+	log, err := e.svc.Audit(e.ctx, registry.AuditFilter{Name: kitab})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, a := range log {
+		if a.Result == "ok" || len(a.Result) > 2 && a.Result[:3] == "ok " {
+			actions = append(actions, a.Registrar+":"+a.Action)
+		}
+	}
+	want := []string{"alpha:create", "lifecycle:autorenew", "alpha:renew", "alpha:status", "alpha:status", "operator:status", "operator:status",
+		"alpha:delete", "alpha:restore-request", "alpha:restore-report", "alpha:delete", "lifecycle:redemption-end", "lifecycle:purge"}
+	if !slices.Equal(actions, want) {
+		t.Errorf("audit of %s:\n%q\nwant\n%q", kitab, actions, want)
+	}
+}
+
+// testLifecyclePolicies: add grace (a delete inside it purges at once),
+// a zone without auto-renew (expiry deletes), months.
+func testLifecyclePolicies(t *testing.T, open func(*testing.T) registry.Store) {
+	lc := akshara.DefaultLifecycle()
+	lc.AutoRenew, lc.Months, lc.MinYears, lc.MaxYears = false, true, 1, 5
+	e := lifeEnv(t, open, map[string]akshara.ZoneLifecycle{"भारत": lc})
+	alpha, _ := e.registrar("alpha")
+	held := Held{}
+	var purged []string
+	set := []string{"किताब", "कित्ताब"}
+
+	d, err := e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 18, Unit: 'm'})
+	if err != nil || !d.Expires.Equal(T0.AddDate(0, 18, 0)) {
+		t.Fatalf("create for 18 months = %v, %v", d, err)
+	}
+	_, err = e.svc.CreatePeriod(e.ctx, alpha, "कमल.भारत", "hi", registry.Period{N: 6, Unit: 'y'})
+	wantCode(t, "6 years where 5 is the most", err, registry.CodeBadPeriod)
+	wantStatuses(t, "in add grace", e.svc, d, "addPeriod")
+	e.clock.Advance(day(4))
+	d, err = e.svc.DeleteDomain(e.ctx, alpha, kitab)
+	if err != nil || d != nil {
+		t.Fatalf("delete in add grace = %v, %v; want purged (nil)", d, err)
+	}
+	purged = append(purged, kitab)
+	e.check(kittab, "hi", registry.Available, "")
+	CheckHeld(t, "add grace delete", e.svc, held, purged)
+
+	// no auto-renew: expiry deletes (redemption first)
+	if _, err := e.svc.Create(e.ctx, alpha, kittab, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	held[kittab] = set
+	e.clock.Advance(day(366))
+	rep, err := e.svc.RunLifecycle(e.ctx, 0)
+	if err != nil || rep.Expired != 1 {
+		t.Fatalf("RunLifecycle at expiry = %+v, %v; want 1 expired", rep, err)
+	}
+	d, _ = e.svc.Info(e.ctx, kittab)
+	wantStatuses(t, "expired", e.svc, d, "pendingDelete", "redemptionPeriod")
+	CheckHeld(t, "expired", e.svc, held, purged)
+	// restoring an expired domain renews it past now
+	if _, err := e.svc.Restore(e.ctx, alpha, kittab, registry.RestoreRequest); err != nil {
+		t.Fatal(err)
+	}
+	d, err = e.svc.Restore(e.ctx, alpha, kittab, registry.RestoreReport)
+	if err != nil || !d.Expires.After(e.clock.Now()) {
+		t.Fatalf("restore of an expired domain = %v, %v; want an expiry after now", d, err)
+	}
+	CheckHeld(t, "restored", e.svc, held, purged)
+}
+
+// testPurgeRace: 64 clients race to create a variant of a deleted name in
+// the instant it is purged: exactly one wins, and none before the purge.
+func testPurgeRace(t *testing.T, open func(*testing.T) registry.Store) {
+	const clients = 64
+	e := lifeEnv(t, open, nil)
+	alpha, _ := e.registrar("alpha")
+	if _, err := e.svc.Create(e.ctx, alpha, kitab, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+		t.Fatal(err)
+	}
+	regs := make([]*registry.Registrar, clients)
+	for i := range regs {
+		regs[i], _ = e.registrar(fmt.Sprintf("r%02d", i))
+	}
+	e.clock.Advance(day(35))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var winners []string
+	purged := make(chan struct{})
+	for i := range regs {
+		wg.Add(1)
+		go func(r *registry.Registrar) {
+			defer wg.Done()
+			<-start
+			for {
+				_, err := e.svc.Create(e.ctx, r, kittab, "hi")
+				var re *registry.Error
+				switch {
+				case err == nil:
+					mu.Lock()
+					winners = append(winners, r.Name)
+					mu.Unlock()
+					return
+				case errors.As(err, &re) && re.BlockedBy == kitab:
+					continue // still held by the deleted domain
+				case errors.As(err, &re) && (re.Code == registry.CodeConflict || re.Code == registry.CodeExists):
+					return // another client won
+				default:
+					t.Errorf("%s: Create: %v", r.Name, err)
+					return
+				}
+			}
+		}(regs[i])
+	}
+	close(start)
+	go func() {
+		defer close(purged)
+		if rep, err := e.svc.RunLifecycle(e.ctx, 0); err != nil || rep.Purged != 1 {
+			t.Errorf("RunLifecycle = %+v, %v", rep, err)
+		}
+	}()
+	wg.Wait()
+	<-purged
+	if len(winners) != 1 {
+		t.Fatalf("winners %q, want exactly one", winners)
+	}
+	// and it won after the purge: the audit log is in commit order
+	log, err := e.svc.Audit(e.ctx, registry.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var purgeID, winID int64
+	for _, a := range log {
+		switch {
+		case a.Action == "purge" && a.Name == kitab:
+			purgeID = a.ID
+		case a.Action == "create" && a.Name == kittab && a.Result == "ok":
+			winID = a.ID
+		}
+	}
+	if purgeID == 0 || winID <= purgeID {
+		t.Errorf("audit: purge at record %d, the winning create at %d: want the create after the purge", purgeID, winID)
+	}
+	CheckHeld(t, "after the race", e.svc, Held{kittab: {"किताब", "कित्ताब"}}, nil)
+}
