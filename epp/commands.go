@@ -29,6 +29,7 @@ func init() {
 // handle answers one frame: the bytes to send and whether to close after.
 func (ss *session) handle(frame []byte) ([]byte, bool) {
 	svTRID := ss.s.svTRID()
+	ss.clTRID, ss.svTRID = "", svTRID
 	req, err := parse(frame)
 	if err != nil {
 		return fail(CodeSyntax, messages[CodeSyntax]+": "+err.Error()).bytes("", svTRID), false
@@ -50,6 +51,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 			return fail(CodeSyntax, messages[CodeSyntax]+": <clTRID> has 3 to 64 characters").bytes("", svTRID), false
 		}
 	}
+	ss.clTRID = clTRID
 	if c.children != 1 {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
@@ -84,10 +86,14 @@ func (c *command) name() string {
 		return "create"
 	case c.Delete != nil:
 		return "delete"
+	case c.Renew != nil:
+		return "renew"
+	case c.Update != nil:
+		return "update"
 	}
 	if len(c.Other) > 0 {
 		switch n := c.Other[0].XMLName.Local; n {
-		case "update", "renew", "transfer", "poll":
+		case "transfer", "poll":
 			return n
 		}
 	}
@@ -119,6 +125,10 @@ func (ss *session) dispatch(c *command) *response {
 		obj, verb = c.Create, "create"
 	case c.Delete != nil:
 		obj, verb = c.Delete, "delete"
+	case c.Renew != nil:
+		obj, verb = c.Renew, "renew"
+	case c.Update != nil:
+		obj, verb = c.Update, "update"
 	case len(c.Other) == 0:
 		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
 	default:
@@ -127,8 +137,8 @@ func (ss *session) dispatch(c *command) *response {
 			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
 		}
 		switch name.Local {
-		case "update", "renew", "transfer", "poll":
-			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info and delete of domains)", messages[CodeUnimplemented], name.Local))
+		case "transfer", "poll":
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info, delete, renew and update of domains)", messages[CodeUnimplemented], name.Local))
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
@@ -170,7 +180,15 @@ func (ss *session) dispatch(c *command) *response {
 		if c.Ext != nil {
 			idn = c.Ext.IDN
 		}
-		return ss.create(names[0], idn)
+		return ss.create(names[0], idn, op.Period)
+	case "renew":
+		return ss.renew(names[0], op)
+	case "update":
+		var rgp *rgpUpdate
+		if c.Ext != nil {
+			rgp = c.Ext.RGP
+		}
+		return ss.update(names[0], op, rgp)
 	default:
 		return ss.delete(names[0])
 	}
@@ -185,12 +203,15 @@ func (ss *session) checkExtensions(c *command) *response {
 	}
 	if len(c.Ext.Other) > 0 {
 		n := c.Ext.Other[0].XMLName
-		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], n.Space, NSIDN))
+		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s and %s)", messages[CodeUnimplExtension], n.Space, NSIDN, NSRGP))
 	}
 	if c.Ext.IDN != nil {
 		if c.Create == nil {
 			return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
 		}
+	}
+	if c.Ext.RGP != nil && c.Update == nil {
+		return fail(CodeSyntax, messages[CodeSyntax]+": <rgp:update> goes with a domain <update>")
 	}
 	return nil
 }
@@ -230,8 +251,8 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		}
 	}
 	for _, u := range l.Svcs.ExtURI {
-		if u = strings.TrimSpace(u); u != NSIDN {
-			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s)", messages[CodeUnimplExtension], u, NSIDN))
+		if u = strings.TrimSpace(u); u != NSIDN && u != NSRGP {
+			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s and %s)", messages[CodeUnimplExtension], u, NSIDN, NSRGP))
 		}
 	}
 	lo := ss.s.lockout
@@ -342,7 +363,27 @@ func toUnicode(name string) string {
 	return strings.Join(labels, ".")
 }
 
-func (ss *session) create(name string, idn *idnData) *response {
+// period reads a <domain:period> (nil: the zone's default).
+func period(p *periodElem) (registry.Period, *response) {
+	if p == nil {
+		return registry.Period{}, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(p.V))
+	unit := strings.TrimSpace(p.Unit)
+	if err != nil || (unit != "y" && unit != "m") {
+		return registry.Period{}, fail(CodeValueSyntax, messages[CodeValueSyntax]+`: <domain:period unit="y|m"> holds a number of years or months`)
+	}
+	if n < 1 || n > 99 {
+		return registry.Period{}, fail(CodeRange, messages[CodeRange]+": a period is 1 to 99 units (RFC 5731), and this registry's zones take 1 to 10 years")
+	}
+	return registry.Period{N: n, Unit: unit[0]}, nil
+}
+
+func (ss *session) create(name string, idn *idnData, p *periodElem) *response {
+	per, bad := period(p)
+	if bad != nil {
+		return bad
+	}
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -360,7 +401,7 @@ func (ss *session) create(name string, idn *idnData) *response {
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.Create(ctx, ss.registrar, name, lang)
+	d, err := ss.s.svc.CreatePeriod(ctx, ss.registrar, name, lang, per)
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -389,7 +430,11 @@ func (ss *session) create(name string, idn *idnData) *response {
 	var b bytes.Buffer
 	b.WriteString(`<domain:creData xmlns:domain="` + NSDomain + `"><domain:name>`)
 	esc(&b, d.ALabel)
-	b.WriteString(`</domain:name><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:creData>`)
+	b.WriteString(`</domain:name><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
+	if !d.Expires.IsZero() {
+		b.WriteString(`<domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate>`)
+	}
+	b.WriteString(`</domain:creData>`)
 	ss.log.Info("epp: created", "name", d.Name, "lang", d.Lang)
 	return &response{code: CodeOK, resData: b.String()}
 }
@@ -421,40 +466,164 @@ func (ss *session) info(name string) *response {
 	b.WriteString(`<domain:infData xmlns:domain="` + NSDomain + `"><domain:name>`)
 	esc(&b, d.ALabel)
 	b.WriteString(`</domain:name><domain:roid>D` + strconv.FormatInt(d.ID, 10) + `-AKSHARA</domain:roid>`)
-	if d.Exempted {
-		// kept with the domains it conflicts with (docs/import.md): said in
-		// the status's text, which RFC 5731 leaves free
-		b.WriteString(`<domain:status s="ok" lang="en">`)
-		esc(&b, "exempted with "+strings.Join(d.ExemptWith, ", "))
-		b.WriteString(`</domain:status><domain:clID>`)
-	} else {
-		b.WriteString(`<domain:status s="ok"/><domain:clID>`)
+	// the statuses: RFC 5731's in <domain:status>, RFC 3915's grace and
+	// redemption states in <rgp:infData>
+	var domainSt, rgpSt []string
+	for _, st := range ss.s.svc.Statuses(d) {
+		if rgpStatus[st] {
+			rgpSt = append(rgpSt, st)
+		} else {
+			domainSt = append(domainSt, st)
+		}
 	}
+	if len(domainSt) == 0 {
+		domainSt = []string{registry.StatusOK}
+	}
+	for _, st := range domainSt {
+		if d.Exempted && st == registry.StatusOK {
+			// kept with the domains it conflicts with (docs/import.md): said in
+			// the status's text, which RFC 5731 leaves free
+			b.WriteString(`<domain:status s="ok" lang="en">`)
+			esc(&b, "exempted with "+strings.Join(d.ExemptWith, ", "))
+			b.WriteString(`</domain:status>`)
+			continue
+		}
+		b.WriteString(`<domain:status s="` + st + `"/>`)
+	}
+	b.WriteString(`<domain:clID>`)
 	esc(&b, clID(d.Registrar))
-	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:infData>`)
+	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
+	if !d.Updated.IsZero() && !d.Updated.Equal(d.Created) {
+		b.WriteString(`<domain:upDate>` + d.Updated.UTC().Format(timeFormat) + `</domain:upDate>`)
+	}
+	if !d.Expires.IsZero() {
+		b.WriteString(`<domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate>`)
+	}
+	b.WriteString(`</domain:infData>`)
 	r := &response{code: CodeOK, resData: b.String()}
+	var e bytes.Buffer
 	if d.Lang != registry.LDH {
-		var e bytes.Buffer
 		e.WriteString(`<idn:data xmlns:idn="` + NSIDN + `"><idn:table>`)
 		esc(&e, d.Lang)
 		e.WriteString(`</idn:table><idn:uname>`)
 		esc(&e, d.Name)
 		e.WriteString(`</idn:uname></idn:data>`)
-		r.exts = e.String()
+	}
+	if len(rgpSt) > 0 {
+		e.WriteString(`<rgp:infData xmlns:rgp="` + NSRGP + `">`)
+		for _, st := range rgpSt {
+			e.WriteString(`<rgp:rgpStatus s="` + st + `"/>`)
+		}
+		e.WriteString(`</rgp:infData>`)
+	}
+	r.exts = e.String()
+	return r
+}
+
+// rgpStatus are the statuses RFC 3915 reports in <rgp:rgpStatus> (not
+// values of domain-1.0's <domain:status>).
+var rgpStatus = map[string]bool{
+	registry.StatusAddPeriod: true, registry.StatusAutoRenewPeriod: true, registry.StatusRenewPeriod: true,
+	"transferPeriod": true, registry.StatusRedemptionPeriod: true, registry.StatusPendingRestore: true,
+}
+
+// lifecycleError answers a refused lifecycle command.
+func (ss *session) lifecycleError(what, name string, err error) *response {
+	r := fromError(err)
+	if r.code == CodeFailed {
+		ss.log.Error("epp: "+what, "name", name, "error", err)
 	}
 	return r
 }
 
+// delete answers 1000 for a domain purged at once (inside its add grace
+// period) and 1001 for one that entered pendingDelete (RFC 5731 §3.2.2,
+// RFC 3915): it is purged later.
 func (ss *session) delete(name string) *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	if err := ss.s.svc.Delete(ctx, ss.registrar, name); err != nil {
-		r := fromError(err)
-		if r.code == CodeFailed {
-			ss.log.Error("epp: delete", "name", name, "error", err)
-		}
-		return r
+	d, err := ss.s.svc.DeleteDomain(ctx, ss.registrar, name)
+	if err != nil {
+		return ss.lifecycleError("delete", name, err)
 	}
-	ss.log.Info("epp: deleted", "name", name)
+	ss.log.Info("epp: deleted", "name", name, "purged", d == nil)
+	if d != nil {
+		return &response{code: CodePending, msg: messages[CodePending] + ": the domain is in its redemption period until " +
+			d.RedemptionEnds.UTC().Format(timeFormat) + " and is purged at " + d.PurgeAt.UTC().Format(timeFormat)}
+	}
+	return &response{code: CodeOK}
+}
+
+// renew is RFC 5731 §3.2.3's <renew>.
+func (ss *session) renew(name string, op *domainOp) *response {
+	if op.CurExpDate == nil {
+		return fail(CodeMissing, messages[CodeMissing]+": <domain:curExpDate>")
+	}
+	cur, err := time.Parse(time.DateOnly, strings.TrimSpace(*op.CurExpDate))
+	if err != nil {
+		return fail(CodeValueSyntax, messages[CodeValueSyntax]+": <domain:curExpDate> is a date (YYYY-MM-DD)")
+	}
+	per, bad := period(op.Period)
+	if bad != nil {
+		return bad
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	d, err := ss.s.svc.Renew(ctx, ss.registrar, name, cur, per)
+	if err != nil {
+		return ss.lifecycleError("renew", name, err)
+	}
+	var b bytes.Buffer
+	b.WriteString(`<domain:renData xmlns:domain="` + NSDomain + `"><domain:name>`)
+	esc(&b, d.ALabel)
+	b.WriteString(`</domain:name><domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate></domain:renData>`)
+	return &response{code: CodeOK, resData: b.String()}
+}
+
+// update is RFC 5731 §3.2.5's <update> of a domain's statuses, or with
+// RFC 3915's <rgp:update> a restore.
+func (ss *session) update(name string, op *domainOp, rgp *rgpUpdate) *response {
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	if rgp != nil {
+		if rgp.Restore == nil {
+			return fail(CodeMissing, messages[CodeMissing]+": <rgp:restore op=\"request|report\">")
+		}
+		opName := strings.TrimSpace(rgp.Restore.Op)
+		if opName != registry.RestoreRequest && opName != registry.RestoreReport {
+			return fail(CodeValueSyntax, messages[CodeValueSyntax]+`: <rgp:restore op> is request or report`)
+		}
+		d, err := ss.s.svc.Restore(ctx, ss.registrar, name, opName)
+		if err != nil {
+			return ss.lifecycleError("restore", name, err)
+		}
+		ss.log.Info("epp: restore", "name", d.Name, "op", opName)
+		return &response{code: CodeOK}
+	}
+	var add, rem []string
+	for _, l := range []*updateList{op.Add, op.Rem, op.Chg} {
+		if l != nil && len(l.Other) > 0 {
+			return fail(CodeUnimplOption, fmt.Sprintf("%s: <domain:%s> in an update (this registry keeps statuses only)", messages[CodeUnimplOption], l.Other[0].XMLName.Local))
+		}
+	}
+	if op.Chg != nil && len(op.Chg.Status) > 0 {
+		return fail(CodeSyntax, messages[CodeSyntax]+": statuses are added and removed, not changed")
+	}
+	if op.Add != nil {
+		for _, st := range op.Add.Status {
+			add = append(add, strings.TrimSpace(st.S))
+		}
+	}
+	if op.Rem != nil {
+		for _, st := range op.Rem.Status {
+			rem = append(rem, strings.TrimSpace(st.S))
+		}
+	}
+	if len(add)+len(rem) == 0 {
+		return fail(CodeMissing, messages[CodeMissing]+": an update adds or removes a status, or restores with <rgp:update>")
+	}
+	if _, err := ss.s.svc.UpdateStatuses(ctx, ss.registrar, name, add, rem); err != nil {
+		return ss.lifecycleError("update", name, err)
+	}
 	return &response{code: CodeOK}
 }

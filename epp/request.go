@@ -16,6 +16,7 @@ const (
 	NSIDN    = "urn:ietf:params:xml:ns:idn-1.0"
 	NSHost   = "urn:ietf:params:xml:ns:host-1.0"
 	NSCont   = "urn:ietf:params:xml:ns:contact-1.0"
+	NSRGP    = "urn:ietf:params:xml:ns:rgp-1.0"
 )
 
 // request is a client frame (RFC 5730 §2.3, §2.9): <hello/> or a
@@ -35,7 +36,9 @@ type command struct {
 	Info     *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 info"`
 	Create   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 create"`
 	Delete   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 delete"`
-	Other    []anyElem `xml:",any"` // update, renew, transfer, poll, …
+	Renew    *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 renew"`
+	Update   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 update"`
+	Other    []anyElem `xml:",any"` // transfer, poll, …
 	Ext      *cmdExt   `xml:"urn:ietf:params:xml:ns:epp-1.0 extension"`
 	ClTRID   *string   `xml:"urn:ietf:params:xml:ns:epp-1.0 clTRID"`
 	children int       // how many command elements there are
@@ -62,14 +65,39 @@ type object struct {
 	DInfo  *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 info"`
 	DCre   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 create"`
 	DDel   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 delete"`
+	DRen   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 renew"`
+	DUpd   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
 	Other  []anyElem `xml:",any"`
 }
 
 // domainOp is what the registry reads of a domain command: the names
-// (check takes several; the others one). Period, name servers, contacts
-// and authInfo of a create are accepted and not kept (docs/epp.md).
+// (check takes several; the others one), the period of a create or renew,
+// a renew's current expiry date, an update's statuses. Name servers,
+// contacts and authInfo of a create are accepted and not kept
+// (docs/epp.md).
 type domainOp struct {
-	Names []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	Names      []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	Period     *periodElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
+	CurExpDate *string      `xml:"urn:ietf:params:xml:ns:domain-1.0 curExpDate"`
+	Add        *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
+	Rem        *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
+	Chg        *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 chg"`
+}
+
+// periodElem is <domain:period unit="y|m">N</domain:period>.
+type periodElem struct {
+	Unit string `xml:"unit,attr"`
+	V    string `xml:",chardata"`
+}
+
+// updateList is a domain <update>'s <add>, <rem> or <chg>: the registry
+// reads the statuses; anything else (name servers, contacts, registrant,
+// authInfo) is an option it does not implement.
+type updateList struct {
+	Status []struct {
+		S string `xml:"s,attr"`
+	} `xml:"urn:ietf:params:xml:ns:domain-1.0 status"`
+	Other []anyElem `xml:",any"`
 }
 
 type domainName struct {
@@ -78,8 +106,16 @@ type domainName struct {
 
 // cmdExt is a command's <extension>.
 type cmdExt struct {
-	IDN   *idnData  `xml:"urn:ietf:params:xml:ns:idn-1.0 data"`
-	Other []anyElem `xml:",any"`
+	IDN   *idnData   `xml:"urn:ietf:params:xml:ns:idn-1.0 data"`
+	RGP   *rgpUpdate `xml:"urn:ietf:params:xml:ns:rgp-1.0 update"`
+	Other []anyElem  `xml:",any"`
+}
+
+// rgpUpdate is RFC 3915's <rgp:update><rgp:restore op="request|report">.
+type rgpUpdate struct {
+	Restore *struct {
+		Op string `xml:"op,attr"`
+	} `xml:"urn:ietf:params:xml:ns:rgp-1.0 restore"`
 }
 
 // idnData is draft-ietf-eppext-idnmap's <idn:data>.
@@ -96,7 +132,7 @@ type anyElem struct {
 // op returns the one domain operation of an object, or the name of the
 // element found instead.
 func (o *object) op() (*domainOp, xml.Name) {
-	for _, d := range []*domainOp{o.Domain, o.DInfo, o.DCre, o.DDel} {
+	for _, d := range []*domainOp{o.Domain, o.DInfo, o.DCre, o.DDel, o.DRen, o.DUpd} {
 		if d != nil {
 			return d, xml.Name{Space: NSDomain}
 		}

@@ -253,6 +253,9 @@ type session struct {
 	registrar *registry.Registrar
 	failures  int
 	log       *slog.Logger
+	// the transaction ids of the command being run (the audit log
+	// records them with each lifecycle change)
+	clTRID, svTRID string
 }
 
 func (s *Server) session(raw net.Conn) {
@@ -422,5 +425,6 @@ func (l *lockout) fail(keys ...string) {
 
 // contextFor is the context of one command.
 func (ss *session) contextFor() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), ss.s.opts.CommandTimeout)
+	ctx := registry.WithChannel(context.Background(), registry.Channel{Via: "epp", ClTRID: ss.clTRID, SvTRID: ss.svTRID})
+	return context.WithTimeout(ctx, ss.s.opts.CommandTimeout)
 }

@@ -13,13 +13,20 @@ import (
 // PostgreSQL test database (pgtest), or skips, saying so, without one.
 func PostgresService(tb testing.TB) *registry.Service {
 	tb.Helper()
+	return PostgresServiceWith(tb, registry.ServiceOptions{})
+}
+
+// PostgresServiceWith is PostgresService with options (such as a
+// ManualClock).
+func PostgresServiceWith(tb testing.TB, opts registry.ServiceOptions) *registry.Service {
+	tb.Helper()
 	ctx := context.Background()
 	store, err := postgres.Open(ctx, pgtest.DSN(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() }) // before the schema is dropped
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -34,4 +41,14 @@ var Stores = []struct {
 }{
 	{"sqlite", SQLiteService},
 	{"postgres", PostgresService},
+}
+
+// StoresWith are the stores' services with options (a lifecycle test's
+// ManualClock).
+var StoresWith = []struct {
+	Name    string
+	Service func(testing.TB, registry.ServiceOptions) *registry.Service
+}{
+	{"sqlite", SQLiteServiceWith},
+	{"postgres", PostgresServiceWith},
 }

@@ -12,13 +12,19 @@ import (
 // temporary directory, closed when the test ends.
 func SQLiteService(tb testing.TB) *registry.Service {
 	tb.Helper()
+	return SQLiteServiceWith(tb, registry.ServiceOptions{})
+}
+
+// SQLiteServiceWith is SQLiteService with options (such as a ManualClock).
+func SQLiteServiceWith(tb testing.TB, opts registry.ServiceOptions) *registry.Service {
+	tb.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, tb.TempDir()+"/r.db")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
