@@ -85,6 +85,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	openStore := storeFlags(fs)
 	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
+	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
 	o := serveFlags(fs)
 	startEPP := eppFlags(fs) // epp.go
 	if status, ok := parseFlags(fs, args, 0); !ok {
@@ -159,6 +160,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopEPP()
+	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)
