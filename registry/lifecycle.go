@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -527,6 +528,12 @@ func advance(ctx context.Context, d *Domain, z *Zone, now time.Time) *Change {
 	return nil
 }
 
+// lifecycleWorkers is how many domains RunLifecycle moves at once: each
+// step is a transaction of its own, and concurrent ones share a durable
+// commit where the store groups them (SQLite's group writer) or run side
+// by side (PostgreSQL).
+const lifecycleWorkers = 16
+
 // RunLifecycle moves the domains whose time has come through their
 // lifecycle: purges due (the conflict set freed), redemption periods
 // ended, expiries (auto-renewed for a year, or deleted where the zone
@@ -547,43 +554,81 @@ func (s *Service) RunLifecycle(ctx context.Context, limit int) (*LifecycleReport
 		if err != nil || len(due) == 0 {
 			return rep, err
 		}
-		done := 0
+		var (
+			mu    sync.Mutex
+			done  int
+			first error
+			wg    sync.WaitGroup
+		)
+		work := make(chan DueDomain)
+		for range min(lifecycleWorkers, len(due)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for dd := range work {
+					n, err := s.advanceDomain(ctx, dd, now, rep, &mu)
+					mu.Lock()
+					done += n
+					if err != nil && first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}()
+		}
 		for _, dd := range due {
-			z := s.zones[dd.Zone]
-			if z == nil {
-				continue
+			mu.Lock()
+			failed := first != nil
+			mu.Unlock()
+			if failed {
+				break
 			}
-			for { // a domain may have several steps due (expired twice over)
-				_, ch, err := s.transition(ctx, z, dd.Label, func(d *Domain, z *Zone, _ time.Time) (*Change, error) {
-					return advance(ctx, d, z, now), nil
-				})
-				if errors.Is(err, ErrNotFound) {
-					break // purged by another worker
-				}
-				if err != nil {
-					return rep, err
-				}
-				if ch == nil {
-					break
-				}
-				done++
-				switch ch.Action {
-				case "purge":
-					rep.Purged++
-				case "redemption-end":
-					rep.Redeemed++
-				case "autorenew":
-					rep.AutoRenewed++
-				case "expire":
-					rep.Expired++
-				}
-				if ch.Purge {
-					break
-				}
-			}
+			work <- dd
+		}
+		close(work)
+		wg.Wait()
+		if first != nil {
+			return rep, first
 		}
 		if done == 0 {
 			return rep, nil // what is due is another worker's, in flight
+		}
+	}
+}
+
+// advanceDomain takes one domain through every step due at now (an
+// expiry passed twice over is renewed twice), counting them in rep.
+func (s *Service) advanceDomain(ctx context.Context, dd DueDomain, now time.Time, rep *LifecycleReport, mu *sync.Mutex) (int, error) {
+	z := s.zones[dd.Zone]
+	if z == nil {
+		return 0, nil
+	}
+	done := 0
+	for {
+		_, ch, err := s.transition(ctx, z, dd.Label, func(d *Domain, z *Zone, _ time.Time) (*Change, error) {
+			return advance(ctx, d, z, now), nil
+		})
+		if errors.Is(err, ErrNotFound) {
+			return done, nil // purged by another worker
+		}
+		if err != nil || ch == nil {
+			return done, err
+		}
+		done++
+		mu.Lock()
+		switch ch.Action {
+		case "purge":
+			rep.Purged++
+		case "redemption-end":
+			rep.Redeemed++
+		case "autorenew":
+			rep.AutoRenewed++
+		case "expire":
+			rep.Expired++
+		}
+		mu.Unlock()
+		if ch.Purge {
+			return done, nil
 		}
 	}
 }
