@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +108,15 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 	if ch.Purge {
 		return nil, nil
 	}
-	return s.Domain(ctx, d.Zone, d.Label)
+	// the domain as the change left it (its conflict set and exemptions
+	// are not the lifecycle's to change)
+	out := *d
+	out.Expires, out.Statuses, out.RedemptionEnds, out.PurgeAt = ch.Expires, slices.Clone(ch.Statuses), ch.RedemptionEnds, ch.PurgeAt
+	out.Renewed, out.AutoRenewed, out.Updated, out.Rev = ch.Renewed, ch.AutoRenewed, ch.At, d.Rev+1
+	if out.Statuses == nil {
+		out.Statuses = []string{}
+	}
+	return &out, nil
 }
 
 // LifecycleDue implements registry.LifecycleStore.

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,14 +33,28 @@ func BenchPurge(b *testing.B, n int, store registry.Store, db *sql.DB, rebind fu
 		b.Fatal(err)
 	}
 	purge := T0.Add(-time.Hour).UnixNano()
-	for i := range n {
-		label := fmt.Sprintf("purge%07d", i)
-		var id int64
-		if err := tx.QueryRowContext(ctx, rebind(`INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, expires, statuses, purge_at) VALUES ('in', ?, ?, 'ldh', ?, ?, '', ?, 'pendingDelete', ?) RETURNING id`),
-			label, label, r.ID, T0.AddDate(-2, 0, 0).UnixNano(), T0.AddDate(-1, 0, 0).UnixNano(), purge).Scan(&id); err != nil {
+	const rows = 200
+	for i := 0; i < n; i += rows {
+		var q strings.Builder
+		var args []any
+		q.WriteString(`INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, expires, statuses, purge_at) VALUES `)
+		for j := i; j < min(i+rows, n); j++ {
+			if j > i {
+				q.WriteString(", ")
+			}
+			q.WriteString(`('in', ?, ?, 'ldh', ?, ?, '', ?, 'pendingDelete', ?)`)
+			label := fmt.Sprintf("purge%07d", j)
+			args = append(args, label, label, r.ID, T0.AddDate(-2, 0, 0).UnixNano(), T0.AddDate(-1, 0, 0).UnixNano(), purge)
+		}
+		if _, err := tx.ExecContext(ctx, rebind(q.String()), args...); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := tx.ExecContext(ctx, rebind(`INSERT INTO blocks (zone, label, domain_id) VALUES ('in', ?, ?), ('in', ?, ?)`), label, id, label+"-v", id); err != nil {
+	}
+	for _, q := range []string{
+		`INSERT INTO blocks (zone, label, domain_id) SELECT zone, label, id FROM domains WHERE purge_at > 0`,
+		`INSERT INTO blocks (zone, label, domain_id) SELECT zone, label || '-v', id FROM domains WHERE purge_at > 0`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			b.Fatal(err)
 		}
 	}
