@@ -550,7 +550,11 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 		// first holder of the set need not be it): EXISTS, as
 		// docs/registry.md promises
 		if own, ferr := s.store.Domain(ctx, n.zone.Name, c.label); ferr == nil {
-			return nil, &Error{Code: CodeExists, Message: full + " is already registered", BlockedBy: own.Name}
+			msg := full + " is already registered"
+			if own.Deleted() {
+				msg += "; it is deleted and is purged at " + own.PurgeAt.Format(time.RFC3339) + " (its registrar may restore it until its redemption period ends)"
+			}
+			return nil, &Error{Code: CodeExists, Message: msg, BlockedBy: own.Name}
 		}
 		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}
 		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
@@ -705,6 +709,6 @@ func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang st
 		return nil, err
 	}
 	full, afull := s.fullName(&c, n.zone)
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, Created: s.clock.Now()}
 	return s.store.CreateExemptDomain(ctx, d, r.ID)
 }

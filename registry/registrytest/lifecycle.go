@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -190,6 +191,10 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	e.check(kitab, "hi", registry.Registered, kitab)
 	_, err = e.svc.Create(e.ctx, beta, kittab, "hi")
 	wantConflict(t, "create of the variant in redemption", err, kitab)
+	_, err = e.svc.Create(e.ctx, beta, kitab, "hi")
+	if wantCode(t, "create of the name in redemption", err, registry.CodeExists); err != nil && !strings.Contains(err.Error(), "is purged at") {
+		t.Errorf("create of the name in redemption: %v, want the purge date", err)
+	}
 	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{})
 	wantCode(t, "renew in redemption", err, registry.CodeStatusProhibit)
 	wantCode(t, "delete again", e.svc.Delete(e.ctx, alpha, kitab), registry.CodeStatusProhibit)
