@@ -294,6 +294,10 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 // checkReason is the short reason of an unavailable name (≤ 32
 // characters, eppcom:reasonType).
 func checkReason(res *registry.CheckResult) string {
+	if res.HolderState != "" {
+		// held by a deleted domain until its purge (docs/lifecycle.md)
+		return "pending delete until " + res.FreesAt.UTC().Format(time.DateOnly)
+	}
 	switch res.Status {
 	case registry.Invalid:
 		if len(res.Errors) > 0 {

@@ -85,7 +85,7 @@ func TestLifecycleEPP(t *testing.T) {
 				{"restore outside redemption", time.Time{}, a, restoreFrame(kitab, "request"), 2304, nil, nil},
 				{"delete", t0.AddDate(2, 2, 0), a, domainCmd("delete", kitab), 1001, nil, nil},
 				{"info in redemption", time.Time{}, b, domainCmd("info", kitab), 1000, []string{`<domain:status s="pendingDelete"/>`, `<rgp:rgpStatus s="redemptionPeriod"/>`}, nil},
-				{"check the variant", time.Time{}, b, domainCmd("check", kittab), 1000, []string{`avail="0"`}, nil},
+				{"check the variant", time.Time{}, b, domainCmd("check", kittab), 1000, []string{`avail="0"`, "<domain:reason>pending delete until 2032-04-05</domain:reason>"}, nil},
 				{"create the variant", time.Time{}, b, createFrame(kittab, "hi", ""), 2302, nil, nil},
 				{"renew in redemption", time.Time{}, a, renewFrame(kitab, "2035-01-01", "1y"), 2304, nil, nil},
 				{"restore report first", time.Time{}, a, restoreFrame(kitab, "report"), 2304, nil, nil},
