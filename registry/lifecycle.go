@@ -168,7 +168,15 @@ type Notice struct {
 }
 
 // DueDomain is a domain the lifecycle worker has something to do with.
-type DueDomain struct{ Zone, Label string }
+// For a purge due, the store gives what deciding it needs (ID, Rev,
+// PurgeAt, Registrar), so that purges are decided and applied in batches
+// without reading each domain; for the other steps ID is 0.
+type DueDomain struct {
+	Zone, Label string
+	ID, Rev     int64
+	PurgeAt     time.Time
+	Registrar   string
+}
 
 // LifecycleStore is what the lifecycle needs of a store.
 type LifecycleStore interface {
@@ -180,6 +188,10 @@ type LifecycleStore interface {
 	// LifecycleDue lists up to limit domains with a purge, the end of a
 	// redemption or an expiry at or before now, in that order.
 	LifecycleDue(ctx context.Context, now time.Time, limit int) ([]DueDomain, error)
+	// ApplyChanges applies chs[i] to ds[i] as ApplyChange does, all in one
+	// transaction; a domain no longer at revision ds[i].Rev is left as it
+	// is (applied[i] false), the others are changed.
+	ApplyChanges(ctx context.Context, ds []*Domain, chs []*Change) (applied []bool, err error)
 }
 
 // ErrStale says a change was decided on a revision of the domain that is
@@ -554,9 +566,25 @@ func (s *Service) RunLifecycle(ctx context.Context, limit int) (*LifecycleReport
 		if err != nil || len(due) == 0 {
 			return rep, err
 		}
+		// purges in batches: each batch one transaction
+		var rest []DueDomain
+		var purges []DueDomain
+		for _, dd := range due {
+			if dd.ID != 0 {
+				purges = append(purges, dd)
+			} else {
+				rest = append(rest, dd)
+			}
+		}
+		purged, err := s.purgeBatches(ctx, purges, now)
+		rep.Purged += purged
+		if err != nil {
+			return rep, err
+		}
+		due = rest
 		var (
 			mu    sync.Mutex
-			done  int
+			done  = purged
 			first error
 			wg    sync.WaitGroup
 		)
@@ -594,6 +622,48 @@ func (s *Service) RunLifecycle(ctx context.Context, limit int) (*LifecycleReport
 			return rep, nil // what is due is another worker's, in flight
 		}
 	}
+}
+
+// purgeBatch is how many purges go in one transaction.
+const purgeBatch = 500
+
+// purgeBatches purges the domains due, purgeBatch to a transaction: each
+// decided (advance, on what LifecycleDue read), notified and applied at
+// the revision read, as transition does for one domain. A domain changed
+// since is left for the next round.
+func (s *Service) purgeBatches(ctx context.Context, due []DueDomain, now time.Time) (int, error) {
+	n := 0
+	for i := 0; i < len(due); i += purgeBatch {
+		var ds []*Domain
+		var chs []*Change
+		for _, dd := range due[i:min(i+purgeBatch, len(due))] {
+			z := s.zones[dd.Zone]
+			if z == nil {
+				continue
+			}
+			d := &Domain{ID: dd.ID, Rev: dd.Rev, Zone: dd.Zone, Label: dd.Label, Name: dd.Label + "." + dd.Zone,
+				Registrar: dd.Registrar, PurgeAt: dd.PurgeAt, Statuses: []string{StatusPendingDelete}}
+			ch := advance(ctx, d, z, now)
+			if ch == nil || !ch.Purge {
+				continue
+			}
+			s.notify(ctx, d, ch)
+			ds, chs = append(ds, d), append(chs, ch)
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		applied, err := s.store.ApplyChanges(ctx, ds, chs)
+		if err != nil {
+			return n, err
+		}
+		for _, ok := range applied {
+			if ok {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // advanceDomain takes one domain through every step due at now (an

@@ -126,8 +126,8 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 		due = due[:0]
 		// purges first (they free names), then redemptions ended, then
 		// expiries; each a range scan of its index
-		for _, q := range []string{
-			`SELECT zone, label FROM domains WHERE purge_at > 0 AND purge_at <= ? ORDER BY purge_at LIMIT ?`,
+		for i, q := range []string{
+			`SELECT d.zone, d.label, d.id, d.rev, d.purge_at, r.name FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.purge_at > 0 AND d.purge_at <= ? ORDER BY d.purge_at LIMIT ?`,
 			`SELECT zone, label FROM domains WHERE redemption_end > 0 AND redemption_end <= ? ORDER BY redemption_end LIMIT ?`,
 			`SELECT zone, label FROM domains WHERE expires > 0 AND expires <= ? AND purge_at = 0 ORDER BY expires LIMIT ?`,
 		} {
@@ -140,10 +140,16 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 			}
 			for rows.Next() {
 				var dd registry.DueDomain
-				if err := rows.Scan(&dd.Zone, &dd.Label); err != nil {
+				var purge int64
+				dest := []any{&dd.Zone, &dd.Label}
+				if i == 0 {
+					dest = append(dest, &dd.ID, &dd.Rev, &purge, &dd.Registrar)
+				}
+				if err := rows.Scan(dest...); err != nil {
 					rows.Close()
 					return err
 				}
+				dd.PurgeAt = fromNanos(purge)
 				due = append(due, dd)
 			}
 			rows.Close()
@@ -154,4 +160,101 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 		return nil
 	})
 	return due, internal("finding lifecycle work", err)
+}
+
+// ApplyChanges implements registry.LifecycleStore: the changes of a batch
+// (the worker's purges) in one transaction. Each domain is claimed at its
+// revision as ApplyChange claims it; the purged ones' conflict sets are
+// deleted set-wise (an exempted one's labels passed on to the domains it
+// was exempted with), their rows and audit records too.
+func (s *Store) ApplyChanges(ctx context.Context, ds []*registry.Domain, chs []*registry.Change) ([]bool, error) {
+	applied := make([]bool, len(ds))
+	// a fault at COMMIT: what is gone was purged (only purges are batched)
+	committed := func() (bool, error) {
+		for i, d := range ds {
+			if !chs[i].Purge {
+				return false, nil
+			}
+			_, err := s.Domain(ctx, d.Zone, d.Label)
+			if err == nil {
+				applied[i] = false
+				continue
+			}
+			if !errors.Is(err, registry.ErrNotFound) {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
+		var purged []int64
+		var audit []any
+		for i, d := range ds {
+			ch := chs[i]
+			applied[i] = false
+			res, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?, rev = rev + 1 WHERE id = ? AND rev = ?`),
+				nanos(ch.Expires), strings.Join(ch.Statuses, " "), nanos(ch.RedemptionEnds), nanos(ch.PurgeAt), nanos(ch.Renewed), nanos(ch.AutoRenewed), nanos(ch.At), d.ID, d.Rev)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				continue // changed since: left for the next round
+			}
+			applied[i] = true
+			if ch.Purge {
+				purged = append(purged, d.ID)
+			}
+			result := ch.Result
+			if result == "" {
+				result = "ok"
+			}
+			audit = append(audit, ch.At.UnixNano(), ch.Actor, ch.Action, d.Name, result, ch.Channel, ch.ClTRID, ch.SvTRID)
+		}
+		for i := 0; i < len(purged); i += chunk {
+			part := purged[i:min(i+chunk, len(purged))]
+			args := make([]any, len(part))
+			for j, id := range part {
+				args[j] = id
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id IN (`+marks(len(part))+`)`), args...); err != nil {
+				return err
+			}
+			exempted, err := s.ids(ctx, tx, `SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+marks(len(part))+`)`, args...)
+			if err != nil {
+				return err
+			}
+			for _, id := range exempted {
+				if err := s.release(ctx, tx, id); err != nil {
+					return err
+				}
+			}
+			if len(exempted) > 0 {
+				// a domain of the batch exempted with another of it took
+				// labels the other freed: it is purged too
+				if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id IN (`+marks(len(part))+`)`), args...); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id IN (`+marks(len(part))+`)`), args...); err != nil {
+				return err
+			}
+		}
+		// ch.Notices would be written here, in this transaction
+		const cols = 8
+		for i := 0; i < len(audit); i += cols * 100 {
+			part := audit[i:min(i+cols*100, len(audit))]
+			q := `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(part)/cols), ", ")
+			if _, err := tx.ExecContext(ctx, s.q(q), part...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.internal("changing domains", err)
+	}
+	return applied, nil
 }

@@ -404,3 +404,40 @@ func testPurgeRace(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	CheckHeld(t, "after the race", e.svc, Held{kittab: {"किताब", "कित्ताब"}}, nil)
 }
+
+// testPurgeExempted: two domains exempted with each other, both deleted
+// and purged in one batch: both gone, every label free (the labels one
+// hands the other on its purge are not left behind), the variant free.
+func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
+	e := lifeEnv(t, open, nil)
+	alpha, _ := e.registrar("alpha")
+	beta, _ := e.registrar("beta")
+	if _, err := e.svc.Create(e.ctx, alpha, kitab, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	b := &registry.Domain{Name: "किताबें.भारत", ALabel: "xn--b.xn--h2brj9c", Label: "किताबें", Zone: "भारत", Lang: "hi", Registrar: "beta",
+		Blocks: []string{"किताबें", "कित्ताब", "कमल"}, Created: T0}
+	if d, err := e.store.CreateExemptDomain(e.ctx, b, beta.ID); err != nil || !d.Exempted {
+		t.Fatalf("CreateExemptDomain = %v, %v", d, err)
+	}
+	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Delete(e.ctx, beta, "किताबें.भारत"); err != nil {
+		t.Fatal(err)
+	}
+	e.check("कमल.भारत", "hi", registry.Blocked, "किताबें.भारत")
+	e.clock.Advance(day(35))
+	if rep, err := e.svc.RunLifecycle(e.ctx, 0); err != nil || rep.Purged != 2 {
+		t.Fatalf("RunLifecycle = %+v, %v; want 2 purged", rep, err)
+	}
+	CheckHeld(t, "both purged", e.svc, Held{}, []string{kitab, "किताबें.भारत"})
+	for _, l := range []string{"किताब", "कित्ताब", "किताबें", "कमल"} {
+		if d, err := e.store.FindBlocker(e.ctx, "भारत", []string{l}); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("label %s after both purges: held by %v (%v)", l, d, err)
+		}
+	}
+	if _, err := e.svc.Create(e.ctx, alpha, kittab, "hi"); err != nil {
+		t.Errorf("create of the variant after both purges: %v", err)
+	}
+}

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"LifecycleScenario", testLifecycleScenario},
 		{"LifecyclePolicies", testLifecyclePolicies},
 		{"PurgeRace", testPurgeRace},
+		{"PurgeExempted", testPurgeExempted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
