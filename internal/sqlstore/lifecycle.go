@@ -189,28 +189,60 @@ func (s *Store) ApplyChanges(ctx context.Context, ds []*registry.Domain, chs []*
 	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
 		var purged []int64
 		var audit []any
-		for i, d := range ds {
+		record := func(i int) {
 			ch := chs[i]
-			applied[i] = false
-			res, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?, rev = rev + 1 WHERE id = ? AND rev = ?`),
-				nanos(ch.Expires), strings.Join(ch.Statuses, " "), nanos(ch.RedemptionEnds), nanos(ch.PurgeAt), nanos(ch.Renewed), nanos(ch.AutoRenewed), nanos(ch.At), d.ID, d.Rev)
-			if err != nil {
-				return err
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n == 0 {
-				continue // changed since: left for the next round
-			}
 			applied[i] = true
 			if ch.Purge {
-				purged = append(purged, d.ID)
+				purged = append(purged, ds[i].ID)
 			}
 			result := ch.Result
 			if result == "" {
 				result = "ok"
 			}
-			audit = append(audit, ch.At.UnixNano(), ch.Actor, ch.Action, d.Name, result, ch.Channel, ch.ClTRID, ch.SvTRID)
+			audit = append(audit, ch.At.UnixNano(), ch.Actor, ch.Action, ds[i].Name, result, ch.Channel, ch.ClTRID, ch.SvTRID)
+		}
+		allPurges := true
+		for i := range ds {
+			applied[i] = false
+			allPurges = allPurges && chs[i].Purge
+		}
+		if allPurges {
+			// the rows go: claim them set-wise, chunk by chunk, at the
+			// revisions read (the other columns need no update)
+			at := map[int64]int{}
+			for i, d := range ds {
+				at[d.ID] = i
+			}
+			for i := 0; i < len(ds); i += chunk {
+				part := ds[i:min(i+chunk, len(ds))]
+				args := make([]any, 0, 2*len(part))
+				for _, d := range part {
+					args = append(args, d.ID, d.Rev)
+				}
+				ids, err := s.ids(ctx, tx, `UPDATE domains SET rev = rev + 1 WHERE (id, rev) IN (VALUES `+
+					strings.TrimSuffix(strings.Repeat("(CAST(? AS BIGINT), CAST(? AS BIGINT)), ", len(part)), ", ")+`) RETURNING id`, args...)
+				if err != nil {
+					return err
+				}
+				slices.Sort(ids) // the audit records in the order of the IDs
+				for _, id := range ids {
+					record(at[id])
+				}
+			}
+		} else {
+			for i, d := range ds {
+				ch := chs[i]
+				res, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?, rev = rev + 1 WHERE id = ? AND rev = ?`),
+					nanos(ch.Expires), strings.Join(ch.Statuses, " "), nanos(ch.RedemptionEnds), nanos(ch.PurgeAt), nanos(ch.Renewed), nanos(ch.AutoRenewed), nanos(ch.At), d.ID, d.Rev)
+				if err != nil {
+					return err
+				}
+				if n, err := res.RowsAffected(); err != nil {
+					return err
+				} else if n > 0 {
+					record(i)
+				} // else changed since: left for the next round
+			}
 		}
 		for i := 0; i < len(purged); i += chunk {
 			part := purged[i:min(i+chunk, len(purged))]

@@ -441,3 +441,68 @@ func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("create of the variant after both purges: %v", err)
 	}
 }
+
+// testConcurrentWorkers: four workers (two services, as two servers on
+// one database) run at once over 60 domains to purge and 60 expired ones
+// to auto-renew: every purge done once, every domain renewed exactly once
+// (a step decided on a revision another worker changed is decided again).
+func testConcurrentWorkers(t *testing.T, open func(*testing.T) registry.Store) {
+	e := lifeEnv(t, open, nil)
+	svc2, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{Clock: e.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha, _ := e.registrar("alpha")
+	const n = 60
+	for i := range 2 * n {
+		name := fmt.Sprintf("worker%03d.in", i)
+		if _, err := e.svc.Create(e.ctx, alpha, name, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Advance(day(40))
+	for i := range n {
+		if err := e.svc.Delete(e.ctx, alpha, fmt.Sprintf("worker%03d.in", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Set(T0.AddDate(1, 0, 1)) // the deleted ones due for purge, the others expired
+	var wg sync.WaitGroup
+	reps := make([]*registry.LifecycleReport, 4)
+	for i := range reps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc := e.svc
+			if i%2 == 1 {
+				svc = svc2
+			}
+			var err error
+			if reps[i], err = svc.RunLifecycle(e.ctx, 7); err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var total registry.LifecycleReport
+	for _, r := range reps {
+		if r == nil {
+			t.FailNow()
+		}
+		total.Purged += r.Purged
+		total.AutoRenewed += r.AutoRenewed
+	}
+	if total.Purged != n || total.AutoRenewed != n {
+		t.Errorf("the workers purged %d and auto-renewed %d, want %d each", total.Purged, total.AutoRenewed, n)
+	}
+	for i := range 2 * n {
+		name := fmt.Sprintf("worker%03d.in", i)
+		d, err := e.svc.Info(e.ctx, name)
+		switch {
+		case i < n && !errors.Is(err, registry.ErrNotFound):
+			t.Errorf("%s: %v, want purged", name, err)
+		case i >= n && (err != nil || !d.Expires.Equal(T0.AddDate(2, 0, 0))):
+			t.Errorf("%s: %v, %v; want renewed once, to %v", name, d, err, T0.AddDate(2, 0, 0))
+		}
+	}
+}

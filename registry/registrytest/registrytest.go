@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"LifecyclePolicies", testLifecyclePolicies},
 		{"PurgeRace", testPurgeRace},
 		{"PurgeExempted", testPurgeExempted},
+		{"ConcurrentWorkers", testConcurrentWorkers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
