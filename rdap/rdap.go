@@ -315,9 +315,12 @@ var variantsNotice = Notice{
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) {
 	res, err := h.svc.Check(r.Context(), name, "")
 	if err == nil && res.Status == registry.Blocked && res.BlockedBy != "" {
-		h.fail(w, http.StatusNotFound,
-			fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s).", res.ULabel, res.BlockedBy, toASCII(res.BlockedBy)),
-			"Look that domain up: /rdap/domain/"+toASCII(res.BlockedBy))
+		desc := []string{fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s).", res.ULabel, res.BlockedBy, toASCII(res.BlockedBy))}
+		if res.HolderState != "" {
+			desc = append(desc, fmt.Sprintf("That domain is deleted (%s): the variant stays blocked until it is purged at %s.", rdapStatuses([]string{res.HolderState})[0], res.FreesAt.UTC().Format(time.RFC3339)))
+		}
+		desc = append(desc, "Look that domain up: /rdap/domain/"+toASCII(res.BlockedBy))
+		h.fail(w, http.StatusNotFound, desc...)
 		return
 	}
 	h.fail(w, http.StatusNotFound, name+" is not registered.")

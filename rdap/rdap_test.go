@@ -192,8 +192,8 @@ func TestDeleteFreesVariants(t *testing.T) {
 	if st := fmt.Sprint(doc["status"]); resp.StatusCode != 200 || st != "[pending delete redemption period]" || !strings.Contains(fmt.Sprint(doc["events"]), "eventAction:deletion") {
 		t.Errorf("%s after delete: %d status %s events %v", kitabA, resp.StatusCode, st, doc["events"])
 	}
-	if resp, _ := e.get(t, "/rdap/domain/"+kittabA); resp.StatusCode != 404 {
-		t.Errorf("%s, held by a domain in redemption: %d", kittabA, resp.StatusCode)
+	if resp, doc := e.get(t, "/rdap/domain/"+kittabA); resp.StatusCode != 404 || !strings.Contains(strings.Join(descriptions(doc), " "), "stays blocked until it is purged at") {
+		t.Errorf("%s, held by a domain in redemption: %d %v", kittabA, resp.StatusCode, doc)
 	}
 	e.clock.Advance(35 * 24 * time.Hour)
 	if _, err := e.svc.RunLifecycle(t.Context(), 0); err != nil {
