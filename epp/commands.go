@@ -29,7 +29,6 @@ func init() {
 // handle answers one frame: the bytes to send and whether to close after.
 func (ss *session) handle(frame []byte) ([]byte, bool) {
 	svTRID := ss.s.svTRID()
-	ss.clTRID, ss.svTRID = "", svTRID
 	req, err := parse(frame)
 	if err != nil {
 		return fail(CodeSyntax, messages[CodeSyntax]+": "+err.Error()).bytes("", svTRID), false
@@ -51,14 +50,14 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 			return fail(CodeSyntax, messages[CodeSyntax]+": <clTRID> has 3 to 64 characters").bytes("", svTRID), false
 		}
 	}
-	ss.clTRID = clTRID
 	if c.children != 1 {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
+	ss.trid = registry.Channel{Name: "epp", ClTRID: clTRID, SvTRID: svTRID}
 	r := ss.dispatch(c)
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
-		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message(), "registrar", ss.name())
+		ss.log.Info("epp: command refused", "code", r.code, "message", r.message()) // ss.log names the registrar once logged in; "msg" is the record's own key
 	}
 	return r.bytes(clTRID, svTRID), closes(r.code)
 }
@@ -88,6 +87,10 @@ func (c *command) name() string {
 		return "delete"
 	case c.Renew != nil:
 		return "renew"
+	case c.Transfer != nil:
+		return "transfer"
+	case c.Poll != nil:
+		return "poll"
 	case c.Update != nil:
 		return "update"
 	}
@@ -111,6 +114,9 @@ func (ss *session) dispatch(c *command) *response {
 	if ss.registrar == nil {
 		return fail(CodeUse, messages[CodeUse]+": log in first")
 	}
+	if r := ss.active(); r != nil { // revoked meanwhile (revoked.go)
+		return r
+	}
 	if r := ss.checkExtensions(c); r != nil {
 		return r
 	}
@@ -127,8 +133,16 @@ func (ss *session) dispatch(c *command) *response {
 		obj, verb = c.Delete, "delete"
 	case c.Renew != nil:
 		obj, verb = c.Renew, "renew"
+	case c.Transfer != nil:
+		return ss.transfer(c.Transfer)
+	case c.Poll != nil:
+		return ss.poll(c.Poll)
 	case c.Update != nil:
-		obj, verb = c.Update, "update"
+		var rgp *rgpUpdate
+		if c.Ext != nil {
+			rgp = c.Ext.RGP
+		}
+		return ss.update(c.Update, rgp)
 	case len(c.Other) == 0:
 		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
 	default:
@@ -137,8 +151,6 @@ func (ss *session) dispatch(c *command) *response {
 			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
 		}
 		switch name.Local {
-		case "transfer", "poll":
-			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info, delete, renew and update of domains)", messages[CodeUnimplemented], name.Local))
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
@@ -180,15 +192,13 @@ func (ss *session) dispatch(c *command) *response {
 		if c.Ext != nil {
 			idn = c.Ext.IDN
 		}
-		return ss.create(names[0], idn, op.Period)
+		pw, r := createAuthInfo(op.AuthInfo)
+		if r != nil {
+			return r
+		}
+		return ss.create(names[0], idn, pw, op.Period)
 	case "renew":
 		return ss.renew(names[0], op)
-	case "update":
-		var rgp *rgpUpdate
-		if c.Ext != nil {
-			rgp = c.Ext.RGP
-		}
-		return ss.update(names[0], op, rgp)
 	default:
 		return ss.delete(names[0])
 	}
@@ -367,8 +377,9 @@ func toUnicode(name string) string {
 	return strings.Join(labels, ".")
 }
 
-// period reads a <domain:period> (nil: the zone's default).
-func period(p *periodElem) (registry.Period, *response) {
+// readPeriod reads a <domain:period> of a create or renew (nil: the
+// zone's default).
+func readPeriod(p *period) (registry.Period, *response) {
 	if p == nil {
 		return registry.Period{}, nil
 	}
@@ -383,8 +394,8 @@ func period(p *periodElem) (registry.Period, *response) {
 	return registry.Period{N: n, Unit: unit[0]}, nil
 }
 
-func (ss *session) create(name string, idn *idnData, p *periodElem) *response {
-	per, bad := period(p)
+func (ss *session) create(name string, idn *idnData, authInfo string, p *period) *response {
+	per, bad := readPeriod(p)
 	if bad != nil {
 		return bad
 	}
@@ -405,7 +416,7 @@ func (ss *session) create(name string, idn *idnData, p *periodElem) *response {
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.CreatePeriod(ctx, ss.registrar, name, lang, per)
+	d, err := ss.s.svc.CreateWith(ctx, ss.registrar, name, lang, registry.CreateOptions{AuthInfo: authInfo, Period: per})
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -466,19 +477,30 @@ func (ss *session) info(name string) *response {
 		}
 		return r
 	}
+	st0, err := ss.s.svc.DomainTransferState(ctx, ss.registrar, d)
+	if err != nil {
+		ss.log.Error("epp: info", "name", name, "error", err)
+		return fromError(err)
+	}
 	var b bytes.Buffer
 	b.WriteString(`<domain:infData xmlns:domain="` + NSDomain + `"><domain:name>`)
 	esc(&b, d.ALabel)
 	b.WriteString(`</domain:name><domain:roid>D` + strconv.FormatInt(d.ID, 10) + `-AKSHARA</domain:roid>`)
-	// the statuses: RFC 5731's in <domain:status>, RFC 3915's grace and
-	// redemption states in <rgp:infData>
+	// the statuses: RFC 5731's in <domain:status> (pendingTransfer from
+	// the transfer state), RFC 3915's grace and redemption states in
+	// <rgp:infData>
 	var domainSt, rgpSt []string
 	for _, st := range ss.s.svc.Statuses(d) {
-		if rgpStatus[st] {
+		switch {
+		case rgpStatus[st]:
 			rgpSt = append(rgpSt, st)
-		} else {
+		case st == registry.StatusOK && st0.Pending != nil:
+		default:
 			domainSt = append(domainSt, st)
 		}
+	}
+	if st0.Pending != nil {
+		domainSt = append(domainSt, registry.StatusPendingTransfer)
 	}
 	if len(domainSt) == 0 {
 		domainSt = []string{registry.StatusOK}
@@ -502,6 +524,14 @@ func (ss *session) info(name string) *response {
 	}
 	if !d.Expires.IsZero() {
 		b.WriteString(`<domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate>`)
+	}
+	if !st0.Transferred.IsZero() {
+		b.WriteString(`<domain:trDate>` + st0.Transferred.UTC().Format(timeFormat) + `</domain:trDate>`)
+	}
+	if st0.AuthInfoSet {
+		// to the sponsor only, and never the value, which is kept hashed
+		// (RFC 9154 §4.1): an empty <domain:pw/> says one is set
+		b.WriteString(`<domain:authInfo><domain:pw/></domain:authInfo>`)
 	}
 	b.WriteString(`</domain:infData>`)
 	r := &response{code: CodeOK, resData: b.String()}
@@ -567,7 +597,7 @@ func (ss *session) renew(name string, op *domainOp) *response {
 	if err != nil {
 		return fail(CodeValueSyntax, messages[CodeValueSyntax]+": <domain:curExpDate> is a date (YYYY-MM-DD)")
 	}
-	per, bad := period(op.Period)
+	per, bad := readPeriod(op.Period)
 	if bad != nil {
 		return bad
 	}
@@ -584,50 +614,3 @@ func (ss *session) renew(name string, op *domainOp) *response {
 	return &response{code: CodeOK, resData: b.String()}
 }
 
-// update is RFC 5731 §3.2.5's <update> of a domain's statuses, or with
-// RFC 3915's <rgp:update> a restore.
-func (ss *session) update(name string, op *domainOp, rgp *rgpUpdate) *response {
-	ctx, cancel := ss.contextFor()
-	defer cancel()
-	if rgp != nil {
-		if rgp.Restore == nil {
-			return fail(CodeMissing, messages[CodeMissing]+": <rgp:restore op=\"request|report\">")
-		}
-		opName := strings.TrimSpace(rgp.Restore.Op)
-		if opName != registry.RestoreRequest && opName != registry.RestoreReport {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+`: <rgp:restore op> is request or report`)
-		}
-		d, err := ss.s.svc.Restore(ctx, ss.registrar, name, opName)
-		if err != nil {
-			return ss.lifecycleError("restore", name, err)
-		}
-		ss.log.Info("epp: restore", "name", d.Name, "op", opName)
-		return &response{code: CodeOK}
-	}
-	var add, rem []string
-	for _, l := range []*updateList{op.Add, op.Rem, op.Chg} {
-		if l != nil && len(l.Other) > 0 {
-			return fail(CodeUnimplOption, fmt.Sprintf("%s: <domain:%s> in an update (this registry keeps statuses only)", messages[CodeUnimplOption], l.Other[0].XMLName.Local))
-		}
-	}
-	if op.Chg != nil && len(op.Chg.Status) > 0 {
-		return fail(CodeSyntax, messages[CodeSyntax]+": statuses are added and removed, not changed")
-	}
-	if op.Add != nil {
-		for _, st := range op.Add.Status {
-			add = append(add, strings.TrimSpace(st.S))
-		}
-	}
-	if op.Rem != nil {
-		for _, st := range op.Rem.Status {
-			rem = append(rem, strings.TrimSpace(st.S))
-		}
-	}
-	if len(add)+len(rem) == 0 {
-		return fail(CodeMissing, messages[CodeMissing]+": an update adds or removes a status, or restores with <rgp:update>")
-	}
-	if _, err := ss.s.svc.UpdateStatuses(ctx, ss.registrar, name, add, rem); err != nil {
-		return ss.lifecycleError("update", name, err)
-	}
-	return &response{code: CodeOK}
-}

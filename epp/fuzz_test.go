@@ -26,6 +26,9 @@ func FuzzEPP(f *testing.F) {
 		`<?xml version="1.0"?><!DOCTYPE epp [<!ENTITY x "y">]><epp/>`,
 		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><update/><clTRID>&amp;</clTRID></command></epp>`,
 		"\xff\xfe<epp/>",
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><transfer op="request"><domain:transfer xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>किताब.भारत</domain:name><domain:period unit="y">1</domain:period><domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:transfer></transfer><clTRID>ABC-3</clTRID></command></epp>`,
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><poll op="ack" msgID="12"/></command></epp>`,
+		`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>किताब.भारत</domain:name><domain:chg><domain:authInfo><domain:null/></domain:authInfo></domain:chg></domain:update></update></command></epp>`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

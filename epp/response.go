@@ -11,7 +11,6 @@ import (
 // Result codes of RFC 5730 §3 the server answers.
 const (
 	CodeOK              = 1000
-	CodePending         = 1001
 	CodeLogout          = 1500
 	CodeUnknownCommand  = 2000
 	CodeSyntax          = 2001
@@ -25,6 +24,9 @@ const (
 	CodeUnimplExtension = 2103
 	CodeAuth            = 2200
 	CodeAuthz           = 2201
+	CodeNoMessages      = 1300
+	CodeAckToDequeue    = 1301
+	CodePending         = 1001
 	CodeExists          = 2302
 	CodeNotExists       = 2303
 	CodeUnimplObject    = 2307
@@ -58,6 +60,8 @@ var messages = map[int]string{
 	2200: "Authentication error",
 	2201: "Authorization error",
 	2202: "Invalid authorization information",
+	2300: "Object pending transfer",
+	2301: "Object not pending transfer",
 	2302: "Object exists",
 	2303: "Object does not exist",
 	2304: "Object status prohibits operation",
@@ -86,6 +90,7 @@ type response struct {
 	code    int
 	msg     string // "" = the RFC's text
 	ext     []extValue
+	msgQ    string // raw XML of <msgQ>
 	resData string // raw XML inside <resData>
 	exts    string // raw XML inside <extension>
 }
@@ -135,6 +140,7 @@ func (r *response) bytes(clTRID, svTRID string) []byte {
 		b.WriteString(`</reason></extValue>`)
 	}
 	b.WriteString(`</result>`)
+	b.WriteString(r.msgQ)
 	if r.resData != "" {
 		b.WriteString(`<resData>`)
 		b.WriteString(r.resData)

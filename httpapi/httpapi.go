@@ -186,6 +186,13 @@ func New(svc *registry.Service, o Options) *Server {
 	route("POST /v1/domains/{name}/restore", s.auth(s.restore)) // lifecycle.go
 	route("POST /v1/domains/{name}/statuses", s.auth(s.statuses))
 	route("GET /v1/audit", s.auth(s.audit))
+	route("PUT /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
+	route("DELETE /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
+	route("POST /v1/domains/{name}/transfer", s.auth(s.requestTransfer))
+	route("GET /v1/domains/{name}/transfer", s.auth(s.queryTransfer))
+	route("POST /v1/domains/{name}/transfer/{op}", s.auth(s.actOnTransfer))
+	route("GET /v1/poll", s.auth(s.pollReq))
+	route("DELETE /v1/poll/{id}", s.auth(s.pollAck))
 	route("/v1/", s.public(s.unmatched)) // 404 and 405 in JSON
 	route("GET /readyz", s.readyz)
 	// liveness: the process answers (nothing else is asked of it)
@@ -401,7 +408,9 @@ func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(htt
 		if !s.limiter(reg.ID).Allow() {
 			return registry.Errorf(CodeRateLimited, "too many requests for registrar %s; retry later", reg.Name)
 		}
-		return h(w, r.WithContext(context.WithValue(r.Context(), registrarKey, reg)))
+		// the audit records of the request say it came over HTTP, with its id
+		ctx := registry.WithChannel(r.Context(), registry.Channel{Name: "http", SvTRID: infoOf(r).id})
+		return h(w, r.WithContext(context.WithValue(ctx, registrarKey, reg)))
 	}
 }
 
@@ -471,8 +480,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 
 // CreateRequest is the body of POST /v1/domains.
 type CreateRequest struct {
-	Name string `json:"name"`
-	Lang string `json:"lang"`
+	Name     string `json:"name"`
+	Lang     string `json:"lang"`
+	AuthInfo string `json:"auth_info,omitempty"` // stored hashed; "" for none
 	// The registration period: years or months (neither: the zone's
 	// default, 1 year).
 	Years  int `json:"years,omitempty"`
@@ -508,7 +518,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.CreatePeriod(lifeCtx(r), registrarOf(r), req.Name, req.Lang, p)
+	d, err := s.svc.CreateWith(lifeCtx(r), registrarOf(r), req.Name, req.Lang, registry.CreateOptions{AuthInfo: req.AuthInfo, Period: p})
 	s.count("create", resultOf(err))
 	if err != nil {
 		return err

@@ -118,7 +118,7 @@ func TestAPI(t *testing.T) {
 	if r := e.do("DELETE", "/v1/domains/"+url.PathEscape("किताब.भारत"), e.tokenA, "", nil); r.StatusCode != 202 {
 		t.Errorf("delete: %d", r.StatusCode)
 	}
-	if r := e.do("DELETE", "/v1/domains/"+url.PathEscape("किताब.भारत"), e.tokenA, "", &eb); r.StatusCode != 409 || eb.Code != registry.CodeStatusProhibit {
+	if r := e.do("DELETE", "/v1/domains/"+url.PathEscape("किताब.भारत"), e.tokenA, "", &eb); r.StatusCode != 409 || eb.Code != registry.CodeStatusProhibits {
 		t.Errorf("delete again: %d %+v", r.StatusCode, eb)
 	}
 	check = registry.CheckResult{}

@@ -35,11 +35,9 @@ type StatusRequest struct {
 	Remove []string `json:"remove,omitempty"`
 }
 
-// lifeCtx is the request's context, saying the action comes over HTTP
-// (the audit log records it).
-func lifeCtx(r *http.Request) context.Context {
-	return registry.WithChannel(r.Context(), registry.Channel{Via: "http"})
-}
+// lifeCtx is the request's context: it says the action comes over HTTP,
+// with the request's id (the audit log records them; wrap).
+func lifeCtx(r *http.Request) context.Context { return r.Context() }
 
 // readBody decodes a JSON object body into v, strictly.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, shape string) error {
@@ -69,7 +67,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, shape s
 func period(years, months int) (registry.Period, error) {
 	switch {
 	case years != 0 && months != 0:
-		return registry.Period{}, registry.Errorf(registry.CodeBadPeriod, "give years or months, not both")
+		return registry.Period{}, registry.Errorf(registry.CodePeriodRange, "give years or months, not both")
 	case months != 0:
 		return registry.Period{N: months, Unit: 'm'}, nil
 	case years != 0:

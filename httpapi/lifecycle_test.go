@@ -46,7 +46,7 @@ func TestLifecycleHTTP(t *testing.T) {
 				after               func()
 			}
 			steps := []step{
-				{name: "create 11 years", at: t0, method: "POST", path: "/v1/domains", token: a, body: `{"name":"` + kitab + `","years":11}`, status: 400, code: registry.CodeBadPeriod},
+				{name: "create 11 years", at: t0, method: "POST", path: "/v1/domains", token: a, body: `{"name":"` + kitab + `","years":11}`, status: 400, code: registry.CodePeriodRange},
 				{name: "create 2 years", method: "POST", path: "/v1/domains", token: a, body: `{"name":"` + kitab + `","years":2}`, status: 201, statuses: []string{"ok"}, expires: t0.AddDate(2, 0, 0), after: func() { held[kitab] = set }},
 				{name: "info after expiry", at: t0.AddDate(2, 0, 1), method: "GET", path: path, status: 200, statuses: []string{"autoRenewPeriod"}, expires: t0.AddDate(3, 0, 0)},
 				{name: "renew wrong date", method: "POST", path: path + "/renew", token: a, body: `{"current_expiry":"2032-01-01"}`, status: 409, code: registry.CodeWrongExpiry},
@@ -55,11 +55,11 @@ func TestLifecycleHTTP(t *testing.T) {
 				{name: "renew", method: "POST", path: path + "/renew", token: a, body: `{"current_expiry":"2033-01-01","years":1}`, status: 200, statuses: []string{"autoRenewPeriod", "renewPeriod"}, expires: t0.AddDate(4, 0, 0)},
 				{name: "add clientDeleteProhibited", method: "POST", path: path + "/statuses", token: a, body: `{"add":["clientDeleteProhibited"]}`, status: 200, statuses: []string{"autoRenewPeriod", "clientDeleteProhibited", "renewPeriod"}},
 				{name: "add serverHold", method: "POST", path: path + "/statuses", token: a, body: `{"add":["serverHold"]}`, status: 400, code: registry.CodeBadStatus},
-				{name: "delete prohibited", method: "DELETE", path: path, token: a, status: 409, code: registry.CodeStatusProhibit},
+				{name: "delete prohibited", method: "DELETE", path: path, token: a, status: 409, code: registry.CodeStatusProhibits},
 				{name: "remove it", method: "POST", path: path + "/statuses", token: a, body: `{"remove":["clientDeleteProhibited"]}`, status: 200},
 				{name: "delete", at: t0.AddDate(2, 3, 0), method: "DELETE", path: path, token: a, status: 202, statuses: []string{"pendingDelete", "redemptionPeriod"}},
 				{name: "create the variant", method: "POST", path: "/v1/domains", token: b, body: `{"name":"` + kittab + `"}`, status: 409, code: registry.CodeConflict},
-				{name: "restore report first", method: "POST", path: path + "/restore", token: a, body: `{"op":"report"}`, status: 409, code: registry.CodeStatusProhibit},
+				{name: "restore report first", method: "POST", path: path + "/restore", token: a, body: `{"op":"report"}`, status: 409, code: registry.CodeStatusProhibits},
 				{name: "restore request", method: "POST", path: path + "/restore", token: a, body: `{"op":"request"}`, status: 200, statuses: []string{"pendingDelete", "pendingRestore", "redemptionPeriod"}},
 				{name: "restore report", method: "POST", path: path + "/restore", token: a, body: `{"op":"report"}`, status: 200, statuses: []string{"ok"}, expires: t0.AddDate(4, 0, 0)},
 				{name: "delete again", method: "DELETE", path: path, token: a, status: 202},

@@ -33,11 +33,10 @@ var (
 		CodeInternal:        {500, 2400, "internal error"},
 		CodeReserved:        {409, 2308, "reserved"},
 		CodeUnavailable:     {503, 2400, "unavailable"},
-		CodeBadPeriod:       {400, 2004, "period out of range"},
 		CodeWrongExpiry:     {409, 2306, "wrong current expiry date"},
-		CodeStatusProhibit:  {409, 2304, "status prohibits operation"},
 		CodeNotRenewable:    {409, 2105, "not eligible for renewal"},
 		CodeBadStatus:       {400, 2306, "status not allowed"},
+		CodeRevoked:         {403, 2200, "registrar revoked"},
 	}
 )
 

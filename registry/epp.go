@@ -17,6 +17,7 @@ import (
 type EPPCredentials struct {
 	PasswordHash string // argon2id, PHC string form; "" = no password set
 	CertSHA256   string // pinned client-certificate fingerprint (hex); "" = none
+	Revoked      bool   // the registrar is revoked: no login
 }
 
 // EPPStore is implemented by stores that keep EPP credentials (the SQL
@@ -29,8 +30,9 @@ type EPPStore interface {
 	// SetEPPCertificate pins a registrar's client-certificate SHA-256
 	// fingerprint ("" unpins); ErrNotFound if there is no such registrar.
 	SetEPPCertificate(ctx context.Context, registrar, sha256hex string) error
-	// EPPCredentials returns a registrar and its EPP credentials;
-	// ErrNotFound if the registrar does not exist or has none.
+	// EPPCredentials returns a registrar and its EPP credentials (with
+	// whether it is revoked); ErrNotFound if the registrar does not exist
+	// or has none.
 	EPPCredentials(ctx context.Context, registrar string) (*Registrar, *EPPCredentials, error)
 }
 
@@ -55,16 +57,19 @@ var hashSlots = make(chan struct{}, 2)
 
 // HashEPPPassword hashes pw with argon2id and a random salt, in the PHC
 // string form ($argon2id$v=19$m=…,t=…,p=…$salt$hash).
-func HashEPPPassword(pw string) (string, error) {
+func HashEPPPassword(pw string) (string, error) { return hashArgon2(pw, argonTime, argonMemory) }
+
+// hashArgon2 is argon2id of pw with t passes over m KiB, in PHC form.
+func hashArgon2(pw string, t, m uint32) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
 	hashSlots <- struct{}{}
-	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(pw), salt, t, m, argonThreads, argonKeyLen)
 	<-hashSlots
 	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, m, t, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
 // VerifyEPPPassword reports whether pw matches hash (made by
@@ -117,7 +122,15 @@ func (s *Service) eppStore() (EPPStore, error) {
 }
 
 // SetEPPPassword sets a registrar's EPP password (only its hash is kept).
+// It is recorded in the audit log (action epp-password), whatever the
+// outcome.
 func (s *Service) SetEPPPassword(ctx context.Context, registrar, pw string) error {
+	err := s.setEPPPassword(ctx, registrar, pw)
+	s.audit(ctx, AuditEntry{Registrar: registrar, Action: "epp-password", Name: registrar, Result: resultOf(err)}) // a failure is logged and counted
+	return err
+}
+
+func (s *Service) setEPPPassword(ctx context.Context, registrar, pw string) error {
 	if n := utf8.RuneCountInString(registrar); n < 3 || n > 16 || strings.Join(strings.Fields(registrar), " ") != registrar {
 		return Errorf(CodeBadName, "registrar %q cannot log in over EPP: its <clID> would be its name, 3 to 16 characters without leading, trailing or double spaces", registrar)
 	}
@@ -132,16 +145,22 @@ func (s *Service) SetEPPPassword(ctx context.Context, registrar, pw string) erro
 	if err != nil {
 		return &Error{Code: CodeInternal, Message: "hashing the password", Err: err}
 	}
-	if err := es.SetEPPPassword(ctx, registrar, h); err != nil {
-		return err
-	}
-	s.store.Audit(ctx, AuditEntry{Registrar: registrar, Action: "epp-password", Name: registrar, Result: "ok"})
-	return nil
+	return es.SetEPPPassword(ctx, registrar, h)
 }
 
 // SetEPPCertificate pins (or, with "", unpins) a registrar's EPP
-// client-certificate SHA-256 fingerprint (hex; colons allowed).
+// client-certificate SHA-256 fingerprint (hex; colons allowed). It is
+// recorded in the audit log (action epp-cert), whatever the outcome.
 func (s *Service) SetEPPCertificate(ctx context.Context, registrar, fingerprint string) error {
+	err := s.setEPPCertificate(ctx, registrar, fingerprint)
+	s.audit(ctx, AuditEntry{Registrar: registrar, Action: "epp-cert", Name: registrar, Result: resultOf(err)}) // a failure is logged and counted
+	return err
+}
+
+func (s *Service) setEPPCertificate(ctx context.Context, registrar, fingerprint string) error {
+	if err := checkInput(registrar); err != nil {
+		return err
+	}
 	fp := strings.ToLower(strings.ReplaceAll(fingerprint, ":", ""))
 	if fp != "" && (len(fp) != 64 || strings.Trim(fp, "0123456789abcdef") != "") {
 		return Errorf(CodeBadName, "a SHA-256 fingerprint has 64 hex digits")
@@ -156,7 +175,9 @@ func (s *Service) SetEPPCertificate(ctx context.Context, registrar, fingerprint 
 // EPPLogin authenticates a registrar over EPP: its name, its EPP password
 // and, if the registrar has a pinned fingerprint, the SHA-256 (hex) of the
 // client certificate presented. Every failure is ErrUnauthorized with the
-// same message, so that a client cannot tell which part was wrong.
+// same message, so that a client cannot tell which part was wrong; only a
+// client with the right credentials of a revoked registrar is told that it
+// is revoked (ErrUnauthorized too).
 func (s *Service) EPPLogin(ctx context.Context, clID, pw, certSHA256 string) (*Registrar, error) {
 	fail := Errorf(CodeUnauthorized, "authentication failed: wrong client identifier, password or certificate")
 	es, err := s.eppStore()
@@ -181,6 +202,9 @@ func (s *Service) EPPLogin(ctx context.Context, clID, pw, certSHA256 string) (*R
 	}
 	if c.CertSHA256 != "" && subtle.ConstantTimeCompare([]byte(c.CertSHA256), []byte(strings.ToLower(certSHA256))) != 1 {
 		return nil, fail
+	}
+	if c.Revoked {
+		return nil, Errorf(CodeUnauthorized, "registrar %s is revoked: ask the registry operator", r.Name)
 	}
 	return r, nil
 }

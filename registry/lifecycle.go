@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/idna"
 )
 
 // The domain lifecycle (issue 23; docs/lifecycle.md): periods and expiry
@@ -117,19 +119,19 @@ func (z *Zone) period(p Period) (int, error) {
 	switch p.Unit {
 	case 'y', 0:
 		if p.N < lc.MinYears || p.N > lc.MaxYears {
-			return 0, Errorf(CodeBadPeriod, "a period of %d years is outside zone %s's %d to %d years", p.N, z.Name, lc.MinYears, lc.MaxYears)
+			return 0, Errorf(CodePeriodRange, "a period of %d years is outside zone %s's %d to %d years", p.N, z.Name, lc.MinYears, lc.MaxYears)
 		}
 		return 12 * p.N, nil
 	case 'm':
 		if !lc.Months {
-			return 0, Errorf(CodeBadPeriod, "zone %s takes periods in years, not months", z.Name)
+			return 0, Errorf(CodePeriodRange, "zone %s takes periods in years, not months", z.Name)
 		}
 		if p.N < 12*lc.MinYears || p.N > 12*lc.MaxYears {
-			return 0, Errorf(CodeBadPeriod, "a period of %d months is outside zone %s's %d to %d years", p.N, z.Name, lc.MinYears, lc.MaxYears)
+			return 0, Errorf(CodePeriodRange, "a period of %d months is outside zone %s's %d to %d years", p.N, z.Name, lc.MinYears, lc.MaxYears)
 		}
 		return p.N, nil
 	}
-	return 0, Errorf(CodeBadPeriod, "a period's unit is y (years) or m (months)")
+	return 0, Errorf(CodePeriodRange, "a period's unit is y (years) or m (months)")
 }
 
 // Change is one lifecycle transition of a domain, decided by the service
@@ -150,21 +152,19 @@ type Change struct {
 	AutoRenewed    time.Time
 	// Purge deletes the domain and frees its conflict set.
 	Purge bool
+	// RefusePendingTransfer: the change is refused (STATUS_PROHIBITS) if
+	// a transfer of the domain is pending (a registrar's delete, RFC 5731
+	// §2.3); EndTransfers: a pending transfer is cancelled by the server
+	// and the authInfo removed (a delete, an expiry's deletion, a purge).
+	// Both are checked and done in the change's transaction.
+	RefusePendingTransfer, EndTransfers bool
 
 	Channel, ClTRID, SvTRID string
 
 	// Notices are the poll messages the change enqueues (notify); the
-	// store writes them in the change's transaction. None are made yet.
-	Notices []Notice
-}
-
-// Notice is a poll message for a registrar (RFC 5730 §2.9.2.3), made by a
-// lifecycle transition (notify).
-type Notice struct {
-	Registrar string
-	Kind      string // the Change's Action
-	Name      string
-	Message   string
+	// store writes them in the change's transaction (the registrar's
+	// outbox, in commit order).
+	Notices []PollMessage
 }
 
 // DueDomain is a domain the lifecycle worker has something to do with.
@@ -176,6 +176,7 @@ type DueDomain struct {
 	ID, Rev     int64
 	PurgeAt     time.Time
 	Registrar   string
+	RegistrarID int64
 }
 
 // LifecycleStore is what the lifecycle needs of a store.
@@ -198,33 +199,12 @@ type LifecycleStore interface {
 // no longer the stored one.
 var ErrStale = &Error{Code: "STALE"}
 
-// Channel says where an action comes from: the front end (http, epp, cli,
-// worker) and the EPP transaction ids. Front ends put it in the context
-// (WithChannel); the audit log records it.
-type Channel struct {
-	Via            string
-	ClTRID, SvTRID string
-}
-
-type channelKey struct{}
-
-// WithChannel returns ctx carrying the channel of the action.
-func WithChannel(ctx context.Context, c Channel) context.Context {
-	return context.WithValue(ctx, channelKey{}, c)
-}
-
-// ChannelOf returns the channel ctx carries (zero if none).
-func ChannelOf(ctx context.Context) Channel {
-	c, _ := ctx.Value(channelKey{}).(Channel)
-	return c
-}
-
 // change starts a Change that keeps d's state, made now by actor.
 func change(ctx context.Context, d *Domain, action, actor string, now time.Time) *Change {
 	c := ChannelOf(ctx)
 	return &Change{Action: action, Actor: actor, At: now, Expires: d.Expires, Statuses: slices.Clone(d.Statuses),
 		RedemptionEnds: d.RedemptionEnds, PurgeAt: d.PurgeAt, Renewed: d.Renewed, AutoRenewed: d.AutoRenewed,
-		Channel: c.Via, ClTRID: c.ClTRID, SvTRID: c.SvTRID}
+		Channel: c.Name, ClTRID: c.ClTRID, SvTRID: c.SvTRID}
 }
 
 // decider decides the change of a domain at now; nil for none (the
@@ -255,10 +235,31 @@ func (s *Service) transition(ctx context.Context, z *Zone, label string, decide 
 	}
 }
 
-// notify is the hook where a transition's poll messages are made (into
+// notify is where a transition's poll messages are made (into
 // ch.Notices, which the store writes in the change's transaction): the
-// poll queue (issue 23, item 7) fills it in. It makes none yet.
-func (s *Service) notify(ctx context.Context, before *Domain, ch *Change) {}
+// sponsor is told what the registry did by itself (an auto-renewal, a
+// deletion at expiry, a purge); what the registrar did itself (renew,
+// delete, restore, statuses) it knows from the answer.
+func (s *Service) notify(ctx context.Context, before *Domain, ch *Change) {
+	if before.RegistrarID == 0 {
+		return
+	}
+	m := PollMessage{RegistrarID: before.RegistrarID, Queued: ch.At, Name: before.Name, ALabel: before.ALabel}
+	switch ch.Action {
+	case "autorenew":
+		m.Kind, m.ExDate = PollAutoRenew, ch.Expires
+		m.Text = "Auto-renewed until " + ch.Expires.Format(time.DateOnly) + ": " + before.Name
+	case "expire":
+		m.Kind = PollDeletion
+		m.Text = "Deleted at its expiry, restorable until " + ch.RedemptionEnds.Format(time.DateOnly) + ": " + before.Name
+	case "purge":
+		m.Kind = PollPurge
+		m.Text = "Purged, its conflict set freed: " + before.Name
+	default:
+		return
+	}
+	ch.Notices = append(ch.Notices, m)
+}
 
 // lifecycleCall runs a registrar's lifecycle operation on input, and
 // records a refused one in the audit log (a successful one is recorded
@@ -271,8 +272,7 @@ func (s *Service) lifecycleCall(ctx context.Context, actor, action, input string
 		d, ch, err = s.transition(ctx, z, label, decide)
 	}
 	if err != nil {
-		c := ChannelOf(ctx)
-		s.audit(ctx, AuditEntry{Registrar: actor, Action: action, Name: input, Result: CodeOf(err), Channel: c.Via, ClTRID: c.ClTRID, SvTRID: c.SvTRID})
+		s.audit(ctx, AuditEntry{Registrar: actor, Action: action, Name: input, Result: CodeOf(err)})
 	}
 	return d, ch, err
 }
@@ -289,11 +289,14 @@ func owned(d *Domain, r *Registrar) error {
 func prohibits(d *Domain, what string, statuses ...string) error {
 	for _, st := range statuses {
 		if d.HasStatus(st) {
-			return Errorf(CodeStatusProhibit, "%s has status %s, which prohibits %s", d.Name, st, what)
+			return Errorf(CodeStatusProhibits, "%s has status %s, which prohibits %s", d.Name, st, what)
 		}
 	}
 	return nil
 }
+
+// AddMonths is addMonths, for the stores (a transfer's period).
+func AddMonths(t time.Time, n int) time.Time { return addMonths(t, n) }
 
 // addMonths adds n months to t (a date past the end of a shorter month
 // goes to the month's last day, as registries do for 29 February).
@@ -309,7 +312,7 @@ func addMonths(t time.Time, n int) time.Time {
 // Renew extends the registration of a domain the registrar owns by p
 // (the zone's default for the zero Period) from its current expiry date,
 // which the registrar must give (curExp, compared as a date:
-// WRONG_EXPIRY if it is not the domain's, RFC 5731 §3.2.3). BAD_PERIOD,
+// WRONG_EXPIRY if it is not the domain's, RFC 5731 §3.2.3). PERIOD_RANGE,
 // NOT_RENEWABLE past the 10-year horizon, STATUS_PROHIBITS for a domain
 // on renew prohibition or deleted, FORBIDDEN if not the registrar's.
 func (s *Service) Renew(ctx context.Context, r *Registrar, input string, curExp time.Time, p Period) (*Domain, error) {
@@ -363,6 +366,7 @@ func (s *Service) DeleteDomain(ctx context.Context, r *Registrar, input string) 
 			return nil, err
 		}
 		ch := change(ctx, d, "delete", r.Name, now)
+		ch.RefusePendingTransfer, ch.EndTransfers = true, true
 		if lc := z.Lifecycle; now.Before(d.Created.Add(lc.AddGrace)) {
 			ch.Purge, ch.Result = true, "ok purged in add grace"
 			return ch, nil
@@ -419,12 +423,12 @@ func (s *Service) Restore(ctx context.Context, r *Registrar, input, op string) (
 		switch op {
 		case RestoreRequest:
 			if !d.HasStatus(StatusRedemptionPeriod) || d.HasStatus(StatusPendingRestore) {
-				return nil, Errorf(CodeStatusProhibit, "%s is not in its redemption period: it cannot be restored", d.Name)
+				return nil, Errorf(CodeStatusProhibits, "%s is not in its redemption period: it cannot be restored", d.Name)
 			}
 			ch.Statuses = append(ch.Statuses, StatusPendingRestore)
 		case RestoreReport:
 			if !d.HasStatus(StatusPendingRestore) {
-				return nil, Errorf(CodeStatusProhibit, "%s has no restore requested: request one first", d.Name)
+				return nil, Errorf(CodeStatusProhibits, "%s has no restore requested: request one first", d.Name)
 			}
 			ch.Statuses = slices.DeleteFunc(ch.Statuses, func(st string) bool {
 				return st == StatusPendingRestore || st == StatusPendingDelete || st == StatusRedemptionPeriod
@@ -515,7 +519,7 @@ func advance(ctx context.Context, d *Domain, z *Zone, now time.Time) *Change {
 	switch {
 	case !d.PurgeAt.IsZero() && !d.PurgeAt.After(now):
 		ch := change(ctx, d, "purge", "lifecycle", now)
-		ch.Purge = true
+		ch.Purge, ch.EndTransfers = true, true
 		return ch
 	case !d.RedemptionEnds.IsZero() && !d.RedemptionEnds.After(now):
 		// the redemption is over: pendingDelete alone until the purge (a
@@ -534,6 +538,7 @@ func advance(ctx context.Context, d *Domain, z *Zone, now time.Time) *Change {
 			return ch
 		}
 		ch := change(ctx, d, "expire", "lifecycle", now)
+		ch.EndTransfers = true
 		enterDeletion(ch, z, now)
 		return ch
 	}
@@ -559,7 +564,7 @@ func (s *Service) RunLifecycle(ctx context.Context, limit int) (*LifecycleReport
 		limit = 1000
 	}
 	rep := &LifecycleReport{}
-	ctx = WithChannel(ctx, Channel{Via: "worker"})
+	ctx = WithChannel(ctx, Channel{Name: "worker"})
 	for {
 		now := s.clock.Now()
 		due, err := s.store.LifecycleDue(ctx, now, limit)
@@ -642,7 +647,10 @@ func (s *Service) purgeBatches(ctx context.Context, due []DueDomain, now time.Ti
 				continue
 			}
 			d := &Domain{ID: dd.ID, Rev: dd.Rev, Zone: dd.Zone, Label: dd.Label, Name: dd.Label + "." + dd.Zone,
-				Registrar: dd.Registrar, PurgeAt: dd.PurgeAt, Statuses: []string{StatusPendingDelete}}
+				Registrar: dd.Registrar, RegistrarID: dd.RegistrarID, PurgeAt: dd.PurgeAt, Statuses: []string{StatusPendingDelete}}
+			if a, err := idna.Punycode.ToASCII(dd.Label); err == nil {
+				d.ALabel = a + "." + z.ALabel
+			}
 			ch := advance(ctx, d, z, now)
 			if ch == nil || !ch.Purge {
 				continue

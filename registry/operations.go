@@ -28,6 +28,11 @@ const MaxNameBytes = 1024
 // maxAuditName is the longest name kept in an audit record, in bytes.
 const maxAuditName = 256
 
+// CodeRevoked refuses what a revoked registrar may not have: a token
+// rotation (reinstate it instead) or, over EPP, a command in a session
+// opened before the revocation.
+const CodeRevoked = "REVOKED"
+
 // RegistrarInfo is a registrar as operators see it.
 type RegistrarInfo struct {
 	Registrar
@@ -58,12 +63,21 @@ type ReservedName struct {
 type OperatorStore interface {
 	// Registrars lists every registrar, revoked ones included.
 	Registrars(ctx context.Context) ([]RegistrarInfo, error)
-	// RevokeRegistrar stops the registrar's token at once (ErrNotFound if
-	// there is no such registrar).
+	// RevokeRegistrar stops the registrar at once: its API token and its
+	// EPP logins (ErrNotFound if there is no such registrar). Revoking a
+	// revoked registrar keeps the first revocation's time.
 	RevokeRegistrar(ctx context.Context, name string) error
-	// RotateToken replaces the registrar's token hash (and lifts a
-	// revocation); ErrNotFound if there is no such registrar.
+	// RotateToken replaces the token hash of a registrar that is not
+	// revoked: ErrNotFound if there is no such registrar, CodeRevoked if it
+	// is revoked (a rotation never lifts a revocation).
 	RotateToken(ctx context.Context, name string, tokenHash []byte) error
+	// ReinstateRegistrar lifts a revocation and replaces the token hash in
+	// one step; ErrNotFound if there is no revoked registrar of that name.
+	ReinstateRegistrar(ctx context.Context, name string, tokenHash []byte) error
+	// RegistrarRevoked reports whether the registrar of this ID is revoked
+	// (ErrNotFound if there is none). EPP asks it before each command of a
+	// session, so it is one lookup by primary key.
+	RegistrarRevoked(ctx context.Context, id int64) (bool, error)
 	// AuditQuery returns the records f selects, oldest first.
 	AuditQuery(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 
@@ -144,6 +158,7 @@ func (s *Service) logger() *slog.Logger {
 // write does not share the request's deadline: a request that timed out
 // is recorded too. A failed write is logged and counted, and returned.
 func (s *Service) audit(ctx context.Context, e AuditEntry) error {
+	e.withChannel(ctx)
 	if e.At.IsZero() {
 		e.At = s.clock.Now()
 	}
@@ -164,7 +179,9 @@ func (s *Service) Registrars(ctx context.Context) ([]RegistrarInfo, error) {
 	return s.store.Registrars(ctx)
 }
 
-// RevokeRegistrar stops a registrar's token at once, and records it.
+// RevokeRegistrar stops a registrar at once on every channel: its API
+// token, EPP logins and the EPP sessions it has open (each ends at its
+// next command, see RegistrarActive). It records it, whatever the outcome.
 func (s *Service) RevokeRegistrar(ctx context.Context, name string) error {
 	err := checkInput(name)
 	if err == nil {
@@ -175,21 +192,50 @@ func (s *Service) RevokeRegistrar(ctx context.Context, name string) error {
 }
 
 // RotateToken gives a registrar a new token (the old one stops working at
-// once) and returns it, shown once; it records it.
+// once) and returns it, shown once; it records it, whatever the outcome.
+// A revoked registrar's token is not rotated (CodeRevoked): lifting a
+// revocation is ReinstateRegistrar's, on its own.
 func (s *Service) RotateToken(ctx context.Context, name string) (string, error) {
+	return s.newTokenFor(ctx, name, "registrar-rotate", s.store.RotateToken)
+}
+
+// ReinstateRegistrar lifts a registrar's revocation: it may log in over
+// EPP again (with its EPP password and certificate as they were) and gets
+// a new API token, returned and shown once; the token it had before the
+// revocation stays dead. ErrNotFound if there is no revoked registrar of
+// that name. It records it, whatever the outcome.
+func (s *Service) ReinstateRegistrar(ctx context.Context, name string) (string, error) {
+	return s.newTokenFor(ctx, name, "registrar-reinstate", s.store.ReinstateRegistrar)
+}
+
+func (s *Service) newTokenFor(ctx context.Context, name, action string, store func(context.Context, string, []byte) error) (string, error) {
 	err := checkInput(name)
 	var token string
 	if err == nil {
 		token, err = newToken()
 	}
 	if err == nil {
-		err = s.store.RotateToken(ctx, name, HashToken(token))
+		err = store(ctx, name, HashToken(token))
 	}
-	s.audit(ctx, AuditEntry{Registrar: name, Action: "registrar-rotate", Name: name, Result: resultOf(err)}) // a failure is logged and counted
+	s.audit(ctx, AuditEntry{Registrar: name, Action: action, Name: name, Result: resultOf(err)}) // a failure is logged and counted
 	if err != nil {
 		return "", err
 	}
 	return token, nil
+}
+
+// RegistrarActive returns nil while registrar r is not revoked, an error
+// of CodeRevoked once it is (whichever process revoked it: the answer
+// comes from the store), and the store's error if it cannot tell.
+func (s *Service) RegistrarActive(ctx context.Context, r *Registrar) error {
+	revoked, err := s.store.RegistrarRevoked(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	if revoked {
+		return Errorf(CodeRevoked, "registrar %s was revoked by the registry operator", r.Name)
+	}
+	return nil
 }
 
 func newToken() (string, error) {

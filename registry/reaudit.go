@@ -89,7 +89,23 @@ type ReauditSummary struct {
 // (its ID, its label and new conflict set as numbers of interned labels,
 // numbers of its language, registrar and version), plus, only for the
 // domains concerned, rule codes, set changes and stored exemptions.
+//
+// An apply is recorded in the audit log, whatever its outcome: action
+// reaudit-apply, no registrar, and as its name the data applied ("data
+// VERSION relation VERSION", the versions of ReauditSummary).
 func (s *Service) Reaudit(ctx context.Context, apply bool, found func(*ReauditFinding) error) (*ReauditSummary, error) {
+	sum, err := s.reaudit(ctx, apply, found)
+	if apply {
+		relation, rerr := s.RelationVersion()
+		if rerr != nil {
+			relation = "?"
+		}
+		s.audit(ctx, AuditEntry{Action: "reaudit-apply", Name: "data " + s.version + " relation " + relation, Result: resultOf(err)}) // a failure is logged and counted
+	}
+	return sum, err
+}
+
+func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFinding) error) (*ReauditSummary, error) {
 	ra, ok := s.store.(Reauditor)
 	if !ok {
 		return nil, fmt.Errorf("the store cannot re-audit")

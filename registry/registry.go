@@ -42,14 +42,17 @@ type Registrar struct {
 
 // Domain is a registered name.
 type Domain struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`   // label.zone, U-labels (NFC)
-	ALabel    string    `json:"alabel"` // label.zone, A-labels
-	Label     string    `json:"label"`  // the second-level U-label
-	Zone      string    `json:"zone"`
-	Lang      string    `json:"lang"`      // language tag, or "ldh"
-	Registrar string    `json:"registrar"` // name of the registrar
-	Created   time.Time `json:"created"`
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`   // label.zone, U-labels (NFC)
+	ALabel    string `json:"alabel"` // label.zone, A-labels
+	Label     string `json:"label"`  // the second-level U-label
+	Zone      string `json:"zone"`
+	Lang      string `json:"lang"`      // language tag, or "ldh"
+	Registrar string `json:"registrar"` // name of the registrar
+	// RegistrarID is the registrar's ID (as read from a store; a create
+	// does not need it set).
+	RegistrarID int64     `json:"-"`
+	Created     time.Time `json:"created"`
 	// Blocks is the conflict set: the U-labels (including Label) that no
 	// other domain of the zone may hold.
 	Blocks []string `json:"blocks"`
@@ -87,6 +90,9 @@ type Domain struct {
 	// Rev increases with every change of the domain: a change applies
 	// only to the revision it was decided on (Store.ApplyChange).
 	Rev int64 `json:"-"`
+	// AuthInfoHash is, for a create, the hash of the authInfo to store
+	// with the domain (HashAuthInfo); never read back.
+	AuthInfoHash string `json:"-"`
 }
 
 // RecomputeReport says what recomputing the stored conflict sets under a
@@ -108,9 +114,9 @@ type AuditEntry struct {
 	Action    string    `json:"action"` // create, delete, registrar-add
 	Name      string    `json:"name"`
 	Result    string    `json:"result"` // ok, or the error code
-	// Channel is where the action came from (http, epp, cli, worker; ""
-	// for records from before it was kept), with the EPP transaction ids
-	// where there are some.
+	// Channel is the front end the command came through (epp, http, cli,
+	// worker; "" for records made before it was kept), and ClTRID and
+	// SvTRID its EPP transaction identifiers (WithChannel).
 	Channel string `json:"channel,omitempty"`
 	ClTRID  string `json:"cltrid,omitempty"`
 	SvTRID  string `json:"svtrid,omitempty"`
@@ -168,11 +174,9 @@ const (
 	CodeReserved        = "RESERVED"    // the name is reserved by the registry operator
 	CodeUnavailable     = "UNAVAILABLE" // the database cannot take writes now (disk full, down)
 	// The lifecycle's (lifecycle.go).
-	CodeBadPeriod      = "BAD_PERIOD"       // a period outside the zone's range, or in months where it takes none
-	CodeWrongExpiry    = "WRONG_EXPIRY"     // a renew's current expiry date is not the domain's
-	CodeStatusProhibit = "STATUS_PROHIBITS" // a status of the domain prohibits the operation
-	CodeNotRenewable   = "NOT_RENEWABLE"    // the renewal would pass the 10-year horizon
-	CodeBadStatus      = "BAD_STATUS"       // a status the caller may not set or remove
+	CodeWrongExpiry  = "WRONG_EXPIRY"  // a renew's current expiry date is not the domain's
+	CodeNotRenewable = "NOT_RENEWABLE" // the renewal would pass the 10-year horizon
+	CodeBadStatus    = "BAD_STATUS"    // a status the caller may not set or remove
 )
 
 // Error is a registry error with a stable code.

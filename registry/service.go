@@ -502,29 +502,47 @@ func (s *Service) findForCheck(ctx context.Context, zone string, labels []string
 // ErrConflict (naming the registered domain that blocks it),
 // ErrUnknownZone, ErrUnknownLanguage, ErrBadName.
 func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
-	return s.CreatePeriod(ctx, r, input, lang, Period{})
+	return s.CreateWith(ctx, r, input, lang, CreateOptions{})
 }
 
-// CreatePeriod is Create for a registration period (the zone's default
-// for the zero Period; BAD_PERIOD outside the zone's range): the domain
-// expires that long after the service's clock's now.
+// CreateOptions are the optional parts of a create.
+type CreateOptions struct {
+	// AuthInfo is the domain's authInfo (RFC 5731 §2.6), stored hashed;
+	// "" for none (no transfer is possible until the sponsor sets one).
+	AuthInfo string
+	// Period is the registration period (the zone's default for the zero
+	// Period; PERIOD_RANGE outside the zone's range): the domain expires
+	// that long after the service's clock's now (docs/lifecycle.md).
+	Period Period
+}
+
+// CreatePeriod is Create for a registration period.
 func (s *Service) CreatePeriod(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
-	d, err := s.create(ctx, r, input, lang, p)
+	return s.CreateWith(ctx, r, input, lang, CreateOptions{Period: p})
+}
+
+// CreateWith is Create with the options of o.
+func (s *Service) CreateWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions) (*Domain, error) {
+	d, err := s.create(ctx, r, input, lang, o)
 	if err != nil {
 		// a refused create is recorded too; a successful one was recorded
 		// in its transaction
-		c := ChannelOf(ctx)
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err), Channel: c.Via, ClTRID: c.ClTRID, SvTRID: c.SvTRID})
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
 	}
 	return d, err
 }
 
-func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
+func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, o CreateOptions) (*Domain, error) {
+	if o.AuthInfo != "" {
+		if err := CheckAuthInfo(o.AuthInfo); err != nil {
+			return nil, err
+		}
+	}
 	n, c, err := s.judgeName(input, lang)
 	if err != nil {
 		return nil, err
 	}
-	months, err := n.zone.period(p)
+	months, err := n.zone.period(o.Period)
 	if err != nil {
 		return nil, err
 	}
@@ -544,6 +562,12 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 	now := s.clock.Now()
 	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version,
 		Created: now, Expires: addMonths(now, months)}
+	if o.AuthInfo != "" {
+		// hashed after the policy's checks, before the transaction
+		if d.AuthInfoHash, err = HashAuthInfo(o.AuthInfo); err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
+		}
+	}
 	created, err := s.store.CreateDomain(ctx, d, r.ID)
 	if errors.Is(err, ErrConflict) {
 		// the name itself registered (exempted domains share labels, so the
@@ -596,13 +620,11 @@ func (s *Service) locate(input string) (*Zone, string, error) {
 	return n.zone, label, nil
 }
 
-// Info returns a registered domain (public).
+// Info returns a registered domain (public), after approving its pending
+// transfer if the transfer period has passed (so that the sponsor read is
+// the one the worker makes).
 func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
-	z, label, err := s.locate(input)
-	if err != nil {
-		return nil, err
-	}
-	return s.store.Domain(ctx, z.Name, label)
+	return s.settled(ctx, input)
 }
 
 // Delete deletes a domain the registrar owns (DeleteDomain): purged at
@@ -615,6 +637,9 @@ func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error 
 
 // List returns the registrar's domains.
 func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
+	if err := s.settleDue(ctx); err != nil { // the list agrees with the worker
+		return nil, err
+	}
 	return s.store.DomainsOf(ctx, r.ID)
 }
 

@@ -26,13 +26,13 @@ import (
 // eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca and
 // -epp-max-sessions to serve; the function it returns starts the EPP
 // server (if -epp is set) and returns a function that stops it.
-func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
+func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 	addr := fs.String("epp", os.Getenv("AKSHARA_EPP"), "serve EPP (RFC 5730-5734, TLS) on `ADDRESS`, such as :700")
-	certFile := fs.String("epp-cert", "", "EPP server certificate `FILE` (PEM); without it a self-signed one is made at start")
-	keyFile := fs.String("epp-key", "", "EPP server key `FILE` (PEM)")
-	clientCA := fs.String("epp-client-ca", "", "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
+	certFile := fs.String("epp-cert", os.Getenv("AKSHARA_EPP_CERT"), "EPP server certificate `FILE` (PEM); without it a self-signed one is made at start")
+	keyFile := fs.String("epp-key", os.Getenv("AKSHARA_EPP_KEY"), "EPP server key `FILE` (PEM)")
+	clientCA := fs.String("epp-client-ca", os.Getenv("AKSHARA_EPP_CLIENT_CA"), "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
 	maxSessions := fs.Int("epp-max-sessions", 128, "most concurrent EPP sessions")
-	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, stdout io.Writer, metrics prometheus.Registerer) (func(), error) {
+	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 		if *addr == "" {
 			return func() {}, nil
 		}
@@ -73,7 +73,7 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 			return nil, err
 		}
 		log.Info("serving EPP", "addr", ln.Addr().String())
-		fmt.Fprintf(stdout, "EPP on %s (TLS)\n", ln.Addr())
+		ann.say(fmt.Sprintf("EPP on %s (TLS)", ln.Addr()), "EPP on", "addr", ln.Addr().String(), "tls", true)
 		go func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, epp.ErrServerClosed) {
 				log.Error("EPP", "error", err)
@@ -99,6 +99,9 @@ change it at EPP login with <newPW>.
 epp-cert pins the SHA-256 fingerprint (hex, colons allowed) of the client
 certificate registrar NAME must present at EPP login; "" unpins.
 
+Both are recorded in the audit log (actions epp-password and epp-cert)
+with their outcome, refusals included.
+
 Flags:
 `
 
@@ -114,18 +117,12 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 		return status
 	}
 	name := fs.Arg(0)
+	// The password is checked by the registry, so that a refused one is
+	// recorded in the audit log as every attempt is (issue 22).
 	var secret string
+	var readErr error
 	if sub == "epp-password" {
-		pw, err := readPassword(stdin, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
-			return exitUsage
-		}
-		if err := registry.CheckEPPPassword(pw); err != nil {
-			fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
-			return exitUsage
-		}
-		secret = pw
+		secret, readErr = readPassword(stdin, stderr)
 	}
 	ctx := context.Background()
 	store, err := openStore(ctx)
@@ -140,7 +137,10 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	if sub == "epp-password" {
-		err = svc.SetEPPPassword(ctx, name, secret)
+		err = svc.SetEPPPassword(ctx, name, secret) // "" after a read error: refused (BAD_NAME) and recorded
+		if readErr != nil {
+			err = readErr
+		}
 	} else {
 		err = svc.SetEPPCertificate(ctx, name, fs.Arg(1))
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -43,6 +45,21 @@ func TestRegistrarEPPPassword(t *testing.T) {
 		if _, stderr, code := runCLI(t, tt.stdin, append([]string{"registrar"}, tt.args...)...); code != tt.code {
 			t.Errorf("registrar %v (stdin %q): exit %d, want %d (%s)", tt.args, tt.stdin, code, tt.code, stderr)
 		}
+	}
+	// issue 22: every attempt is in the audit log with its outcome
+	out, _, _ := runCLI(t, "", "audit-log", "-db", db, "-registrar", "")
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e registry.AuditEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit-log line %q: %v", line, err)
+		}
+		if e.Action != "registrar-add" {
+			got = append(got, e.Registrar+" "+e.Action+":"+e.Result)
+		}
+	}
+	if want := "[acme epp-password:BAD_NAME acme epp-password:BAD_NAME nobody epp-password:NOT_FOUND acme epp-password:ok acme epp-cert:BAD_NAME acme epp-cert:ok]"; fmt.Sprint(got) != want {
+		t.Errorf("audit-log: %v\nwant %s", got, want)
 	}
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, db)

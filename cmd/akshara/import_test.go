@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
 // TestImportAndReauditCommands drives the commands as an operator would:
-// import a file, import it again, re-audit under a modified language file,
-// apply, re-audit again.
+// import a file, import it again, re-audit under a modified language file
+// (-apply of it refused: the binary does not carry it), apply the
+// compiled-in data (recorded in the audit log).
 func TestImportAndReauditCommands(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
@@ -55,11 +57,13 @@ func TestImportAndReauditCommands(t *testing.T) {
 	if err := os.WriteFile(mod, registrytest.ModifiedHindiFile(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, apply := range []bool{false, true} {
+	// issue 22: -apply with data the binary does not carry is refused,
+	// and nothing is written: the same findings after it
+	if out, stderr, code := runCLI(t, "", "reaudit", "-db", db, "-langfile", mod, "-apply"); code != exitUsage || out != "" || !strings.Contains(stderr, "-apply refused") {
+		t.Errorf("reaudit -langfile (modified) -apply: exit %d, %q\n%s", code, out, stderr)
+	}
+	for range 2 {
 		args := []string{"reaudit", "-db", db, "-langfile", mod}
-		if apply {
-			args = append(args, "-apply")
-		}
 		out, stderr, code = runCLI(t, "", args...)
 		if code != exitInvalid {
 			t.Fatalf("reaudit %v: exit %d: %s", args, code, stderr)
@@ -82,9 +86,17 @@ func TestImportAndReauditCommands(t *testing.T) {
 			t.Errorf("reaudit summary does not name the data version %s:\n%s", opts.DataVersion, stderr)
 		}
 	}
-	out, stderr, code = runCLI(t, "", "reaudit", "-db", db, "-langfile", mod)
+	// -apply with the compiled-in file itself is taken, and the audit
+	// record names the data applied
+	out, stderr, code = runCLI(t, "", "reaudit", "-db", db, "-langfile", "../../languages/hi.lang", "-apply")
 	if code != exitOK || out != "" {
-		t.Errorf("reaudit after -apply: exit %d, %q\n%s", code, out, stderr)
+		t.Errorf("reaudit -langfile (compiled-in) -apply: exit %d, %q\n%s", code, out, stderr)
+	}
+	out, _, _ = runCLI(t, "", "audit-log", "-db", db, "-action", "reaudit-apply")
+	var e registry.AuditEntry
+	if err := json.Unmarshal([]byte(out), &e); err != nil || e.Result != "ok" || e.Registrar != "" ||
+		!strings.HasPrefix(e.Name, "data "+akshara.DataVersion()+" relation ") || strings.Count(out, "\n") != 1 {
+		t.Errorf("audit-log -action reaudit-apply: %q (%v); want one record naming data %s", out, err, akshara.DataVersion())
 	}
 }
 

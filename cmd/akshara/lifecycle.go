@@ -53,7 +53,7 @@ func cmdLifecycle(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	return withService("lifecycle", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
-		ctx = registry.WithChannel(ctx, registry.Channel{Via: "cli"})
+		ctx = registry.WithChannel(ctx, registry.Channel{Name: "cli"})
 		rep, err := svc.RunLifecycle(ctx, *limit)
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return withService("status", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
-		ctx = registry.WithChannel(ctx, registry.Channel{Via: "cli"})
+		ctx = registry.WithChannel(ctx, registry.Channel{Name: "cli"})
 		name := fs.Arg(0)
 		var d *registry.Domain
 		var err error

@@ -77,20 +77,32 @@ func subcommand(args []string, usage string, stderr io.Writer, subs ...string) (
 	return "", nil, false
 }
 
-const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate [-db FILE | -dsn DSN] [NAME]
+const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reinstate [-db FILE | -dsn DSN] [NAME]
 
-  add NAME     create a registrar and print its API token (shown once)
-  list         the registrars: id, name, created, revoked, domains (-json)
-  revoke NAME  stop the registrar's token at once (its domains stay)
-  rotate NAME  give the registrar a new token (printed once); the old one
-               stops at once, and a revocation is lifted
+  add NAME        create a registrar and print its API token (shown once)
+  list            the registrars: id, name, created, revoked, domains (-json)
+  revoke NAME     stop the registrar at once on every channel: its API token,
+                  EPP logins, and its open EPP sessions (a running server
+                  ends each at its next command, answering 2501); its
+                  domains stay
+  rotate NAME     give the registrar a new token (printed once); the old one
+                  stops at once. A revoked registrar is refused (exit 1):
+                  a rotation never lifts a revocation
+  reinstate NAME  lift a revocation: the registrar may log in over EPP again
+                  (same EPP password and certificate) and gets a new API
+                  token (printed once); the token it had stays dead
 
-Every change is recorded in the audit log.
+  epp-password NAME and epp-cert NAME SHA256 set EPP credentials
+  (akshara registrar epp-password -h).
+
+Every change, and every refused attempt, is recorded in the audit log with
+its outcome (akshara audit-log -action registrar-revoke).
 `
 
-// cmdRegistrarOps runs registrar list|revoke|rotate (add is in serve.go).
+// cmdRegistrarOps runs registrar list|revoke|rotate|reinstate (add is in
+// serve.go).
 func cmdRegistrarOps(args []string, stdout, stderr io.Writer) int {
-	sub, rest, ok := subcommand(args, registrarOpsUsage, stderr, "list", "revoke", "rotate")
+	sub, rest, ok := subcommand(args, registrarOpsUsage, stderr, "list", "revoke", "rotate", "reinstate")
 	if !ok {
 		return exitUsage
 	}
@@ -106,13 +118,20 @@ func cmdRegistrarOps(args []string, stdout, stderr io.Writer) int {
 			if err := svc.RevokeRegistrar(ctx, fs.Arg(0)); err != nil {
 				return err
 			}
-			fmt.Fprintf(stderr, "registrar %q revoked: its token no longer works\n", fs.Arg(0))
+			fmt.Fprintf(stderr, "registrar %q revoked: its token and EPP logins no longer work, and its open EPP sessions end at their next command\n", fs.Arg(0))
 		case "rotate":
 			token, err := svc.RotateToken(ctx, fs.Arg(0))
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "registrar %q has a new API token, shown this once (the old one no longer works):\n", fs.Arg(0))
+			fmt.Fprintln(stdout, token)
+		case "reinstate":
+			token, err := svc.ReinstateRegistrar(ctx, fs.Arg(0))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "registrar %q reinstated: it may log in over EPP again; its new API token, shown this once (the one of before the revocation stays dead):\n", fs.Arg(0))
 			fmt.Fprintln(stdout, token)
 		case "list":
 			rs, err := svc.Registrars(ctx)
@@ -149,7 +168,8 @@ const auditLogUsage = `usage: akshara audit-log [-db FILE | -dsn DSN] [-registra
 
 Prints the audit log, oldest first, one JSON object a line:
 {"id", "at", "registrar", "action", "name", "result"}. Actions: create,
-delete, registrar-add, registrar-revoke, registrar-rotate. TIME is RFC 3339
+delete, registrar-add, registrar-revoke, registrar-rotate,
+registrar-reinstate, epp-password, epp-cert, reaudit-apply. TIME is RFC 3339
 (2026-01-02T15:04:05Z) or a duration before now (24h). -after ID continues
 from a record id (for paging or following).
 

@@ -83,9 +83,27 @@ func TestRegistrarCommands(t *testing.T) {
 	if _, _, code := runCLI(t, "", "registrar", "revoke", "-db", db, "nobody"); code != exitInvalid {
 		t.Errorf("registrar revoke nobody: %d, want 1", code)
 	}
-	newToken, _, code := runCLI(t, "", "registrar", "rotate", "-db", db, "acme")
-	if code != 0 || authenticate(newToken) != nil || newToken == token {
-		t.Errorf("registrar rotate: %q %d", newToken, code)
+	// issue 22: rotating a revoked registrar is refused and lifts nothing;
+	// reinstate does, with a new token
+	if out, stderr, code := runCLI(t, "", "registrar", "rotate", "-db", db, "acme"); code != exitInvalid || out != "" || !strings.Contains(stderr, "reinstate") {
+		t.Errorf("registrar rotate of a revoked registrar: %q %q %d, want exit 1 pointing at reinstate", out, stderr, code)
+	}
+	if err := authenticate(token); err == nil {
+		t.Error("rotate lifted the revocation: the old token works again")
+	}
+	if out, _, _ := runCLI(t, "", "registrar", "list", "-db", db); !strings.Contains(out, "acme") || strings.Contains(out, "acme  "+"-") {
+		t.Errorf("registrar list after a refused rotation: acme is not revoked:\n%s", out)
+	}
+	if _, _, code := runCLI(t, "", "registrar", "reinstate", "-db", db, "nobody"); code != exitInvalid {
+		t.Errorf("registrar reinstate nobody: %d, want 1", code)
+	}
+	newToken, _, code := runCLI(t, "", "registrar", "reinstate", "-db", db, "acme")
+	if code != 0 || authenticate(newToken) != nil || newToken == token || authenticate(token) == nil {
+		t.Errorf("registrar reinstate: %q %d", newToken, code)
+	}
+	rotated, _, code := runCLI(t, "", "registrar", "rotate", "-db", db, "acme")
+	if code != 0 || authenticate(rotated) != nil || authenticate(newToken) == nil {
+		t.Errorf("registrar rotate: %q %d", rotated, code)
 	}
 	if _, _, code := runCLI(t, "", "registrar", "frobnicate", "-db", db); code != exitUsage {
 		t.Errorf("registrar frobnicate: %d, want 2", code)
@@ -100,7 +118,7 @@ func TestRegistrarCommands(t *testing.T) {
 		}
 		actions = append(actions, e.Action+":"+e.Result)
 	}
-	want := "[registrar-add:ok registrar-add:EXISTS registrar-revoke:ok registrar-revoke:NOT_FOUND registrar-rotate:ok]"
+	want := "[registrar-add:ok registrar-add:EXISTS registrar-revoke:ok registrar-revoke:NOT_FOUND registrar-rotate:REVOKED registrar-reinstate:NOT_FOUND registrar-reinstate:ok registrar-rotate:ok]"
 	if code != 0 || fmt.Sprint(actions) != want {
 		t.Errorf("audit-log: %v (%d), want %s", actions, code, want)
 	}
@@ -109,11 +127,11 @@ func TestRegistrarCommands(t *testing.T) {
 		n    int
 	}{
 		{[]string{"-action", "registrar-add"}, 2},
-		{[]string{"-registrar", "nobody"}, 1},
-		{[]string{"-since", "1h"}, 5},
+		{[]string{"-registrar", "nobody"}, 2},
+		{[]string{"-since", "1h"}, 8},
 		{[]string{"-until", "2000-01-01T00:00:00Z"}, 0},
 		{[]string{"-limit", "2"}, 2},
-		{[]string{"-name", "acme", "-action", "registrar-rotate"}, 1},
+		{[]string{"-name", "acme", "-action", "registrar-rotate"}, 2},
 	} {
 		out, _, code := runCLI(t, "", append([]string{"audit-log", "-db", db}, tc.args...)...)
 		if n := strings.Count(out, "\n"); code != 0 || n != tc.n {

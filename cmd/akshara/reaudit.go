@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -32,7 +33,17 @@ domain that has become invalid (with rule codes), newly conflicts with
 another (with whom) or whose conflict set changed; a summary goes to
 standard error. With -apply, the new conflict sets and exemptions (domains
 that now conflict are kept, exempted with each other), data versions and
-legacy codes are recorded, in one transaction per zone.
+legacy codes are recorded, in one transaction per zone, and the audit log
+gets a reaudit-apply record naming the data version and conflict relation
+applied.
+
+-apply takes only data this binary carries: a -langfile whose content
+differs from the compiled-in file of its language is refused with -apply
+(exit 2), since a server built without it would judge new names by other
+data and recompute the conflict sets back at its next start. Use
+-langfile without -apply to see what an edit would do; to apply it, build
+the binary with the edited file (languages/) and run reaudit -apply with
+that binary, or simply start its server.
 
 Exit status: 0 if nothing changed, 1 if some domain is listed, 2 on a usage
 or store error.
@@ -55,9 +66,16 @@ func cmdReaudit(args []string, stdout, stderr io.Writer) int {
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
-	opts, err := reauditData(files)
+	opts, foreign, err := reauditData(files)
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara reaudit: %v\n", err)
+		return exitUsage
+	}
+	if *apply && len(foreign) > 0 {
+		fmt.Fprintf(stderr, "akshara reaudit: -apply refused: %s differs from the data compiled into this binary (policy data %s); "+
+			"a server of this binary would judge by its own data and recompute the conflict sets back at its next start. "+
+			"Run without -apply to see what the file would change; to apply it, build akshara with it (languages/) and run reaudit -apply with that binary\n",
+			strings.Join(foreign, ", "), akshara.DataVersions().Policy)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -102,27 +120,32 @@ func cmdReaudit(args []string, stdout, stderr io.Writer) int {
 }
 
 // reauditData is the service's data: the compiled-in languages with the
-// -langfile replacements, and the version of that set.
-func reauditData(files []string) (registry.ServiceOptions, error) {
+// -langfile replacements, and the version of that set; foreign lists the
+// files whose content is not the compiled-in file of their language.
+func reauditData(files []string) (opts registry.ServiceOptions, foreign []string, err error) {
 	if len(files) == 0 {
-		return registry.ServiceOptions{NoRecompute: true}, nil
+		return registry.ServiceOptions{NoRecompute: true}, nil, nil
 	}
 	data := akshara.DataFiles()
 	repl := map[string]*akshara.Language{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return registry.ServiceOptions{}, err
+			return registry.ServiceOptions{}, nil, err
 		}
 		l, err := akshara.LoadLanguage(f, b)
 		if err != nil {
-			return registry.ServiceOptions{}, err
+			return registry.ServiceOptions{}, nil, err
 		}
 		if _, err := akshara.Lookup(l.Tag); err != nil {
-			return registry.ServiceOptions{}, fmt.Errorf("%s: language %s is not one of the compiled-in languages: %w", f, l.Tag, err)
+			return registry.ServiceOptions{}, nil, fmt.Errorf("%s: language %s is not one of the compiled-in languages: %w", f, l.Tag, err)
 		}
 		repl[strings.ToLower(l.Tag)] = l
-		data["languages/"+l.Tag+".lang"] = b
+		key := "languages/" + l.Tag + ".lang"
+		if !bytes.Equal(data[key], b) {
+			foreign = append(foreign, f)
+		}
+		data[key] = b
 	}
 	return registry.ServiceOptions{
 		NoRecompute: true,
@@ -133,7 +156,7 @@ func reauditData(files []string) (registry.ServiceOptions, error) {
 			}
 			return akshara.Lookup(tag)
 		},
-	}, nil
+	}, foreign, nil
 }
 
 var _ flag.Value = (*langFiles)(nil)

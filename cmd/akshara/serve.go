@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|epp-password|epp-cert: registrars, API tokens and EPP credentials",
+	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|reinstate|epp-password|epp-cert: registrars, API tokens and EPP credentials",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if len(args) > 0 && (args[0] == "epp-password" || args[0] == "epp-cert") {
 				return cmdRegistrarEPP(args[0], args[1:], stdin, stdout, stderr) // epp.go
@@ -54,8 +54,21 @@ later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, f
 flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
 
-Environment: AKSHARA_ADDR, AKSHARA_DB, AKSHARA_DSN, AKSHARA_TLS_CERT,
-AKSHARA_TLS_KEY (flags win).
+Environment (each sets the flag beside it; a flag given wins):
+
+  AKSHARA_ADDR             -addr
+  AKSHARA_DB               -db
+  AKSHARA_DSN              -dsn
+  AKSHARA_TLS_CERT         -tls-cert
+  AKSHARA_TLS_KEY          -tls-key
+  AKSHARA_TRUSTED_PROXIES  -trusted-proxies
+  AKSHARA_METRICS_ADDR     -metrics-addr
+  AKSHARA_EPP              -epp
+  AKSHARA_EPP_CERT         -epp-cert
+  AKSHARA_EPP_KEY          -epp-key
+  AKSHARA_EPP_CLIENT_CA    -epp-client-ca
+
+deploy/akshara.env sets them for deploy/akshara.service.
 
 Flags:
 `
@@ -83,7 +96,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveUsage, stderr)
 	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
 	openStore := storeFlags(fs)
-	jsonLogs := fs.Bool("json-logs", false, "write logs as JSON")
+	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
 	o := serveFlags(fs)
@@ -97,6 +110,18 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	limited := logrl.New(handler, o.errorLogRate, o.errorLogBurst)
 	log := slog.New(limited)
+	// With -json-logs every line is JSON: net/http's own messages (TLS
+	// handshake errors, …) go through the handler, as does anything
+	// written with the standard log package, and the lines on standard
+	// output are JSON records too (announcer).
+	o.errorLog = slog.NewLogLogger(limited, slog.LevelWarn)
+	ann := announcer{w: stdout}
+	if *jsonLogs {
+		ann.json = slog.New(slog.NewJSONHandler(stdout, nil))
+		prev := slog.Default()
+		slog.SetDefault(log)
+		defer slog.SetDefault(prev)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -138,6 +163,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
 			func() float64 { return float64(limited.Suppressed()) })}})
 	srv := httpapi.NewHTTPServer(*addr, api)
+	srv.ErrorLog = o.errorLog
 	ln, scheme, err := o.listen(*addr, srv)
 	if err != nil {
 		log.Error("listening", "addr", *addr, "error", err)
@@ -152,8 +178,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	o.reloadOnHangup(ctx, log)
 	log.Info("serving", "addr", ln.Addr().String(), "zones", len(svc.Zones()), "tls", scheme == "https", "max_conns", o.maxConns)
-	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
-	stopEPP, err := startEPP(ctx, svc, log, stdout, metrics)
+	ann.say(fmt.Sprintf("listening on %s://%s", scheme, ln.Addr()), "listening on", "url", fmt.Sprintf("%s://%s", scheme, ln.Addr()))
+	stopEPP, err := startEPP(ctx, svc, log, ann, metrics)
 	if err != nil {
 		ln.Close()
 		log.Error("starting EPP", "error", err)
@@ -161,10 +187,11 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	defer stopEPP()
 	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
+	go svc.RunTransferWorker(ctx, time.Minute) // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)
-		fmt.Fprintf(stdout, "metrics on http://%s\n", maddr)
+		ann.say("metrics on http://"+maddr, "metrics on", "url", "http://"+maddr)
 		defer msrv.Close()
 	}
 	select {
@@ -184,6 +211,22 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// announcer writes the lines that say where the server listens to
+// standard output (tests and scripts read them): as text, "listening on
+// http://…", or with -json-logs as JSON records, as every line is then.
+type announcer struct {
+	w    io.Writer
+	json *slog.Logger // nil: text
+}
+
+func (a announcer) say(text, msg string, args ...any) {
+	if a.json != nil {
+		a.json.Info(msg, args...)
+		return
+	}
+	fmt.Fprintln(a.w, text)
+}
+
 const registrarUsage = `usage: akshara registrar add [-db FILE | -dsn DSN] NAME
 
 Creates a registrar and prints its API token, once: only its hash is
@@ -194,7 +237,7 @@ Flags:
 
 func cmdRegistrar(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "add" {
-		return cmdRegistrarOps(args, stdout, stderr) // operate.go (and the usage of all four)
+		return cmdRegistrarOps(args, stdout, stderr) // operate.go (and the usage of them all)
 	}
 	fs := newFlags("registrar add", registrarUsage, stderr)
 	openStore := storeFlags(fs)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,6 +32,7 @@ type serveOptions struct {
 	errorLogBurst   int
 	trustedProxies  string
 	metricsAddr     string
+	errorLog        *log.Logger // net/http's messages (serve sets it)
 
 	cert atomic.Pointer[tls.Certificate] // the certificate served, reloaded on SIGHUP
 }
@@ -153,6 +155,7 @@ func (o *serveOptions) serveMetrics(api *httpapi.Server, errc chan<- error) (*ht
 	mux.Handle("GET /healthz", api)
 	mux.Handle("GET /readyz", api)
 	srv := httpapi.NewHTTPServer(o.metricsAddr, mux)
+	srv.ErrorLog = o.errorLog
 	ln, err := net.Listen("tcp", o.metricsAddr)
 	if err != nil {
 		return nil, "", fmt.Errorf("-metrics-addr: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"time"
 
 	"github.com/akshara-idn/akshara"
 )
@@ -18,7 +19,9 @@ func init() {
 
 const versionUsage = `usage: akshara version [-json] [-files]
 
-Prints the version of the program, of the policy data compiled into it
+Prints the version of the program (a tag or the pseudo-version go build
+makes from the git commit, v0.0.0-DATE-COMMIT, or the one given with
+-ldflags "-X main.version=VERSION"), of the policy data compiled into it
 (PolicyDataRelease and a hash of the language files: the version every
 verdict of the API and every domain record carries) and of the Unicode data
 (IDNA2008 derived properties, NFC tables).
@@ -26,13 +29,63 @@ verdict of the API and every domain record carries) and of the Unicode data
 Flags:
 `
 
-// programVersion is the module version the binary was built from.
+// version, if set at link time (go build -ldflags "-X main.version=v1.2.3"),
+// is the program's version; it wins over the build information.
+var version string
+
+// programVersion is the version the binary was built as (versionOf).
 func programVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, bi)
 }
+
+// versionOf is, in order: the link-time version; the main module's
+// version from the build information (a tag, or the pseudo-version go
+// build stamps from the git commit: v0.0.0-20260102150405-0123456789ab,
+// +dirty with uncommitted changes); the same pseudo-version made from the
+// build's vcs settings if go stamped those but not the version; and
+// otherwise "unknown", saying how to get one (go run and -buildvcs=false
+// builds carry nothing).
+func versionOf(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
+	}
+	if bi == nil {
+		return unknownVersion
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return unknownVersion
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v := "v0.0.0-"
+	if t, err := time.Parse(time.RFC3339, at); err == nil {
+		v += t.UTC().Format("20060102150405") + "-"
+	}
+	v += rev
+	if dirty {
+		v += "+dirty"
+	}
+	return v
+}
+
+const unknownVersion = `unknown (built without version information: build with "go build" in a git checkout, or with -ldflags "-X main.version=VERSION")`
 
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("version", versionUsage, stderr)

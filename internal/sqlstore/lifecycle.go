@@ -13,23 +13,23 @@ import (
 
 // The lifecycle's columns of domains (migration 040), as domainColumns
 // reads them.
-const lifeColumns = `d.expires, d.statuses, d.redemption_end, d.purge_at, d.renewed, d.autorenewed, d.updated, d.rev`
+const lifeColumns = `d.expires, d.statuses, d.redemption_end, d.purge_at, d.renewed, d.autorenewed, d.updated, d.rev, d.registrar_id`
 
 // lifeScan receives lifeColumns.
 type lifeScan struct {
-	expires, rend, purge, renewed, autorenewed, updated, rev int64
-	statuses                                                 string
+	expires, rend, purge, renewed, autorenewed, updated, rev, registrar int64
+	statuses                                                            string
 }
 
 func (l *lifeScan) dest() []any {
-	return []any{&l.expires, &l.statuses, &l.rend, &l.purge, &l.renewed, &l.autorenewed, &l.updated, &l.rev}
+	return []any{&l.expires, &l.statuses, &l.rend, &l.purge, &l.renewed, &l.autorenewed, &l.updated, &l.rev, &l.registrar}
 }
 
 func (l *lifeScan) set(d *registry.Domain) {
 	d.Expires, d.RedemptionEnds, d.PurgeAt = fromNanos(l.expires), fromNanos(l.rend), fromNanos(l.purge)
 	d.Renewed, d.AutoRenewed, d.Updated = fromNanos(l.renewed), fromNanos(l.autorenewed), fromNanos(l.updated)
 	d.Statuses = strings.Fields(l.statuses)
-	d.Rev = l.rev
+	d.Rev, d.RegistrarID = l.rev, l.registrar
 }
 
 // nanos is a time as the lifecycle's columns keep it (0: none).
@@ -82,6 +82,16 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 		} else if n == 0 {
 			return registry.ErrStale
 		}
+		if ch.RefusePendingTransfer {
+			if err := s.noPendingTransfer(ctx, tx, d.ID, d.Name); err != nil {
+				return err
+			}
+		}
+		if ch.EndTransfers {
+			if err := s.EndTransfers(ctx, tx, d.ID, ch.At); err != nil {
+				return err
+			}
+		}
 		if ch.Purge {
 			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), d.ID); err != nil {
 				return err
@@ -93,8 +103,9 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 				return err
 			}
 		}
-		// ch.Notices (poll messages) would be written here, in this
-		// transaction (an outbox ordered by commit): none are yet
+		if err := s.enqueueTx(ctx, tx, ch.Notices); err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 			ch.At.UnixNano(), ch.Actor, ch.Action, d.Name, result, ch.Channel, ch.ClTRID, ch.SvTRID)
 		return err
@@ -127,7 +138,7 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 		// purges first (they free names), then redemptions ended, then
 		// expiries; each a range scan of its index
 		for i, q := range []string{
-			`SELECT d.zone, d.label, d.id, d.rev, d.purge_at, r.name FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.purge_at > 0 AND d.purge_at <= ? ORDER BY d.purge_at LIMIT ?`,
+			`SELECT d.zone, d.label, d.id, d.rev, d.purge_at, r.name, r.id FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.purge_at > 0 AND d.purge_at <= ? ORDER BY d.purge_at LIMIT ?`,
 			`SELECT zone, label FROM domains WHERE redemption_end > 0 AND redemption_end <= ? ORDER BY redemption_end LIMIT ?`,
 			`SELECT zone, label FROM domains WHERE expires > 0 AND expires <= ? AND purge_at = 0 ORDER BY expires LIMIT ?`,
 		} {
@@ -143,7 +154,7 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 				var purge int64
 				dest := []any{&dd.Zone, &dd.Label}
 				if i == 0 {
-					dest = append(dest, &dd.ID, &dd.Rev, &purge, &dd.Registrar)
+					dest = append(dest, &dd.ID, &dd.Rev, &purge, &dd.Registrar, &dd.RegistrarID)
 				}
 				if err := rows.Scan(dest...); err != nil {
 					rows.Close()
@@ -253,6 +264,20 @@ func (s *Store) ApplyChanges(ctx context.Context, ds []*registry.Domain, chs []*
 			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id IN (`+marks(len(part))+`)`), args...); err != nil {
 				return err
 			}
+			// their transfer state ends (EndTransfers): a pending one is
+			// cancelled by the server, the authInfo removed
+			pending, err := s.ids(ctx, tx, `SELECT domain_id FROM transfers WHERE status = 'pending' AND domain_id IN (`+marks(len(part))+`)`, args...)
+			if err != nil {
+				return err
+			}
+			for _, id := range pending {
+				if err := s.EndTransfers(ctx, tx, id, chs[0].At); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domain_auth WHERE domain_id IN (`+marks(len(part))+`)`), args...); err != nil {
+				return err
+			}
 			exempted, err := s.ids(ctx, tx, `SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+marks(len(part))+`)`, args...)
 			if err != nil {
 				return err
@@ -273,7 +298,15 @@ func (s *Store) ApplyChanges(ctx context.Context, ds []*registry.Domain, chs []*
 				return err
 			}
 		}
-		// ch.Notices would be written here, in this transaction
+		var notices []registry.PollMessage
+		for i, ok := range applied {
+			if ok {
+				notices = append(notices, chs[i].Notices...)
+			}
+		}
+		if err := s.enqueueTx(ctx, tx, notices); err != nil {
+			return err
+		}
 		const cols = 8
 		for i := 0; i < len(audit); i += cols * 100 {
 			part := audit[i:min(i+cols*100, len(audit))]

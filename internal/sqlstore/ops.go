@@ -69,12 +69,60 @@ func (s *Store) updateRegistrar(ctx context.Context, what, name, query string, a
 
 // RevokeRegistrar implements registry.OperatorStore.
 func (s *Store) RevokeRegistrar(ctx context.Context, name string) error {
-	return s.updateRegistrar(ctx, "revoking registrar", name, `UPDATE registrars SET revoked = ? WHERE name = ?`, time.Now().UnixNano(), name)
+	return s.updateRegistrar(ctx, "revoking registrar", name, `UPDATE registrars SET revoked = COALESCE(revoked, ?) WHERE name = ?`, time.Now().UnixNano(), name)
 }
 
-// RotateToken implements registry.OperatorStore.
+// RotateToken implements registry.OperatorStore: the registrar is read
+// and updated in one transaction, so that a revocation that commits first
+// is never lifted.
 func (s *Store) RotateToken(ctx context.Context, name string, tokenHash []byte) error {
-	return s.updateRegistrar(ctx, "rotating token", name, `UPDATE registrars SET token_hash = ?, revoked = NULL WHERE name = ?`, tokenHash, name)
+	return s.internal("rotating token", s.tx(ctx, func(tx *sql.Tx) error {
+		var revoked sql.NullInt64
+		err := tx.QueryRowContext(ctx, s.q(`SELECT revoked FROM registrars WHERE name = ?`), name).Scan(&revoked)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return registry.Errorf(registry.CodeNotFound, "there is no registrar %q", name)
+		case err != nil:
+			return err
+		case revoked.Valid:
+			return registry.Errorf(registry.CodeRevoked, "registrar %q is revoked: its token is not rotated (akshara registrar reinstate lifts the revocation and gives a new token)", name)
+		}
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE registrars SET token_hash = ? WHERE name = ? AND revoked IS NULL`), tokenHash, name)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return registry.Errorf(registry.CodeRevoked, "registrar %q was revoked meanwhile", name)
+		}
+		return nil
+	}))
+}
+
+// ReinstateRegistrar implements registry.OperatorStore.
+func (s *Store) ReinstateRegistrar(ctx context.Context, name string, tokenHash []byte) error {
+	err := s.updateRegistrar(ctx, "reinstating registrar", name, `UPDATE registrars SET token_hash = ?, revoked = NULL WHERE name = ? AND revoked IS NOT NULL`, tokenHash, name)
+	if registry.CodeOf(err) == registry.CodeNotFound {
+		return registry.Errorf(registry.CodeNotFound, "there is no revoked registrar %q", name)
+	}
+	return err
+}
+
+// RegistrarRevoked implements registry.OperatorStore: one row by primary
+// key, through a statement prepared once.
+func (s *Store) RegistrarRevoked(ctx context.Context, id int64) (bool, error) {
+	var revoked sql.NullInt64
+	err := s.do(ctx, func() error {
+		return s.queryRow(ctx, nil, `SELECT revoked FROM registrars WHERE id = ?`, id).Scan(&revoked)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, registry.Errorf(registry.CodeNotFound, "there is no registrar %d", id)
+	}
+	if err != nil {
+		return false, internal("reading a registrar's state", err)
+	}
+	return revoked.Valid, nil
 }
 
 // AuditQuery implements registry.OperatorStore.

@@ -407,6 +407,7 @@ func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*regist
 // domains (zone, label)) and the transaction is rolled back: ErrConflict.
 func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
+	out.AuthInfoHash = ""
 	if out.Created.IsZero() { // the service gives its clock's time
 		out.Created = time.Now().UTC()
 	}
@@ -438,7 +439,12 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
 		}
-		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Via, ch.ClTRID, ch.SvTRID)
+		if d.AuthInfoHash != "" {
+			if err := s.exec(ctx, tx, `INSERT INTO domain_auth (domain_id, pw_hash, updated) VALUES (?, ?, ?)`, out.ID, d.AuthInfoHash, out.Created.UnixNano()); err != nil {
+				return err
+			}
+		}
+		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Name, ch.ClTRID, ch.SvTRID)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
@@ -582,17 +588,24 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
+		if err := s.noPendingTransfer(ctx, tx, id, label+"."+zone); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
 			return err
 		}
 		if err := s.release(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := s.EndTransfers(ctx, tx, id, time.Now().UTC()); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'delete', ?, 'ok')`),
-			time.Now().UnixNano(), name, label+"."+zone)
+		ch := registry.ChannelOf(ctx)
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'delete', ?, 'ok', ?, ?, ?)`),
+			time.Now().UnixNano(), name, label+"."+zone, ch.Name, ch.ClTRID, ch.SvTRID)
 		return err
 	}))
 }

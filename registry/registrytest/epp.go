@@ -94,4 +94,48 @@ func testEPPCredentials(t *testing.T, open func(*testing.T) registry.Store) {
 	if _, err := e.svc.EPPLogin(ctx, "acme", "n3w-Secret", strings.Repeat("cd", 32)); err == nil {
 		t.Error("logged in with another certificate")
 	}
+
+	// issue 22: a revoked registrar does not log in, with the right
+	// credentials too, until it is reinstated
+	if err := e.svc.RevokeRegistrar(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := e.svc.EPPLogin(ctx, "acme", "n3w-Secret", fp); registry.CodeOf(err) != registry.CodeUnauthorized || r != nil || !strings.Contains(err.Error(), "revoked") {
+		t.Errorf("EPPLogin of a revoked registrar = %v, %v; want UNAUTHORIZED, revoked", r, err)
+	}
+	if _, err := e.svc.EPPLogin(ctx, "acme", "wrong-pw", fp); registry.CodeOf(err) != registry.CodeUnauthorized || strings.Contains(err.Error(), "revoked") {
+		t.Errorf("EPPLogin of a revoked registrar with a wrong password = %v; want the common UNAUTHORIZED (it tells nothing)", err)
+	}
+	if _, err := e.svc.ReinstateRegistrar(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.EPPLogin(ctx, "acme", "n3w-Secret", fp); err != nil {
+		t.Errorf("EPPLogin of a reinstated registrar: %v", err)
+	}
+
+	// issue 22: every change of EPP credentials is in the audit log with
+	// its outcome, refusals included
+	var got []string
+	es, err := e.svc.Audit(ctx, registry.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range es {
+		if x.Action == "epp-password" || x.Action == "epp-cert" {
+			got = append(got, x.Registrar+" "+x.Action+" "+x.Result)
+		}
+	}
+	want := []string{
+		"acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME",
+		"ab epp-password BAD_NAME", "a registrar with a long name epp-password BAD_NAME",
+		"nobody epp-password NOT_FOUND",
+		"acme epp-password ok",
+		"other epp-cert ok",
+		"acme epp-password ok",
+		"acme epp-cert BAD_NAME",
+		"acme epp-cert ok",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit of EPP credentials:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

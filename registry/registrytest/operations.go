@@ -136,12 +136,38 @@ func testOperators(t *testing.T, open func(*testing.T) registry.Store) {
 	if got, err := e.svc.Authenticate(e.ctx, newA); err != nil || got.ID != a.ID {
 		t.Errorf("Authenticate(alpha's new token) = %+v, %v", got, err)
 	}
-	newB, err := e.svc.RotateToken(e.ctx, "beta")
-	if err != nil {
-		t.Fatalf("RotateToken(beta): %v", err)
+	// issue 22: a rotation never lifts a revocation; reinstating is its
+	// own step, which gives a new token (the old one stays dead)
+	if tok, err := e.svc.RotateToken(e.ctx, "beta"); registry.CodeOf(err) != registry.CodeRevoked || tok != "" {
+		t.Errorf("RotateToken(revoked beta) = %q, %v; want REVOKED", tok, err)
+	}
+	if err := e.svc.RegistrarActive(e.ctx, b); registry.CodeOf(err) != registry.CodeRevoked {
+		t.Errorf("RegistrarActive(beta) after RotateToken = %v, want REVOKED (the rotation lifted the revocation)", err)
+	}
+	if _, err := e.svc.Authenticate(e.ctx, tokenB); !errors.Is(err, registry.ErrUnauthorized) {
+		t.Errorf("Authenticate(beta's revoked token) after RotateToken = %v, want UNAUTHORIZED", err)
+	}
+	if err := e.svc.RegistrarActive(e.ctx, a); err != nil {
+		t.Errorf("RegistrarActive(alpha) = %v, want nil", err)
+	}
+	if err := e.svc.RegistrarActive(e.ctx, &registry.Registrar{ID: 1 << 40, Name: "ghost"}); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("RegistrarActive(no such ID) = %v, want NOT_FOUND", err)
+	}
+	if _, err := e.svc.ReinstateRegistrar(e.ctx, "alpha"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("ReinstateRegistrar(alpha, not revoked) = %v, want NOT_FOUND", err)
+	}
+	newB, err := e.svc.ReinstateRegistrar(e.ctx, "beta")
+	if err != nil || newB == tokenB || !strings.HasPrefix(newB, "ak_") {
+		t.Fatalf("ReinstateRegistrar(beta) = %q, %v", newB, err)
 	}
 	if got, err := e.svc.Authenticate(e.ctx, newB); err != nil || got.ID != b.ID {
-		t.Errorf("Authenticate(beta's rotated token) = %+v, %v", got, err)
+		t.Errorf("Authenticate(beta's reinstated token) = %+v, %v", got, err)
+	}
+	if _, err := e.svc.Authenticate(e.ctx, tokenB); !errors.Is(err, registry.ErrUnauthorized) {
+		t.Errorf("Authenticate(beta's token of before the revocation) = %v, want UNAUTHORIZED", err)
+	}
+	if err := e.svc.RegistrarActive(e.ctx, b); err != nil {
+		t.Errorf("RegistrarActive(reinstated beta) = %v", err)
 	}
 	if _, err := e.svc.RotateToken(e.ctx, "nobody"); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("RotateToken(nobody) = %v, want NOT_FOUND", err)
@@ -165,7 +191,9 @@ func testOperators(t *testing.T, open func(*testing.T) registry.Store) {
 		{"beta", "registrar-revoke", "beta", "ok"},
 		{"nobody", "registrar-revoke", "nobody", "NOT_FOUND"},
 		{"alpha", "registrar-rotate", "alpha", "ok"},
-		{"beta", "registrar-rotate", "beta", "ok"},
+		{"beta", "registrar-rotate", "beta", "REVOKED"},
+		{"alpha", "registrar-reinstate", "alpha", "NOT_FOUND"},
+		{"beta", "registrar-reinstate", "beta", "ok"},
 		{"nobody", "registrar-rotate", "nobody", "NOT_FOUND"},
 	}
 	if !slices.Equal(got, want) {
@@ -175,7 +203,7 @@ func testOperators(t *testing.T, open func(*testing.T) registry.Store) {
 		f    registry.AuditFilter
 		want int
 	}{
-		{registry.AuditFilter{Registrar: "alpha"}, 4},
+		{registry.AuditFilter{Registrar: "alpha"}, 5},
 		{registry.AuditFilter{Registrar: "alpha", Action: "create"}, 1},
 		{registry.AuditFilter{Name: kitab}, 1},
 		{registry.AuditFilter{Action: "registrar-add"}, 3},

@@ -13,20 +13,13 @@ import (
 // PostgreSQL test database (pgtest), or skips, saying so, without one.
 func PostgresService(tb testing.TB) *registry.Service {
 	tb.Helper()
-	return PostgresServiceWith(tb, registry.ServiceOptions{})
-}
-
-// PostgresServiceWith is PostgresService with options (such as a
-// ManualClock).
-func PostgresServiceWith(tb testing.TB, opts registry.ServiceOptions) *registry.Service {
-	tb.Helper()
 	ctx := context.Background()
 	store, err := postgres.Open(ctx, pgtest.DSN(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() }) // before the schema is dropped
-	svc, err := registry.NewServiceWith(ctx, store, opts)
+	svc, err := registry.NewService(ctx, store)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,12 +36,28 @@ var Stores = []struct {
 	{"postgres", PostgresService},
 }
 
-// StoresWith are the stores' services with options (a lifecycle test's
-// ManualClock).
+// StoresWith are Stores with the service made with options (a
+// ManualClock, say).
 var StoresWith = []struct {
 	Name    string
 	Service func(testing.TB, registry.ServiceOptions) *registry.Service
 }{
 	{"sqlite", SQLiteServiceWith},
 	{"postgres", PostgresServiceWith},
+}
+
+// PostgresServiceWith is PostgresService with options.
+func PostgresServiceWith(tb testing.TB, o registry.ServiceOptions) *registry.Service {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, pgtest.DSN(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	svc, err := registry.NewServiceWith(ctx, store, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc
 }

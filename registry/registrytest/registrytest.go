@@ -55,6 +55,13 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"PurgeRace", testPurgeRace},
 		{"PurgeExempted", testPurgeExempted},
 		{"ConcurrentWorkers", testConcurrentWorkers},
+		{"Transfer", testTransfer},
+		{"TransferWorker", testTransferWorker},
+		{"TransferRace", testTransferRace},
+		{"TransferDueOnRead", testTransferDueOnRead},
+		{"EndTransfers", testEndTransfers},
+		{"PollCommitOrder", testPollCommitOrder},
+		{"PollOrder", testPollOrder},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })

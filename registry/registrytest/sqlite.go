@@ -12,11 +12,21 @@ import (
 // temporary directory, closed when the test ends.
 func SQLiteService(tb testing.TB) *registry.Service {
 	tb.Helper()
-	return SQLiteServiceWith(tb, registry.ServiceOptions{})
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, tb.TempDir()+"/r.db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc
 }
 
-// SQLiteServiceWith is SQLiteService with options (such as a ManualClock).
-func SQLiteServiceWith(tb testing.TB, opts registry.ServiceOptions) *registry.Service {
+// SQLiteServiceWith is SQLiteService with options.
+func SQLiteServiceWith(tb testing.TB, o registry.ServiceOptions) *registry.Service {
 	tb.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, tb.TempDir()+"/r.db")
@@ -24,7 +34,7 @@ func SQLiteServiceWith(tb testing.TB, opts registry.ServiceOptions) *registry.Se
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	svc, err := registry.NewServiceWith(ctx, store, opts)
+	svc, err := registry.NewServiceWith(ctx, store, o)
 	if err != nil {
 		tb.Fatal(err)
 	}

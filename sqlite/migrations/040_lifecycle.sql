@@ -24,8 +24,4 @@ ALTER TABLE domains ADD COLUMN rev BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX domains_expires ON domains (expires);
 CREATE INDEX domains_redemption_end ON domains (redemption_end);
 CREATE INDEX domains_purge_at ON domains (purge_at);
--- the channel of an audited action (http, epp, cli, worker) and the EPP
--- transaction ids where there are some
-ALTER TABLE audit ADD COLUMN channel TEXT NOT NULL DEFAULT '';
-ALTER TABLE audit ADD COLUMN cltrid TEXT NOT NULL DEFAULT '';
-ALTER TABLE audit ADD COLUMN svtrid TEXT NOT NULL DEFAULT '';
+-- (the audit log's channel and EPP transaction ids are migration 050's)
