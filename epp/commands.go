@@ -613,4 +613,3 @@ func (ss *session) renew(name string, op *domainOp) *response {
 	b.WriteString(`</domain:name><domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate></domain:renData>`)
 	return &response{code: CodeOK, resData: b.String()}
 }
-

@@ -187,7 +187,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	defer stopEPP()
 	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
-	go svc.RunTransferWorker(ctx, time.Minute) // pending transfers past their period (docs/registry.md)
+	go svc.RunTransferWorker(ctx, time.Minute)    // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)
