@@ -494,3 +494,137 @@ func testConcurrentWorkers(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 }
+
+// testLifecycleTransfers: the lifecycle with transfers and the poll queue.
+// A transfer's period extends the expiry; the lifecycle's statuses
+// (clientTransferProhibited, pendingDelete) refuse a transfer; a pending
+// transfer refuses a delete; a deletion at expiry cancels a pending
+// transfer (both parties told) and tells the sponsor; an auto-renewal and
+// a purge are told to the sponsor by poll, with the new expiry.
+func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) {
+	noRenew := akshara.DefaultLifecycle()
+	noRenew.AutoRenew, noRenew.AddGrace = false, 0
+	e := lifeEnv(t, open, map[string]akshara.ZoneLifecycle{"in": noRenew})
+	ctx := e.ctx
+	alpha, _ := e.registrar("alpha")
+	beta, _ := e.registrar("beta")
+	for _, z := range []string{"भारत", "in"} {
+		if err := e.svc.SetTransferPolicy(ctx, z, 5*day, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := Held{}
+	d, err := e.svc.CreateWith(ctx, alpha, kitab, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001", Period: registry.Period{N: 1, Unit: 'y'}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held[kitab] = d.Blocks
+	// a transfer adding a year: the expiry moves on by one
+	if _, err := e.svc.RequestTransfer(ctx, beta, kitab, "Auth-Info-0001", 1); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, "delete while a transfer is pending", e.svc.Delete(ctx, alpha, kitab), registry.CodeStatusProhibits)
+	if _, err := e.svc.ApproveTransfer(ctx, alpha, kitab); err != nil {
+		t.Fatal(err)
+	}
+	d, err = e.svc.Info(ctx, kitab)
+	if err != nil || d.Registrar != "beta" || !d.Expires.Equal(T0.AddDate(2, 0, 0)) {
+		t.Fatalf("after the transfer: %+v, %v; want beta's, expiring %v", d, err, T0.AddDate(2, 0, 0))
+	}
+	CheckHeld(t, "transferred", e.svc, held, nil)
+	// the lifecycle's statuses refuse a transfer
+	if err := e.svc.SetAuthInfo(ctx, beta, kitab, "Auth-Info-0002"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.UpdateStatuses(ctx, beta, kitab, []string{registry.StatusClientTransferProhibited}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.RequestTransfer(ctx, alpha, kitab, "Auth-Info-0002", 0)
+	wantCode(t, "transfer on clientTransferProhibited", err, registry.CodeStatusProhibits)
+	if _, err := e.svc.UpdateStatuses(ctx, beta, kitab, nil, []string{registry.StatusClientTransferProhibited}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Delete(ctx, beta, kitab); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.RequestTransfer(ctx, alpha, kitab, "Auth-Info-0002", 0)
+	if code := registry.CodeOf(err); code != registry.CodeStatusProhibits && code != registry.CodeBadAuthInfo {
+		t.Errorf("transfer of a deleted domain: %v, want STATUS_PROHIBITS (or BAD_AUTH_INFO: its authInfo is gone)", err)
+	}
+	CheckHeld(t, "deleted", e.svc, held, nil)
+
+	// in (no auto-renew): a pending transfer at expiry is cancelled
+	x, err := e.svc.CreateWith(ctx, alpha, "expiring.in", "", registry.CreateOptions{AuthInfo: "Auth-Info-0003"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(x.Expires.Add(-day))
+	if _, err := e.svc.RequestTransfer(ctx, beta, "expiring.in", "Auth-Info-0003", 0); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(x.Expires)
+	if _, err := e.svc.RunLifecycle(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	x, err = e.svc.Info(ctx, "expiring.in")
+	if err != nil || !x.Deleted() {
+		t.Fatalf("at expiry: %+v, %v; want deleted", x, err)
+	}
+	st, err := e.svc.DomainTransferState(ctx, alpha, x)
+	if err != nil || st.Pending != nil || st.Last == nil || st.Last.Status != registry.TransferServerCancelled {
+		t.Errorf("the pending transfer at expiry: %+v, %v; want serverCancelled", st, err)
+	}
+	var kinds []string
+	for {
+		m, n, err := e.svc.PollRequest(ctx, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == nil || n == 0 {
+			break
+		}
+		kinds = append(kinds, m.Kind+" "+m.Name)
+		if _, err := e.svc.PollAck(ctx, alpha, m.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Contains(kinds, registry.PollDeletion+" expiring.in") || !slices.Contains(kinds, registry.PollTransferCancelled+" expiring.in") {
+		t.Errorf("alpha's poll messages: %q, want the deletion and the cancelled transfer of expiring.in", kinds)
+	}
+
+	// भारत auto-renews: the sponsor is told, with the new expiry; a purge
+	// is told too
+	y, err := e.svc.Create(ctx, alpha, "कमल.भारत", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(y.Expires.Add(time.Hour))
+	if _, err := e.svc.RunLifecycle(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	// (expiring.in's purge came before, 35 days after its deletion)
+	var renewed *registry.PollMessage
+	kinds = nil
+	for {
+		m, _, err := e.svc.PollRequest(ctx, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == nil {
+			break
+		}
+		kinds = append(kinds, m.Kind+" "+m.Name)
+		if m.Kind == registry.PollAutoRenew {
+			renewed = m
+		}
+		if _, err := e.svc.PollAck(ctx, alpha, m.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(kinds, []string{registry.PollPurge + " expiring.in", registry.PollAutoRenew + " कमल.भारत"}) {
+		t.Errorf("alpha's poll messages: %q, want the purge of expiring.in and the auto-renewal of कमल.भारत", kinds)
+	}
+	if renewed == nil || !renewed.ExDate.Equal(y.Expires.AddDate(1, 0, 0)) {
+		t.Errorf("the auto-renewal's message: %+v, want the new expiry %v", renewed, y.Expires.AddDate(1, 0, 0))
+	}
+}

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"PurgeRace", testPurgeRace},
 		{"PurgeExempted", testPurgeExempted},
 		{"ConcurrentWorkers", testConcurrentWorkers},
+		{"LifecycleTransfers", testLifecycleTransfers},
 		{"Transfer", testTransfer},
 		{"TransferWorker", testTransferWorker},
 		{"TransferRace", testTransferRace},
