@@ -17,9 +17,10 @@ import (
 // restore, and the statuses a registrar (client*) or the operator
 // (server*) sets. Every change of a domain's lifecycle goes through one
 // place, Service.transition: it reads the domain, decides the change with
-// the service's clock, calls the notify hook (where a poll message would
-// be enqueued, in the change's transaction) and has the store apply it to
-// the revision it was decided on.
+// the service's clock, calls notify (the poll messages the change queues,
+// written in its transaction) and has the store apply it to the revision
+// it was decided on. The worker's purges are decided and notified the same
+// way and applied in batches (purgeBatches).
 //
 // A deleted domain keeps its whole conflict set until it is purged: the
 // security of the variant policy is that nobody may register a variant of
