@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -394,19 +395,27 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 		if err != nil {
 			return err
 		}
-		for k := i; k < j; k++ {
-			m := &sorted[k]
-			d := pollData{Transfer: m.Transfer}
-			if !m.ExDate.IsZero() {
-				d.ExDate = &m.ExDate
+		// the messages in multi-row inserts (a purge batch queues hundreds)
+		const rows = 100
+		for k0 := i; k0 < j; k0 += rows {
+			k1 := min(k0+rows, j)
+			args := make([]any, 0, 8*(k1-k0))
+			for k := k0; k < k1; k++ {
+				m := &sorted[k]
+				d := pollData{Transfer: m.Transfer}
+				if !m.ExDate.IsZero() {
+					d.ExDate = &m.ExDate
+				}
+				data, err := json.Marshal(d)
+				if err != nil {
+					return err
+				}
+				seq := last - n + int64(k-i) + 1
+				args = append(args, m.RegistrarID, seq, nanos(m.Queued), m.Kind, m.Name, m.ALabel, m.Text, string(data))
 			}
-			data, err := json.Marshal(d)
-			if err != nil {
-				return err
-			}
-			seq := last - n + int64(k-i) + 1
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO poll_messages (registrar_id, seq, queued, kind, name, alabel, msg, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-				m.RegistrarID, seq, nanos(m.Queued), m.Kind, m.Name, m.ALabel, m.Text, string(data)); err != nil {
+			q := `INSERT INTO poll_messages (registrar_id, seq, queued, kind, name, alabel, msg, data) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", k1-k0), ", ")
+			if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
 				return err
 			}
 		}
