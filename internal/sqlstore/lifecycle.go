@@ -226,11 +226,16 @@ func (s *Store) ApplyChanges(ctx context.Context, ds []*registry.Domain, chs []*
 			}
 			for i := 0; i < len(ds); i += chunk {
 				part := ds[i:min(i+chunk, len(ds))]
-				args := make([]any, 0, 2*len(part))
+				args := make([]any, 0, 3*len(part))
+				for _, d := range part {
+					args = append(args, d.ID)
+				}
 				for _, d := range part {
 					args = append(args, d.ID, d.Rev)
 				}
-				ids, err := s.ids(ctx, tx, `UPDATE domains SET rev = rev + 1 WHERE (id, rev) IN (VALUES `+
+				// (id IN (...) too: the planner then reads the rows by
+				// their key, not the whole table for each chunk)
+				ids, err := s.ids(ctx, tx, `UPDATE domains SET rev = rev + 1 WHERE id IN (`+marks(len(part))+`) AND (id, rev) IN (VALUES `+
 					strings.TrimSuffix(strings.Repeat("(CAST(? AS BIGINT), CAST(? AS BIGINT)), ", len(part)), ", ")+`) RETURNING id`, args...)
 				if err != nil {
 					return err
