@@ -326,6 +326,7 @@ func TestSession(t *testing.T) {
 		{"bad lang", a, strings.Replace(loginFrame("acme", "secret12", ""), "<lang>en", "<lang>fr", 1), 2102, nil},
 		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI>", 1), 2307, nil},
 		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:secDNS-1.1</extURI></svcExtension>", 1), 2103, nil},
+		{"login with rgp-1.0", b, strings.Replace(loginFrame("other", "secret34", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2002, []string{"already logged in"}},
 		{"login", a, loginFrame("acme", "secret12", ""), 1000, nil},
 		{"second login", a, loginFrame("acme", "secret12", ""), 2002, []string{"already logged in"}},
 		{"check", a, domainCmd("check", kitab, "xn--11b4aa6a3fd3h.xn--h2brj9c", "कख.भारत", "x.nozone", "abc.in"), 1000, []string{
@@ -350,7 +351,7 @@ func TestSession(t *testing.T) {
 		{"info by the sponsor", a, domainCmd("info", kitab), 1000, []string{"<domain:status s=\"ok\"/>", "<domain:authInfo><domain:pw/></domain:authInfo>"}},
 		{"update", a, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:update></update>`), 1000, nil},
 		{"update not yours", b, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:update></update>`), 2201, nil},
-		{"renew", a, cmd(`<renew><domain:renew xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:renew></renew>`), 2101, nil},
+		{"renew without curExpDate", a, cmd(`<renew><domain:renew xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:renew></renew>`), 2003, nil},
 		{"poll", a, cmd(`<poll op="req"/>`), 1300, nil},
 		{"contact check", a, cmd(`<check><contact:check xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c1</contact:id></contact:check></check>`), 2307, nil},
 		{"unknown extension", a, strings.Replace(domainCmd("check", kitab), "<clTRID>", `<extension><x:y xmlns:x="urn:example:x"/></extension><clTRID>`, 1), 2103, nil},
@@ -360,9 +361,9 @@ func TestSession(t *testing.T) {
 		{"no name", a, domainCmd("info"), 2003, nil},
 		{"two names to info", a, domainCmd("info", kitab, kittab), 2001, nil},
 		{"clTRID too short", a, strings.Replace(domainCmd("check", kitab), "TEST-1", "T", 1), 2001, nil},
-		{"delete", a, domainCmd("delete", kitabA), 1000, nil},
-		{"info after delete", a, domainCmd("info", kitab), 2303, nil},
-		{"variant now free", b, createFrame(kittab, "hi", ""), 1000, nil},
+		{"delete", a, domainCmd("delete", kitabA), 1001, []string{"redemption period until"}},
+		{"info after delete", a, domainCmd("info", kitab), 1000, []string{`<domain:status s="pendingDelete"/>`, `<rgp:rgpStatus s="redemptionPeriod"/>`}},
+		{"variant still held", b, createFrame(kittab, "hi", ""), 2302, nil},
 		{"logout", a, cmd(`<logout/>`), 1500, nil},
 	}
 	for _, s := range steps {
@@ -520,7 +521,7 @@ func TestMetrics(t *testing.T) {
 	c.do(domainCmd("check", kitab))
 	c.do(cmd(`<renew/>`))
 	want := map[string]float64{
-		`login/2200`: 1, `login/1000`: 1, `check/1000`: 1, `renew/2101`: 1,
+		`login/2200`: 1, `login/1000`: 1, `check/1000`: 1, `renew/2003`: 1,
 	}
 	mfs, err := reg.Gather()
 	if err != nil {

@@ -16,6 +16,7 @@ const (
 	NSIDN    = "urn:ietf:params:xml:ns:idn-1.0"
 	NSHost   = "urn:ietf:params:xml:ns:host-1.0"
 	NSCont   = "urn:ietf:params:xml:ns:contact-1.0"
+	NSRGP    = "urn:ietf:params:xml:ns:rgp-1.0"
 )
 
 // request is a client frame (RFC 5730 §2.3, §2.9): <hello/> or a
@@ -35,10 +36,11 @@ type command struct {
 	Info     *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 info"`
 	Create   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 create"`
 	Delete   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 delete"`
+	Renew    *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 renew"`
 	Transfer *transfer `xml:"urn:ietf:params:xml:ns:epp-1.0 transfer"`
 	Poll     *poll     `xml:"urn:ietf:params:xml:ns:epp-1.0 poll"`
 	Update   *update   `xml:"urn:ietf:params:xml:ns:epp-1.0 update"`
-	Other    []anyElem `xml:",any"` // renew, …
+	Other    []anyElem `xml:",any"`
 	Ext      *cmdExt   `xml:"urn:ietf:params:xml:ns:epp-1.0 extension"`
 	ClTRID   *string   `xml:"urn:ietf:params:xml:ns:epp-1.0 clTRID"`
 	children int       // how many command elements there are
@@ -65,16 +67,20 @@ type object struct {
 	DInfo  *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 info"`
 	DCre   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 create"`
 	DDel   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 delete"`
+	DRen   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 renew"`
 	Other  []anyElem `xml:",any"`
 }
 
 // domainOp is what the registry reads of a domain command: the names
-// (check takes several; the others one) and the authInfo of a create.
-// Period, name servers and contacts of a create are accepted and not kept
+// (check takes several; the others one), the authInfo of a create, the
+// period of a create or renew and a renew's current expiry date. Name
+// servers and contacts of a create are accepted and not kept
 // (docs/epp.md).
 type domainOp struct {
-	Names    []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
-	AuthInfo *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+	Names      []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	AuthInfo   *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+	Period     *period      `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
+	CurExpDate *string      `xml:"urn:ietf:params:xml:ns:domain-1.0 curExpDate"`
 }
 
 // authInfo is a <domain:authInfo>: a password (<domain:pw>), an extension
@@ -106,6 +112,16 @@ type period struct {
 	V    string `xml:",chardata"`
 }
 
+// updateList is a domain <update>'s <add> or <rem>: the registry reads
+// the statuses; anything else (name servers, contacts) is an option it
+// does not implement.
+type updateList struct {
+	Status []struct {
+		S string `xml:"s,attr"`
+	} `xml:"urn:ietf:params:xml:ns:domain-1.0 status"`
+	Other []anyElem `xml:",any"`
+}
+
 // poll is <poll op="req|ack" msgID="…"/> (RFC 5730 §2.9.2.3).
 type poll struct {
 	Op    string `xml:"op,attr"`
@@ -113,7 +129,8 @@ type poll struct {
 }
 
 // update is <update> with a <domain:update> (RFC 5731 §3.2.5). Of it the
-// registry reads the authInfo of <domain:chg>.
+// registry reads the statuses of <domain:add> and <domain:rem> and the
+// authInfo of <domain:chg>.
 type update struct {
 	Domain *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
 	Other  []anyElem     `xml:",any"`
@@ -121,8 +138,8 @@ type update struct {
 
 type domainUpdate struct {
 	Names []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
-	Add   *anyElem     `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
-	Rem   *anyElem     `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
+	Add   *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
+	Rem   *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
 	Chg   *struct {
 		Registrant *anyElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 registrant"`
 		AuthInfo   *authInfo `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
@@ -135,8 +152,16 @@ type domainName struct {
 
 // cmdExt is a command's <extension>.
 type cmdExt struct {
-	IDN   *idnData  `xml:"urn:ietf:params:xml:ns:idn-1.0 data"`
-	Other []anyElem `xml:",any"`
+	IDN   *idnData   `xml:"urn:ietf:params:xml:ns:idn-1.0 data"`
+	RGP   *rgpUpdate `xml:"urn:ietf:params:xml:ns:rgp-1.0 update"`
+	Other []anyElem  `xml:",any"`
+}
+
+// rgpUpdate is RFC 3915's <rgp:update><rgp:restore op="request|report">.
+type rgpUpdate struct {
+	Restore *struct {
+		Op string `xml:"op,attr"`
+	} `xml:"urn:ietf:params:xml:ns:rgp-1.0 restore"`
 }
 
 // idnData is draft-ietf-eppext-idnmap's <idn:data>.
@@ -153,7 +178,7 @@ type anyElem struct {
 // op returns the one domain operation of an object, or the name of the
 // element found instead.
 func (o *object) op() (*domainOp, xml.Name) {
-	for _, d := range []*domainOp{o.Domain, o.DInfo, o.DCre, o.DDel} {
+	for _, d := range []*domainOp{o.Domain, o.DInfo, o.DCre, o.DDel, o.DRen} {
 		if d != nil {
 			return d, xml.Name{Space: NSDomain}
 		}

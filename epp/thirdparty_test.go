@@ -114,8 +114,13 @@ func TestNetEPP(t *testing.T) {
 		`^check after create: avail=0 \(1000\)$`,
 		`^create again: 2302 Object exists: किताब.भारत is already registered$`,
 		`^info: 1000 roid=D\d+-AKSHARA idn:table=hi idn:uname=किताब.भारत$`,
-		`^delete: ok \(1000\)$`,
-		`^info after delete: gone \(2303\)$`,
+		`^renew wrong date: 2306$`,
+		`^renew: 1000 exDate=\d{4}-\d\d-\d\dT`,
+		`^delete: 1001$`,
+		`^info after delete: 1000 status=pendingDelete rgp=redemptionPeriod$`,
+		`^restore request: 1000$`,
+		`^restore report: 1000$`,
+		`^info after restore: 1000 status=ok rgp=renewPeriod$`,
 		`^logout: ok$`,
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")

@@ -179,9 +179,11 @@ func (ss *session) poll(p *poll) *response {
 	return fail(CodeSyntax, messages[CodeSyntax]+": <poll op> is req or ack") // required, of the schema's enumeration
 }
 
-// update sets or removes a domain's authInfo (<domain:chg>). Statuses
-// (<domain:add>, <domain:rem>) are not kept on this branch.
-func (ss *session) update(u *update) *response {
+// update is RFC 5731 §3.2.5's <update>: the client* statuses of
+// <domain:add> and <domain:rem> (docs/lifecycle.md), the authInfo of
+// <domain:chg>, or with RFC 3915's <rgp:update> a restore. Statuses are
+// changed before the authInfo, each in a transaction of its own.
+func (ss *session) update(u *update, rgp *rgpUpdate) *response {
 	if u.Domain == nil {
 		if len(u.Other) > 0 {
 			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
@@ -192,14 +194,50 @@ func (ss *session) update(u *update) *response {
 	if r != nil {
 		return r
 	}
-	if u.Domain.Add != nil || u.Domain.Rem != nil {
-		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": <domain:add> and <domain:rem> (statuses, name servers, contacts) are not kept by this registry")
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	if rgp != nil {
+		if rgp.Restore == nil {
+			return fail(CodeMissing, messages[CodeMissing]+`: <rgp:restore op="request|report">`)
+		}
+		op := strings.TrimSpace(rgp.Restore.Op)
+		if op != registry.RestoreRequest && op != registry.RestoreReport {
+			return fail(CodeValueSyntax, messages[CodeValueSyntax]+`: <rgp:restore op> is request or report`)
+		}
+		d, err := ss.s.svc.Restore(ctx, ss.registrar, name, op)
+		if err != nil {
+			return ss.failed("restore", name, err)
+		}
+		ss.log.Info("epp: restore", "name", d.Name, "op", op)
+		return &response{code: CodeOK}
+	}
+	var add, rem []string
+	for _, l := range []*updateList{u.Domain.Add, u.Domain.Rem} {
+		if l != nil && len(l.Other) > 0 {
+			return fail(CodeUnimplOption, fmt.Sprintf("%s: <domain:%s> in an update (this registry keeps statuses and the authInfo)", messages[CodeUnimplOption], l.Other[0].XMLName.Local))
+		}
+	}
+	if u.Domain.Add != nil {
+		for _, st := range u.Domain.Add.Status {
+			add = append(add, strings.TrimSpace(st.S))
+		}
+	}
+	if u.Domain.Rem != nil {
+		for _, st := range u.Domain.Rem.Status {
+			rem = append(rem, strings.TrimSpace(st.S))
+		}
+	}
+	if len(add)+len(rem) > 0 {
+		if _, err := ss.s.svc.UpdateStatuses(ctx, ss.registrar, name, add, rem); err != nil {
+			return ss.failed("update", name, err)
+		}
 	}
 	if u.Domain.Chg == nil || u.Domain.Chg.AuthInfo == nil {
+		if len(add)+len(rem) > 0 {
+			return &response{code: CodeOK}
+		}
 		// nothing the registry keeps changes (a registrant is not kept),
 		// but the registrar must sponsor the domain
-		ctx, cancel := ss.contextFor()
-		defer cancel()
 		d, err := ss.s.svc.Info(ctx, name)
 		if err != nil {
 			return ss.failed("update", name, err)
@@ -220,8 +258,6 @@ func (ss *session) update(u *update) *response {
 	default:
 		pw = *a.PW
 	}
-	ctx, cancel := ss.contextFor()
-	defer cancel()
 	if err := ss.s.svc.SetAuthInfo(ctx, ss.registrar, name, pw); err != nil {
 		return ss.failed("update", name, err)
 	}

@@ -182,6 +182,9 @@ func New(svc *registry.Service, o Options) *Server {
 	route("GET /v1/domains", s.auth(s.list))
 	route("GET /v1/domains/{name}", s.public(s.info))
 	route("DELETE /v1/domains/{name}", s.auth(s.delete))
+	route("POST /v1/domains/{name}/renew", s.auth(s.renew))     // lifecycle.go
+	route("POST /v1/domains/{name}/restore", s.auth(s.restore)) // lifecycle.go
+	route("POST /v1/domains/{name}/statuses", s.auth(s.statuses))
 	route("GET /v1/audit", s.auth(s.audit))
 	route("PUT /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
 	route("DELETE /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
@@ -492,6 +495,10 @@ type CreateRequest struct {
 	Name     string `json:"name"`
 	Lang     string `json:"lang"`
 	AuthInfo string `json:"auth_info,omitempty"` // stored hashed; "" for none
+	// The registration period: years or months (neither: the zone's
+	// default, 1 year).
+	Years  int `json:"years,omitempty"`
+	Months int `json:"months,omitempty"`
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
@@ -519,13 +526,17 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 		return registry.Errorf(registry.CodeBadName, "name is required")
 	}
 	setName(r, req.Name) // the service checks it, and records a refusal
-	d, err := s.svc.CreateWith(r.Context(), registrarOf(r), req.Name, req.Lang, registry.CreateOptions{AuthInfo: req.AuthInfo})
+	p, err := period(req.Years, req.Months)
+	if err != nil {
+		return err
+	}
+	d, err := s.svc.CreateWith(lifeCtx(r), registrarOf(r), req.Name, req.Lang, registry.CreateOptions{AuthInfo: req.AuthInfo, Period: p})
 	s.count("create", resultOf(err))
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/v1/domains/"+d.ALabel)
-	return writeJSON(w, http.StatusCreated, d)
+	return writeJSON(w, http.StatusCreated, s.withStatuses(d))
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
@@ -537,7 +548,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, d)
+	return writeJSON(w, http.StatusOK, s.withStatuses(d))
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
@@ -545,12 +556,17 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = s.svc.Delete(r.Context(), registrarOf(r), name)
+	d, err := s.svc.DeleteDomain(lifeCtx(r), registrarOf(r), name)
 	s.count("delete", resultOf(err))
 	if err != nil {
 		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	if d != nil {
+		// in its redemption period, holding its conflict set until its
+		// purge (docs/lifecycle.md): accepted, not done
+		return writeJSON(w, http.StatusAccepted, s.withStatuses(d))
+	}
+	w.WriteHeader(http.StatusNoContent) // purged inside its add grace period
 	return nil
 }
 
@@ -561,6 +577,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	if ds == nil {
 		ds = []*registry.Domain{}
+	}
+	for _, d := range ds {
+		s.withStatuses(d)
 	}
 	return writeJSON(w, http.StatusOK, ds)
 }

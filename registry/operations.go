@@ -357,7 +357,7 @@ func NewZone(name string, langs []string, ldh bool) (Zone, error) {
 	if len(langs) == 0 && !ldh {
 		return Zone{}, Errorf(CodeUnknownLanguage, "a zone needs at least one language (or plain LDH labels)")
 	}
-	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength}
+	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength, Lifecycle: akshara.DefaultLifecycle()}
 	for _, tag := range langs {
 		l, err := akshara.Lookup(tag)
 		if err != nil {

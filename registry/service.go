@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -35,7 +36,7 @@ func DefaultZones() []Zone {
 	zones := make([]Zone, len(specs))
 	for i, sp := range specs {
 		z := &zones[i]
-		z.Name, z.Languages, z.LDH = sp.Name, sp.Languages, sp.LDH
+		z.Name, z.Languages, z.LDH, z.Lifecycle = sp.Name, sp.Languages, sp.LDH, sp.Lifecycle
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
@@ -83,6 +84,10 @@ type ServiceOptions struct {
 	NoRecompute bool
 	// Clock is the time the domain logic reads (nil: SystemClock).
 	Clock Clock
+	// Lifecycle replaces the registration policy of the zones it names
+	// (by U-label) instead of the zones file's (for tests, and for an
+	// operator trying a policy).
+	Lifecycle map[string]akshara.ZoneLifecycle
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
@@ -108,6 +113,15 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	for i := range zones {
 		z := &s.list[i]
 		orderLanguages(z, defaults)
+		z.Lifecycle = akshara.DefaultLifecycle()
+		for _, d := range defaults {
+			if d.Name == z.Name {
+				z.Lifecycle = d.Lifecycle // the zones file's policy
+			}
+		}
+		if lc, ok := opts.Lifecycle[z.Name]; ok {
+			z.Lifecycle = lc
+		}
 		s.index(z)
 		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
 		if err != nil {
@@ -453,6 +467,16 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
+	if d != nil && d.Deleted() {
+		// held by a deleted domain its registrar may still restore: say
+		// so, and when the set is freed
+		res.HolderState, res.FreesAt = StatusPendingDelete, d.PurgeAt
+		if d.HasStatus(StatusPendingRestore) {
+			res.HolderState = StatusPendingRestore
+		} else if d.HasStatus(StatusRedemptionPeriod) {
+			res.HolderState = StatusRedemptionPeriod
+		}
+	}
 	if d != nil && d.Exempted {
 		// the name itself may be registered, exempted with the holder
 		own, err := s.store.Domain(ctx, n.zone.Name, c.label)
@@ -498,6 +522,15 @@ type CreateOptions struct {
 	// AuthInfo is the domain's authInfo (RFC 5731 §2.6), stored hashed;
 	// "" for none (no transfer is possible until the sponsor sets one).
 	AuthInfo string
+	// Period is the registration period (the zone's default for the zero
+	// Period; PERIOD_RANGE outside the zone's range): the domain expires
+	// that long after the service's clock's now (docs/lifecycle.md).
+	Period Period
+}
+
+// CreatePeriod is Create for a registration period.
+func (s *Service) CreatePeriod(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
+	return s.CreateWith(ctx, r, input, lang, CreateOptions{Period: p})
 }
 
 // CreateWith is Create with the options of o.
@@ -521,6 +554,10 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 	if err != nil {
 		return nil, err
 	}
+	months, err := n.zone.period(o.Period)
+	if err != nil {
+		return nil, err
+	}
 	if len(c.errs) > 0 {
 		return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
 	}
@@ -534,7 +571,9 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 		}
 		return nil, &Error{Code: CodeReserved, Message: msg}
 	}
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version, Created: s.clock.Now()}
+	now := s.clock.Now()
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version,
+		Created: now, Expires: addMonths(now, months)}
 	if o.AuthInfo != "" {
 		// hashed after the policy's checks, before the transaction
 		if d.AuthInfoHash, err = HashAuthInfo(o.AuthInfo); err != nil {
@@ -547,12 +586,19 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 		// first holder of the set need not be it): EXISTS, as
 		// docs/registry.md promises
 		if own, ferr := s.store.Domain(ctx, n.zone.Name, c.label); ferr == nil {
-			return nil, &Error{Code: CodeExists, Message: full + " is already registered", BlockedBy: own.Name}
+			msg := full + " is already registered"
+			if own.Deleted() {
+				msg += "; it is deleted and is purged at " + own.PurgeAt.Format(time.RFC3339) + " (its registrar may restore it until its redemption period ends)"
+			}
+			return nil, &Error{Code: CodeExists, Message: msg, BlockedBy: own.Name}
 		}
 		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}
 		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
 			e.BlockedBy = b.Name
 			e.Message = full + " is blocked by " + b.Name
+			if b.Deleted() {
+				e.Message += ", deleted and in its redemption or pending delete period until " + b.PurgeAt.Format(time.RFC3339)
+			}
 			if b.Label == c.label {
 				// the name itself: EXISTS, as docs/registry.md promises
 				e.Code, e.Message = CodeExists, full+" is already registered"
@@ -593,15 +639,11 @@ func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
 	return s.settled(ctx, input)
 }
 
-// Delete deletes a domain the registrar owns, freeing its conflict set.
+// Delete deletes a domain the registrar owns (DeleteDomain): purged at
+// once inside the add grace period, otherwise kept, with its conflict
+// set, until its purge.
 func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error {
-	z, label, err := s.locate(input)
-	if err == nil {
-		err = s.store.DeleteDomain(ctx, z.Name, label, r.ID)
-	}
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "delete", Name: input, Result: CodeOf(err)})
-	}
+	_, err := s.DeleteDomain(ctx, r, input)
 	return err
 }
 
@@ -704,6 +746,6 @@ func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang st
 		return nil, err
 	}
 	full, afull := s.fullName(&c, n.zone)
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, Created: s.clock.Now()}
 	return s.store.CreateExemptDomain(ctx, d, r.ID)
 }

@@ -268,13 +268,11 @@ func (s *Service) SetTransferPolicy(ctx context.Context, zone string, period, lo
 }
 
 // transferStatuses returns the EPP statuses of a domain that bear on a
-// transfer besides pendingTransfer (which this file keeps).
-//
-// MERGE (issue 23): the lifecycle (statuses, pendingDelete, redemption)
-// is built on another branch; this returns the statuses it keeps for d.
-// Until then a domain has none.
+// transfer besides pendingTransfer (which this file keeps): those the
+// lifecycle stores (client/serverTransferProhibited, pendingDelete,
+// redemptionPeriod, pendingRestore; docs/lifecycle.md).
 func (s *Service) transferStatuses(ctx context.Context, d *Domain) ([]string, error) {
-	return nil, nil
+	return d.Statuses, nil
 }
 
 // TransferProhibitedBy returns the status among statuses that forbids a

@@ -171,7 +171,7 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 }
 
 const (
-	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, expires, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'create', ?, 'ok', ?, ?, ?)`
 )
 
@@ -425,6 +425,8 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	if out.Created.IsZero() { // the service gives its clock's time
 		out.Created = time.Now().UTC()
 	}
+	out.Updated = out.Created
+	out.Statuses = []string{}
 	ch := registry.ChannelOf(ctx)
 	// a fault at COMMIT leaves the outcome unknown: the domain is looked up
 	// (its creation time is this attempt's own) to tell
@@ -440,7 +442,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		return got.Created.Equal(out.Created), nil
 	}
 	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
-		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion).Scan(&out.ID)
+		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion, nanos(d.Expires), out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
 		}
@@ -467,15 +469,17 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	return &out, nil
 }
 
-const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy`
+const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy, ` + lifeColumns
 
 func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
 	d := &registry.Domain{}
 	var created int64
 	var legacy string
-	if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy); err != nil {
+	var lc lifeScan
+	if err := row.Scan(append([]any{&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy}, lc.dest()...)...); err != nil {
 		return nil, err
 	}
+	lc.set(d)
 	d.Legacy = strings.Fields(legacy)
 	d.Name = d.Label + "." + d.Zone
 	d.Created = time.Unix(0, created).UTC()
@@ -532,9 +536,11 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
 		var created, exempt int64
 		var legacy string
-		if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy, &exempt); err != nil {
+		var lc lifeScan
+		if err := row.Scan(append(append([]any{&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy}, lc.dest()...), &exempt)...); err != nil {
 			return err
 		}
+		lc.set(d)
 		d.Name = d.Label + "." + d.Zone
 		d.Created = time.Unix(0, created).UTC()
 		d.Legacy = strings.Fields(legacy)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -15,10 +16,6 @@ import (
 // tables of migration 050. Every transition is one transaction: the
 // transfer's row, the domain's sponsor, the poll messages and the audit
 // record commit together or not at all.
-
-func nanos(t time.Time) int64 { return t.UnixNano() }
-
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 // SetAuthInfo implements registry.TransferStore.
 func (s *Store) SetAuthInfo(ctx context.Context, domainID, registrarID int64, hash string, e registry.AuditEntry) error {
@@ -260,7 +257,7 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domain_auth WHERE domain_id = ?`), domainID); err != nil {
 				return err
 			}
-			if err := extendOnTransfer(ctx, tx, domainID, t.Period, at); err != nil {
+			if err := s.extendOnTransfer(ctx, tx, domainID, t.Period, at); err != nil {
 				return err
 			}
 		}
@@ -282,13 +279,20 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 }
 
 // extendOnTransfer adds a transfer's period (years) to the domain's
-// expiry, in the approving transaction.
-//
-// MERGE (issue 23): expiry dates are kept by the lifecycle, built on
-// another branch; until they are here a transfer's period is recorded in
-// its row (transfers.period) and nothing else.
-func extendOnTransfer(ctx context.Context, tx *sql.Tx, domainID int64, years int, at time.Time) error {
-	return nil
+// expiry (RFC 5731 §3.2.4; a domain without one keeps none), in the
+// approving transaction, and moves the domain's revision on: a lifecycle
+// change decided before the transfer (by the losing sponsor) no longer
+// applies (registry.Store.ApplyChange).
+func (s *Store) extendOnTransfer(ctx context.Context, tx *sql.Tx, domainID int64, years int, at time.Time) error {
+	var expires int64
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT expires FROM domains WHERE id = ?`), domainID).Scan(&expires); err != nil {
+		return err
+	}
+	if years > 0 && expires > 0 {
+		expires = registry.AddMonths(fromNanos(expires), 12*years).UnixNano()
+	}
+	_, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET expires = ?, updated = ?, rev = rev + 1 WHERE id = ?`), expires, nanos(at), domainID)
+	return err
 }
 
 // EndTransfers ends a domain's transfer state in tx when it is deleted: a
@@ -391,19 +395,27 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 		if err != nil {
 			return err
 		}
-		for k := i; k < j; k++ {
-			m := &sorted[k]
-			d := pollData{Transfer: m.Transfer}
-			if !m.ExDate.IsZero() {
-				d.ExDate = &m.ExDate
+		// the messages in multi-row inserts (a purge batch queues hundreds)
+		const rows = 100
+		for k0 := i; k0 < j; k0 += rows {
+			k1 := min(k0+rows, j)
+			args := make([]any, 0, 8*(k1-k0))
+			for k := k0; k < k1; k++ {
+				m := &sorted[k]
+				d := pollData{Transfer: m.Transfer}
+				if !m.ExDate.IsZero() {
+					d.ExDate = &m.ExDate
+				}
+				data, err := json.Marshal(d)
+				if err != nil {
+					return err
+				}
+				seq := last - n + int64(k-i) + 1
+				args = append(args, m.RegistrarID, seq, nanos(m.Queued), m.Kind, m.Name, m.ALabel, m.Text, string(data))
 			}
-			data, err := json.Marshal(d)
-			if err != nil {
-				return err
-			}
-			seq := last - n + int64(k-i) + 1
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO poll_messages (registrar_id, seq, queued, kind, name, alabel, msg, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-				m.RegistrarID, seq, nanos(m.Queued), m.Kind, m.Name, m.ALabel, m.Text, string(data)); err != nil {
+			q := `INSERT INTO poll_messages (registrar_id, seq, queued, kind, name, alabel, msg, data) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", k1-k0), ", ")
+			if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
 				return err
 			}
 		}
