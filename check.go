@@ -10,7 +10,7 @@ import (
 )
 
 // MinLength is the default minimum label length in code points (the .in
-// rule "3 to 63 characters", POLICY.md §4). A registry zone may configure
+// rule "3 to 63 characters", docs/policy.md §4). A registry zone may configure
 // another with CheckOptions.
 const MinLength = 3
 
@@ -382,7 +382,7 @@ func decodeALabel(s string) (string, string) {
 	return u, ""
 }
 
-// run is the pipeline of POLICY.md §2: input, normalization, classes,
+// run is the pipeline of docs/policy.md §2: input, normalization, classes,
 // syllables, whole-label rules. With d == nil it stops at the first error.
 func (l *Language) run(s string, d *diag, minLen int) bool {
 	if s == "" {

@@ -1,6 +1,6 @@
 package akshara
 
-// Class is a character class of the generic grammar (POLICY.md §3).
+// Class is a character class of the generic grammar (docs/policy.md §3).
 type Class uint8
 
 // The grammar's classes. A language that lacks a class has no code point in it.

@@ -2,7 +2,7 @@ package akshara
 
 import "fmt"
 
-// Code is a stable rule code (POLICY.md §4). Codes are an API: the library,
+// Code is a stable rule code (docs/policy.md §4). Codes are an API: the library,
 // the CLI's JSON and the documentation use exactly these names, and a code is
 // never renamed. New codes may be added.
 type Code uint8

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Context rules are the restrictions of POLICY.md §5 that depend on a
+// Context rules are the restrictions of docs/policy.md §5 that depend on a
 // character's neighbours: "ऱ only in ऱ्य and ऱ्ह", "tippi only after a
 // consonant …", "addak not after a halant …". They are data (only-in,
 // not-after, only-after and vowel-conjuncts in a language file) checked by

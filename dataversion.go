@@ -1,6 +1,7 @@
 package akshara
 
 import (
+	"bytes"
 	"crypto/sha256"
 	hexenc "encoding/hex"
 	"io/fs"
@@ -69,7 +70,7 @@ func DataVersions() Versions {
 		})
 		// the other policy tables compiled in
 		files["homoglyphs/indic.txt"] = homoglyphFile
-		files["zones/zones.txt"] = zonesFile
+		files["zones/zones.txt"] = withoutLifecycle(zonesFile)
 		dataVersions.v = VersionsOf(files)
 		dataVersions.files = files
 	})
@@ -113,4 +114,20 @@ func VersionsOf(files map[string][]byte) Versions {
 	}
 	v.Policy = PolicyDataRelease + "+" + hexenc.EncodeToString(all.Sum(nil)[:6])
 	return v
+}
+
+// withoutLifecycle is a zones file without its lifecycle lines (and the
+// comment lines about them): the registration policy (periods, grace and
+// deletion periods; docs/lifecycle.md) does not change what any label is
+// judged to be, so it is not part of the policy data DataVersion hashes.
+func withoutLifecycle(file []byte) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(file, []byte("\n")) {
+		t := bytes.TrimLeft(bytes.TrimSpace(line), "#")
+		if bytes.HasPrefix(bytes.TrimSpace(t), []byte("lifecycle")) {
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
 }

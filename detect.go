@@ -145,7 +145,7 @@ func candidatesLoaded(label string) *scriptLangs {
 	return byScript.all
 }
 
-// Detect checks the label in every language of its script (POLICY.md §1):
+// Detect checks the label in every language of its script (docs/policy.md §1):
 // "-lang auto".
 func Detect(label string) (*Detection, error) {
 	sl, err := candidates(label)

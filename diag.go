@@ -522,7 +522,7 @@ func (l *Language) otherCode(r rune) Code {
 }
 
 // classifyOther names the rule that refuses a character outside the
-// repertoire (POLICY.md §2 step 3, §4).
+// repertoire (docs/policy.md §2 step 3, §4).
 func (l *Language) classifyOther(r rune) Code {
 	if r == 0x200C || r == 0x200D {
 		return Joiner
@@ -671,7 +671,7 @@ func (l *Language) message(e rawError, runes []rune) string {
 		}
 		return "the label breaks the Bidi rule for right-to-left labels (RFC 5893)"
 	}
-	// Refusals of single characters (POLICY.md §4).
+	// Refusals of single characters (docs/policy.md §4).
 	more := ""
 	if e.run > 1 {
 		more = " and the " + itoa(e.run-1) + " characters after it"

@@ -1,6 +1,6 @@
 package akshara
 
-// The generic grammar of POLICY.md §3 (policy v1.8 §5.2.d):
+// The generic grammar of docs/policy.md §3 (policy v1.8 §5.2.d):
 //
 //	consonant-syllable = *k(C[N]H) C[N] [H|D|B|X|S|BD|BX|M[D|B|X|S|BD|BX]]
 //	                   / [CH]Z

@@ -50,7 +50,7 @@ func runVectors(t *testing.T, l *Language, vs []vector) {
 	}
 }
 
-// TestConsequences checks each consequence that POLICY.md §3 lists, on Hindi.
+// TestConsequences checks each consequence that docs/policy.md §3 lists, on Hindi.
 func TestConsequences(t *testing.T) {
 	hi := mustLang(t, "hi")
 	t.Run("no leading H D B X M N Y", func(t *testing.T) {

@@ -169,7 +169,7 @@ func (l *Language) Class(r rune) Class { return l.class[r] }
 func (l *Language) Examples() []Example { return append([]Example(nil), l.spec.examples...) }
 
 // VariantRows returns the language's variant table: each row is a set of
-// homographs (POLICY.md §6).
+// homographs (docs/policy.md §6).
 func (l *Language) VariantRows() [][]string {
 	rows := make([][]string, len(l.variants))
 	for i, r := range l.variants {

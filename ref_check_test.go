@@ -407,7 +407,7 @@ func (l *Language) refMessage(e rawError, runes []rune) string {
 		}
 		return "the label breaks the Bidi rule for right-to-left labels (RFC 5893)"
 	}
-	// Refusals of single characters (POLICY.md §4).
+	// Refusals of single characters (docs/policy.md §4).
 	more := ""
 	if e.run > 1 {
 		more = " and the " + itoa(e.run-1) + " characters after it"

@@ -50,7 +50,7 @@ func readIDNA2008(t *testing.T) []string {
 }
 
 // TestRepertoirePVALID proves that every repertoire code point of every
-// language is PVALID in IDNA2008 (POLICY.md §1).
+// language is PVALID in IDNA2008 (docs/policy.md §1).
 func TestRepertoirePVALID(t *testing.T) {
 	props := readIDNA2008(t)
 	langs, err := Languages()

@@ -193,8 +193,22 @@ func TestZoneConflictSets(t *testing.T) {
 			t.Errorf("zone %q: ConflictSet(%s) = %q, %v; want %q", tc.langs, tc.label, got, ok, tc.want)
 		}
 	}
-	// पेट / ਧੇਟ: े has two Gurmukhi lookalikes (ੇ, ੋ)
+	// पेट / ਧੇਟ: े's Gurmukhi lookalike is ੇ; ੋ is not one since the
+	// table was closed (issue 21: ੇ and ੋ are not alike, so े cannot be
+	// like both)
 	z, _ := NewZoneRelation(all)
+	for _, tc := range [][2]string{{"गेम", "ਗੋਸ"}, {"पेट", "ਧੋਟ"}, {"ਗੇਸ", "ਗੋਸ"}} {
+		a, _ := z.ConflictSet(tc[0])
+		b, _ := z.ConflictSet(tc[1])
+		for _, x := range a {
+			if slices.Contains(b, x) {
+				t.Errorf("%s (%q) and %s (%q) conflict through %s", tc[0], a, tc[1], b, x)
+			}
+		}
+	}
+	if got, _ := z.ConflictSet("गेम"); !slices.Equal(got, []string{"गेम", "ਗੇਸ"}) {
+		t.Errorf("ConflictSet(गेम) = %q, want [गेम ਗੇਸ]", got)
+	}
 	if got, _ := z.ConflictSet("पेट"); !slices.Contains(got, "ਧੇਟ") {
 		t.Errorf("ConflictSet(पेट) = %q, want ਧੇਟ in it", got)
 	}
@@ -276,4 +290,149 @@ func FuzzParseHomoglyphs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHomoglyphTableClosed: the cross-script table is a closed relation
+// (issue 21, item 4): two rows that share a member relate two sequences
+// that look like it, so those two must be a row themselves (and hence of
+// different scripts). ं = ਂ beside ऺ = ਂ made ं and ऺ alike through ਂ,
+// which they are not: गेम blocked ਗੇਸ and ਗੋਸ, but ਗੁੱਸੇ and ਗੁੱਸੋ could
+// both be held.
+func TestHomoglyphTableClosed(t *testing.T) {
+	h, err := DefaultHomoglyphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range openHomoglyphs(h) {
+		t.Error(p)
+	}
+}
+
+// openHomoglyphs lists the pairs of rows that share a member while their
+// other members are not a row.
+func openHomoglyphs(h *Homoglyphs) []string {
+	partners := map[string][]string{}
+	row := map[[2]string]bool{}
+	for _, r := range h.Rows {
+		partners[r.A] = append(partners[r.A], r.B)
+		partners[r.B] = append(partners[r.B], r.A)
+		row[[2]string{r.A, r.B}], row[[2]string{r.B, r.A}] = true, true
+	}
+	var out []string
+	for m, ps := range partners {
+		for i, x := range ps {
+			for _, y := range ps[i+1:] {
+				switch {
+				case ScriptOf(x) == ScriptOf(y):
+					out = append(out, fmt.Sprintf("%s = %s and %s = %s: %s and %s (one script, %s) look alike through %s, and are not variants", x, m, m, y, x, y, ScriptOf(x), m))
+				case !row[[2]string{x, y}]:
+					out = append(out, fmt.Sprintf("%s = %s and %s = %s: %s and %s look alike through %s, and are not a row", x, m, m, y, x, y, m))
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestHomoglyphTableClosedFinds: the check finds the issue's rows, and
+// passes a closed group.
+func TestHomoglyphTableClosedFinds(t *testing.T) {
+	for _, tc := range []struct {
+		table string
+		open  int
+	}{
+		{"ं = ਂ | 0902 = 0A02 § x\nऺ = ਂ | 093A = 0A02 § x\n", 1},
+		{"म = ম | 092E = 09AE § x\nम = ਸ | 092E = 0A38 § x\n", 1},
+		{"म = ম | 092E = 09AE § x\nम = ਸ | 092E = 0A38 § x\nম = ਸ | 09AE = 0A38 § x\n", 0},
+	} {
+		h, err := ParseHomoglyphs("test", []byte(tc.table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := openHomoglyphs(h); len(got) != tc.open {
+			t.Errorf("%q: %q, want %d open", tc.table, got, tc.open)
+		}
+	}
+}
+
+// TestTwinRelationClosed: over every label of one to three table
+// sequences that a language of zone `in` accepts, a label's twins are
+// twins of one another: no label X whose conflict set holds Y and Z (X
+// itself or its twins) while Y's set lacks Z. Before the table was
+// closed, गेम held ਗੇਸ and ਗੋਸ and ਗੇਸ's set lacked ਗੋਸ.
+func TestTwinRelationClosed(t *testing.T) {
+	zones, err := DefaultZones()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, zn := range zones {
+		if zn.Name == "in" {
+			tags = zn.Languages
+		}
+	}
+	z, err := NewZoneRelation(tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := DefaultHomoglyphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byScript := map[string][]string{}
+	for _, r := range h.Rows {
+		for _, m := range []string{r.A, r.B} {
+			sc := ScriptOf(m)
+			if !slices.Contains(byScript[sc], m) {
+				byScript[sc] = append(byScript[sc], m)
+			}
+		}
+	}
+	sets := map[string][]string{}
+	set := func(u string) []string {
+		if s, ok := sets[u]; ok {
+			return s
+		}
+		s, _ := z.ConflictSet(u)
+		sets[u] = s
+		return s
+	}
+	labels, bad := 0, 0
+	for sc, seqs := range byScript {
+		zs := z.scripts[sc]
+		if zs == nil {
+			continue
+		}
+		var walk func(prefix string, n int)
+		walk = func(prefix string, n int) {
+			if prefix != "" && zs.validIn(prefix) {
+				labels++
+				group := append([]string{prefix}, z.Twins(prefix)...)
+				for _, y := range group {
+					for _, w := range group {
+						if !slices.Contains(set(y), w) {
+							if bad++; bad <= 10 {
+								t.Errorf("%s's set holds %s and %s, and %s's set %q lacks %s", prefix, y, w, y, set(y), w)
+							}
+						}
+					}
+				}
+			}
+			if n == 0 {
+				return
+			}
+			for _, s := range seqs {
+				walk(prefix+s, n-1)
+			}
+		}
+		walk("", 3)
+	}
+	if bad > 0 {
+		t.Errorf("%d of the pairs not closed", bad)
+	}
+	if labels < 1000 {
+		t.Errorf("only %d labels checked", labels)
+	}
+	t.Logf("%d labels checked", labels)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -19,6 +20,102 @@ type ZoneSpec struct {
 	// (max-nameservers N, 0 to 13); 0 when the file sets none (the
 	// registry's default, 13).
 	MaxNameServers int
+	// Lifecycle is the zone's registration policy (`lifecycle` lines;
+	// DefaultLifecycle for what they do not set).
+	Lifecycle ZoneLifecycle
+}
+
+// ZoneLifecycle is a zone's registration policy: the periods a create or
+// renew may take and the lengths of the grace and deletion periods
+// (docs/lifecycle.md; RFC 5731 §3.2.1, RFC 3915).
+type ZoneLifecycle struct {
+	MinYears, MaxYears int  // the range of a registration period in years
+	DefaultYears       int  // the period of a create or renew that gives none
+	Months             bool // periods may be given in months (unit "m")
+	AutoRenew          bool // an expired domain is renewed for a year; otherwise deleted
+	AddGrace           time.Duration
+	RenewGrace         time.Duration
+	AutoRenewGrace     time.Duration
+	Redemption         time.Duration // redemptionPeriod after a delete
+	PendingDelete      time.Duration // after the redemption, before the purge
+}
+
+// Day is the unit of the zones file's periods.
+const Day = 24 * time.Hour
+
+// DefaultLifecycle is the policy of a zone whose `lifecycle` lines leave a
+// setting out: 1 to 10 years, 1 by default, no months, auto-renew, and
+// the periods RFC 3915 describes (add and renew grace 5 days, auto-renew
+// grace 45, redemption 30, pending delete 5).
+func DefaultLifecycle() ZoneLifecycle {
+	return ZoneLifecycle{MinYears: 1, MaxYears: 10, DefaultYears: 1, AutoRenew: true,
+		AddGrace: 5 * Day, RenewGrace: 5 * Day, AutoRenewGrace: 45 * Day, Redemption: 30 * Day, PendingDelete: 5 * Day}
+}
+
+// set applies one `lifecycle` line's KEY=VALUE settings.
+func (l *ZoneLifecycle) set(fields []string) error {
+	days := func(v string) (time.Duration, error) {
+		n, err := strconv.Atoi(strings.TrimSuffix(v, "d"))
+		if err != nil || !strings.HasSuffix(v, "d") || n < 0 || n > 3650 {
+			return 0, fmt.Errorf("%q is not a number of days such as 30d", v)
+		}
+		return time.Duration(n) * Day, nil
+	}
+	onOff := func(v string) (bool, error) {
+		switch v {
+		case "on", "yes":
+			return true, nil
+		case "off", "no":
+			return false, nil
+		}
+		return false, fmt.Errorf("%q is not on or off", v)
+	}
+	for _, f := range fields {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return fmt.Errorf("want KEY=VALUE, got %q", f)
+		}
+		var err error
+		switch k {
+		case "period":
+			lo, hi, ok := strings.Cut(strings.TrimSuffix(v, "y"), "-")
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if !ok || err1 != nil || err2 != nil || a < 1 || b < a || b > 10 {
+				return fmt.Errorf("period %q: want a range of years within 1-10, such as 1-10", v)
+			}
+			l.MinYears, l.MaxYears = a, b
+		case "default-period":
+			n, err1 := strconv.Atoi(strings.TrimSuffix(v, "y"))
+			if err1 != nil || n < 1 || n > 10 {
+				return fmt.Errorf("default-period %q: want 1 to 10 years", v)
+			}
+			l.DefaultYears = n
+		case "months":
+			l.Months, err = onOff(v)
+		case "auto-renew":
+			l.AutoRenew, err = onOff(v)
+		case "add-grace":
+			l.AddGrace, err = days(v)
+		case "renew-grace":
+			l.RenewGrace, err = days(v)
+		case "auto-renew-grace":
+			l.AutoRenewGrace, err = days(v)
+		case "redemption":
+			l.Redemption, err = days(v)
+		case "pending-delete":
+			l.PendingDelete, err = days(v)
+		default:
+			return fmt.Errorf("unknown lifecycle setting %q (period, default-period, months, auto-renew, add-grace, renew-grace, auto-renew-grace, redemption, pending-delete)", k)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	if l.DefaultYears < l.MinYears || l.DefaultYears > l.MaxYears {
+		return fmt.Errorf("default-period %d is outside period %d-%d", l.DefaultYears, l.MinYears, l.MaxYears)
+	}
+	return nil
 }
 
 //go:embed zones/zones.txt
@@ -121,7 +218,7 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 				return nil, errf("zone %s is listed twice", f[1])
 			}
 			seen[f[1]] = true
-			zones = append(zones, ZoneSpec{Name: f[1]})
+			zones = append(zones, ZoneSpec{Name: f[1], Lifecycle: DefaultLifecycle()})
 			continue
 		}
 		if len(zones) == 0 {
@@ -157,8 +254,12 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 				return nil, errf("`max-nameservers` takes a number from 1 to 13")
 			}
 			z.MaxNameServers = n
+		case "lifecycle":
+			if err := z.Lifecycle.set(f[1:]); err != nil {
+				return nil, errf("zone %s: lifecycle: %v", z.Name, err)
+			}
 		default:
-			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers)", f[0])
+			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle)", f[0])
 		}
 	}
 	for _, z := range zones {

@@ -20,9 +20,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -278,16 +281,49 @@ func printMarkdown(source string, n, nValid int, results []*result, base float64
 
 // languages measures, for every language with a word list in dir, Valid
 // and Check against the decode loop over the list.
+// wordLists lists the languages that have a word list DIR/TAG.txt. A
+// missing DIR, a file that is not a directory, or a DIR without any list is
+// an error (issue 22: the command printed an empty table for a folder that
+// did not exist).
+func wordLists(dir string) ([]string, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("-languages %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("-languages %s: not a directory", dir)
+	}
+	var tags []string
+	for _, tag := range akshara.Tags() {
+		_, err := os.Stat(filepath.Join(dir, tag+".txt"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a language without a list is left out
+		}
+		if err != nil {
+			return nil, err
+		}
+		tags = append(tags, tag)
+	}
+	if len(tags) == 0 {
+		return nil, fmt.Errorf("-languages %s: no word list TAG.txt for any language (%s)", dir, strings.Join(akshara.Tags(), " "))
+	}
+	return tags, nil
+}
+
 func languages(dir string, rounds int, minTime time.Duration, markdown bool) {
+	tags, err := wordLists(dir)
+	if err != nil {
+		fail(err)
+	}
 	if markdown {
 		fmt.Printf("`go run ./bench -languages DIR -markdown`: every language's word list; %s, median of %d rounds:\n\n", clockName, rounds)
 		fmt.Println("| language | words | decode ns/label | Valid ns/label | Valid ÷ decode | Valid allocs/label (valid NFC words) | Check ÷ Valid |")
 		fmt.Println("|---|---|---|---|---|---|---|")
 	}
-	for _, tag := range akshara.Tags() {
-		words, err := benchdata.Lines(dir + "/" + tag + ".txt")
+	for _, tag := range tags {
+		words, err := benchdata.Lines(filepath.Join(dir, tag+".txt"))
 		if err != nil {
-			continue
+			fail(err)
 		}
 		l, err := akshara.Lookup(tag)
 		if err != nil {

@@ -53,6 +53,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	if c.children != 1 {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
+	ss.trid = registry.Channel{Name: "epp", ClTRID: clTRID, SvTRID: svTRID}
 	r := ss.dispatch(c)
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
@@ -84,12 +85,18 @@ func (c *command) name() string {
 		return "create"
 	case c.Delete != nil:
 		return "delete"
+	case c.Renew != nil:
+		return "renew"
+	case c.Transfer != nil:
+		return "transfer"
+	case c.Poll != nil:
+		return "poll"
 	case c.Update != nil:
 		return "update"
 	}
 	if len(c.Other) > 0 {
 		switch n := c.Other[0].XMLName.Local; n {
-		case "update", "renew", "transfer", "poll":
+		case "transfer", "poll":
 			return n
 		}
 	}
@@ -124,18 +131,20 @@ func (ss *session) dispatch(c *command) *response {
 		obj, verb = c.Create, "create"
 	case c.Delete != nil:
 		obj, verb = c.Delete, "delete"
+	case c.Renew != nil:
+		obj, verb = c.Renew, "renew"
+	case c.Transfer != nil:
+		return ss.transfer(c.Transfer)
+	case c.Poll != nil:
+		return ss.poll(c.Poll)
 	case c.Update != nil:
-		obj, verb = c.Update, "update"
+		return ss.update(c.Update, c.Ext) // domain (transfer.go) or host (host.go)
 	case len(c.Other) == 0:
 		return fail(CodeSyntax, messages[CodeSyntax]+": no command element")
 	default:
 		name := c.Other[0].XMLName
 		if name.Space != NSEPP {
 			return fail(CodeSyntax, fmt.Sprintf("%s: <%s> in namespace %q is not an EPP command", messages[CodeSyntax], name.Local, name.Space))
-		}
-		switch name.Local {
-		case "renew", "transfer", "poll":
-			return fail(CodeUnimplemented, fmt.Sprintf("%s: <%s> is not implemented by this registry (it implements check, create, info, update and delete of domains and hosts)", messages[CodeUnimplemented], name.Local))
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
@@ -184,7 +193,13 @@ func (ss *session) dispatch(c *command) *response {
 		if r != nil {
 			return r
 		}
-		return ss.create(names[0], idn, ns, ds)
+		pw, r := createAuthInfo(op.AuthInfo)
+		if r != nil {
+			return r
+		}
+		return ss.create(names[0], idn, pw, op.Period, ns, ds)
+	case "renew":
+		return ss.renew(names[0], op)
 	default:
 		return ss.delete(names[0])
 	}
@@ -199,12 +214,15 @@ func (ss *session) checkExtensions(c *command) *response {
 	}
 	if len(c.Ext.Other) > 0 {
 		n := c.Ext.Other[0].XMLName
-		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s and %s)", messages[CodeUnimplExtension], n.Space, NSIDN, NSSecDNS))
+		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s, %s and %s)", messages[CodeUnimplExtension], n.Space, NSIDN, NSRGP, NSSecDNS))
 	}
 	if c.Ext.IDN != nil {
 		if c.Create == nil {
 			return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
 		}
+	}
+	if c.Ext.RGP != nil && c.Update == nil {
+		return fail(CodeSyntax, messages[CodeSyntax]+": <rgp:update> goes with a domain <update>")
 	}
 	return nil
 }
@@ -245,7 +263,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 	}
 	for _, u := range l.Svcs.ExtURI {
 		if u = strings.TrimSpace(u); !servedExtension(u) {
-			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s and %s)", messages[CodeUnimplExtension], u, NSIDN, NSSecDNS))
+			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s, %s and %s)", messages[CodeUnimplExtension], u, NSIDN, NSRGP, NSSecDNS))
 		}
 	}
 	lo := ss.s.lockout
@@ -287,6 +305,10 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 // checkReason is the short reason of an unavailable name (≤ 32
 // characters, eppcom:reasonType).
 func checkReason(res *registry.CheckResult) string {
+	if res.HolderState != "" {
+		// held by a deleted domain until its purge (docs/lifecycle.md)
+		return "pending delete until " + res.FreesAt.UTC().Format(time.DateOnly)
+	}
 	switch res.Status {
 	case registry.Invalid:
 		if len(res.Errors) > 0 {
@@ -356,7 +378,28 @@ func toUnicode(name string) string {
 	return strings.Join(labels, ".")
 }
 
-func (ss *session) create(name string, idn *idnData, ns []string, ds []registry.DS) *response {
+// readPeriod reads a <domain:period> of a create or renew (nil: the
+// zone's default).
+func readPeriod(p *period) (registry.Period, *response) {
+	if p == nil {
+		return registry.Period{}, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(p.V))
+	unit := strings.TrimSpace(p.Unit)
+	if err != nil || (unit != "y" && unit != "m") {
+		return registry.Period{}, fail(CodeValueSyntax, messages[CodeValueSyntax]+`: <domain:period unit="y|m"> holds a number of years or months`)
+	}
+	if n < 1 || n > 99 {
+		return registry.Period{}, fail(CodeRange, messages[CodeRange]+": a period is 1 to 99 units (RFC 5731), and this registry's zones take 1 to 10 years")
+	}
+	return registry.Period{N: n, Unit: unit[0]}, nil
+}
+
+func (ss *session) create(name string, idn *idnData, authInfo string, p *period, ns []string, ds []registry.DS) *response {
+	per, bad := readPeriod(p)
+	if bad != nil {
+		return bad
+	}
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -374,7 +417,7 @@ func (ss *session) create(name string, idn *idnData, ns []string, ds []registry.
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.CreateDelegated(ctx, ss.registrar, name, lang, ns, ds)
+	d, err := ss.s.svc.CreateDelegatedWith(ctx, ss.registrar, name, lang, registry.CreateOptions{AuthInfo: authInfo, Period: per}, ns, ds) // host.go
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -403,7 +446,11 @@ func (ss *session) create(name string, idn *idnData, ns []string, ds []registry.
 	var b bytes.Buffer
 	b.WriteString(`<domain:creData xmlns:domain="` + NSDomain + `"><domain:name>`)
 	esc(&b, d.ALabel)
-	b.WriteString(`</domain:name><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:creData>`)
+	b.WriteString(`</domain:name><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
+	if !d.Expires.IsZero() {
+		b.WriteString(`<domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate>`)
+	}
+	b.WriteString(`</domain:creData>`)
 	ss.log.Info("epp: created", "name", d.Name, "lang", d.Lang)
 	return &response{code: CodeOK, resData: b.String()}
 }
@@ -431,46 +478,140 @@ func (ss *session) info(name string) *response {
 		}
 		return r
 	}
+	st0, err := ss.s.svc.DomainTransferState(ctx, ss.registrar, d)
+	if err != nil {
+		ss.log.Error("epp: info", "name", name, "error", err)
+		return fromError(err)
+	}
 	var b bytes.Buffer
 	b.WriteString(`<domain:infData xmlns:domain="` + NSDomain + `"><domain:name>`)
 	esc(&b, d.ALabel)
 	b.WriteString(`</domain:name><domain:roid>D` + strconv.FormatInt(d.ID, 10) + `-AKSHARA</domain:roid>`)
-	if d.Exempted {
-		// kept with the domains it conflicts with (docs/import.md): said in
-		// the status's text, which RFC 5731 leaves free
-		b.WriteString(`<domain:status s="ok" lang="en">`)
-		esc(&b, "exempted with "+strings.Join(d.ExemptWith, ", "))
-		b.WriteString(`</domain:status>`)
-	} else {
-		b.WriteString(`<domain:status s="ok"/>`)
+	// the statuses: RFC 5731's in <domain:status> (pendingTransfer from
+	// the transfer state), RFC 3915's grace and redemption states in
+	// <rgp:infData>
+	var domainSt, rgpSt []string
+	for _, st := range ss.s.svc.Statuses(d) {
+		switch {
+		case rgpStatus[st]:
+			rgpSt = append(rgpSt, st)
+		case st == registry.StatusOK && st0.Pending != nil:
+		default:
+			domainSt = append(domainSt, st)
+		}
+	}
+	if st0.Pending != nil {
+		domainSt = append(domainSt, registry.StatusPendingTransfer)
+	}
+	if len(domainSt) == 0 {
+		domainSt = []string{registry.StatusOK}
+	}
+	for _, st := range domainSt {
+		if d.Exempted && st == registry.StatusOK {
+			// kept with the domains it conflicts with (docs/import.md): said in
+			// the status's text, which RFC 5731 leaves free
+			b.WriteString(`<domain:status s="ok" lang="en">`)
+			esc(&b, "exempted with "+strings.Join(d.ExemptWith, ", "))
+			b.WriteString(`</domain:status>`)
+			continue
+		}
+		b.WriteString(`<domain:status s="` + st + `"/>`)
 	}
 	b.WriteString(domainNSXML(d) + `<domain:clID>`) // host.go
 	esc(&b, clID(d.Registrar))
-	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate></domain:infData>`)
+	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
+	if !d.Updated.IsZero() && !d.Updated.Equal(d.Created) {
+		b.WriteString(`<domain:upDate>` + d.Updated.UTC().Format(timeFormat) + `</domain:upDate>`)
+	}
+	if !d.Expires.IsZero() {
+		b.WriteString(`<domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate>`)
+	}
+	if !st0.Transferred.IsZero() {
+		b.WriteString(`<domain:trDate>` + st0.Transferred.UTC().Format(timeFormat) + `</domain:trDate>`)
+	}
+	if st0.AuthInfoSet {
+		// to the sponsor only, and never the value, which is kept hashed
+		// (RFC 9154 §4.1): an empty <domain:pw/> says one is set
+		b.WriteString(`<domain:authInfo><domain:pw/></domain:authInfo>`)
+	}
+	b.WriteString(`</domain:infData>`)
 	r := &response{code: CodeOK, resData: b.String()}
+	var e bytes.Buffer
 	if d.Lang != registry.LDH {
-		var e bytes.Buffer
 		e.WriteString(`<idn:data xmlns:idn="` + NSIDN + `"><idn:table>`)
 		esc(&e, d.Lang)
 		e.WriteString(`</idn:table><idn:uname>`)
 		esc(&e, d.Name)
 		e.WriteString(`</idn:uname></idn:data>`)
-		r.exts = e.String()
 	}
-	r.exts += secDNSInfData(d) // secdns.go
+	e.WriteString(secDNSInfData(d)) // secdns.go
+	if len(rgpSt) > 0 {
+		e.WriteString(`<rgp:infData xmlns:rgp="` + NSRGP + `">`)
+		for _, st := range rgpSt {
+			e.WriteString(`<rgp:rgpStatus s="` + st + `"/>`)
+		}
+		e.WriteString(`</rgp:infData>`)
+	}
+	r.exts = e.String()
 	return r
 }
 
+// rgpStatus are the statuses RFC 3915 reports in <rgp:rgpStatus> (not
+// values of domain-1.0's <domain:status>).
+var rgpStatus = map[string]bool{
+	registry.StatusAddPeriod: true, registry.StatusAutoRenewPeriod: true, registry.StatusRenewPeriod: true,
+	"transferPeriod": true, registry.StatusRedemptionPeriod: true, registry.StatusPendingRestore: true,
+}
+
+// lifecycleError answers a refused lifecycle command.
+func (ss *session) lifecycleError(what, name string, err error) *response {
+	r := fromError(err)
+	if r.code == CodeFailed {
+		ss.log.Error("epp: "+what, "name", name, "error", err)
+	}
+	return r
+}
+
+// delete answers 1000 for a domain purged at once (inside its add grace
+// period) and 1001 for one that entered pendingDelete (RFC 5731 §3.2.2,
+// RFC 3915): it is purged later.
 func (ss *session) delete(name string) *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	if err := ss.s.svc.Delete(ctx, ss.registrar, name); err != nil {
-		r := fromError(err)
-		if r.code == CodeFailed {
-			ss.log.Error("epp: delete", "name", name, "error", err)
-		}
-		return r
+	d, err := ss.s.svc.DeleteDomain(ctx, ss.registrar, name)
+	if err != nil {
+		return ss.lifecycleError("delete", name, err)
 	}
-	ss.log.Info("epp: deleted", "name", name)
+	ss.log.Info("epp: deleted", "name", name, "purged", d == nil)
+	if d != nil {
+		return &response{code: CodePending, msg: messages[CodePending] + ": the domain is in its redemption period until " +
+			d.RedemptionEnds.UTC().Format(timeFormat) + " and is purged at " + d.PurgeAt.UTC().Format(timeFormat)}
+	}
 	return &response{code: CodeOK}
+}
+
+// renew is RFC 5731 §3.2.3's <renew>.
+func (ss *session) renew(name string, op *domainOp) *response {
+	if op.CurExpDate == nil {
+		return fail(CodeMissing, messages[CodeMissing]+": <domain:curExpDate>")
+	}
+	cur, err := time.Parse(time.DateOnly, strings.TrimSpace(*op.CurExpDate))
+	if err != nil {
+		return fail(CodeValueSyntax, messages[CodeValueSyntax]+": <domain:curExpDate> is a date (YYYY-MM-DD)")
+	}
+	per, bad := readPeriod(op.Period)
+	if bad != nil {
+		return bad
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	d, err := ss.s.svc.Renew(ctx, ss.registrar, name, cur, per)
+	if err != nil {
+		return ss.lifecycleError("renew", name, err)
+	}
+	var b bytes.Buffer
+	b.WriteString(`<domain:renData xmlns:domain="` + NSDomain + `"><domain:name>`)
+	esc(&b, d.ALabel)
+	b.WriteString(`</domain:name><domain:exDate>` + d.Expires.UTC().Format(timeFormat) + `</domain:exDate></domain:renData>`)
+	return &response{code: CodeOK, resData: b.String()}
 }

@@ -325,7 +325,8 @@ func TestSession(t *testing.T) {
 		{"bad version", a, strings.Replace(loginFrame("acme", "secret12", ""), "<version>1.0", "<version>2.0", 1), 2100, nil},
 		{"bad lang", a, strings.Replace(loginFrame("acme", "secret12", ""), "<lang>en", "<lang>fr", 1), 2102, nil},
 		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI>", 1), 2307, nil},
-		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2103, nil},
+		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:launch-1.0</extURI></svcExtension>", 1), 2103, nil},
+		{"login with rgp-1.0", b, strings.Replace(loginFrame("other", "secret34", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2002, []string{"already logged in"}},
 		{"login", a, loginFrame("acme", "secret12", ""), 1000, nil},
 		{"second login", a, loginFrame("acme", "secret12", ""), 2002, []string{"already logged in"}},
 		{"check", a, domainCmd("check", kitab, "xn--11b4aa6a3fd3h.xn--h2brj9c", "कख.भारत", "x.nozone", "abc.in"), 1000, []string{
@@ -347,9 +348,11 @@ func TestSession(t *testing.T) {
 		{"info", b, domainCmd("info", kitab), 1000, []string{"<domain:infData", "<domain:roid>D", "<domain:clID>acme</domain:clID>", "<idn:table>hi</idn:table>", "<idn:uname>" + kitab + "</idn:uname>"}},
 		{"info unknown", a, domainCmd("info", "कमल.भारत"), 2303, nil},
 		{"delete not yours", b, domainCmd("delete", kitab), 2201, nil},
-		{"update of statuses", a, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name><domain:add><domain:status s="clientHold"/></domain:add></domain:update></update>`), 2102, []string{"name servers and DS records only"}},
-		{"renew", a, cmd(`<renew><domain:renew xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:renew></renew>`), 2101, nil},
-		{"poll", a, cmd(`<poll op="req"/>`), 2101, nil},
+		{"info by the sponsor", a, domainCmd("info", kitab), 1000, []string{"<domain:status s=\"ok\"/>", "<domain:authInfo><domain:pw/></domain:authInfo>"}},
+		{"update", a, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:update></update>`), 1000, nil},
+		{"update not yours", b, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:update></update>`), 2201, nil},
+		{"renew without curExpDate", a, cmd(`<renew><domain:renew xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:renew></renew>`), 2003, nil},
+		{"poll", a, cmd(`<poll op="req"/>`), 1300, nil},
 		{"contact check", a, cmd(`<check><contact:check xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c1</contact:id></contact:check></check>`), 2307, nil},
 		{"unknown extension", a, strings.Replace(domainCmd("check", kitab), "<clTRID>", `<extension><x:y xmlns:x="urn:example:x"/></extension><clTRID>`, 1), 2103, nil},
 		{"idn with check", a, strings.Replace(domainCmd("check", kitab), "<clTRID>", `<extension><idn:data xmlns:idn="urn:ietf:params:xml:ns:idn-1.0"><idn:table>hi</idn:table></idn:data></extension><clTRID>`, 1), 2001, nil},
@@ -358,9 +361,9 @@ func TestSession(t *testing.T) {
 		{"no name", a, domainCmd("info"), 2003, nil},
 		{"two names to info", a, domainCmd("info", kitab, kittab), 2001, nil},
 		{"clTRID too short", a, strings.Replace(domainCmd("check", kitab), "TEST-1", "T", 1), 2001, nil},
-		{"delete", a, domainCmd("delete", kitabA), 1000, nil},
-		{"info after delete", a, domainCmd("info", kitab), 2303, nil},
-		{"variant now free", b, createFrame(kittab, "hi", ""), 1000, nil},
+		{"delete", a, domainCmd("delete", kitabA), 1001, []string{"redemption period until"}},
+		{"info after delete", a, domainCmd("info", kitab), 1000, []string{`<domain:status s="pendingDelete"/>`, `<rgp:rgpStatus s="redemptionPeriod"/>`}},
+		{"variant still held", b, createFrame(kittab, "hi", ""), 2302, nil},
 		{"logout", a, cmd(`<logout/>`), 1500, nil},
 	}
 	for _, s := range steps {
@@ -518,7 +521,7 @@ func TestMetrics(t *testing.T) {
 	c.do(domainCmd("check", kitab))
 	c.do(cmd(`<renew/>`))
 	want := map[string]float64{
-		`login/2200`: 1, `login/1000`: 1, `check/1000`: 1, `renew/2101`: 1,
+		`login/2200`: 1, `login/1000`: 1, `check/1000`: 1, `renew/2003`: 1,
 	}
 	mfs, err := reg.Gather()
 	if err != nil {

@@ -45,28 +45,11 @@ type domainNS struct {
 	HostAttr []anyElem    `xml:"urn:ietf:params:xml:ns:domain-1.0 hostAttr"`
 }
 
-// domainUpdate is a <domain:update>: the registry changes name servers
-// (and, with secDNS-1.1, DS records) by it.
-type domainUpdate struct {
-	Name string        `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
-	Add  *domainAddRem `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
-	Rem  *domainAddRem `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
-	Chg  *struct {
-		Other []anyElem `xml:",any"`
-	} `xml:"urn:ietf:params:xml:ns:domain-1.0 chg"`
-}
-
-type domainAddRem struct {
-	NS       *domainNS `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"`
-	Contacts []anyElem `xml:"urn:ietf:params:xml:ns:domain-1.0 contact"`
-	Statuses []anyElem `xml:"urn:ietf:params:xml:ns:domain-1.0 status"`
-}
-
 // servedObject reports whether the server serves an object namespace.
 func servedObject(u string) bool { return u == NSDomain || u == NSHost }
 
 // servedExtension reports whether the server implements an extension.
-func servedExtension(u string) bool { return u == NSIDN || u == NSSecDNS }
+func servedExtension(u string) bool { return u == NSIDN || u == NSRGP || u == NSSecDNS }
 
 // hostOpOf returns the host operation of an object, if it is one.
 func (o *object) hostOp() *hostOp {
@@ -83,9 +66,6 @@ func (o *object) hostOp() *hostOp {
 func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *response {
 	if verb != "create" && verb != "update" && ext != nil && (ext.SecCreate != nil || ext.SecUpdate != nil) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": <secDNS:create> goes with a domain <create>, <secDNS:update> with a domain <update>")
-	}
-	if verb == "update" && obj.DUpd != nil {
-		return ss.domainUpdate(obj.DUpd, ext)
 	}
 	h := obj.hostOp()
 	if h == nil {
@@ -287,54 +267,41 @@ func createDelegation(op *domainOp, ext *cmdExt) (ns []string, ds []registry.DS,
 	return ns, ds, nil
 }
 
-// domainUpdate changes a domain's name servers and DS records.
-func (ss *session) domainUpdate(u *domainUpdate, ext *cmdExt) *response {
-	name := strings.TrimSpace(u.Name)
-	if name == "" {
-		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>")
-	}
+// updateDelegation reads the name servers of a domain <update>'s
+// <domain:add> and <domain:rem> and its <secDNS:update>: the change of
+// the delegation (empty: none).
+func updateDelegation(u *domainUpdate, ext *cmdExt) (registry.Delegation, *response) {
+	var d registry.Delegation
 	if ext != nil && ext.SecCreate != nil {
-		return fail(CodeSyntax, messages[CodeSyntax]+": <secDNS:create> goes with a domain <create>")
+		return d, fail(CodeSyntax, messages[CodeSyntax]+": <secDNS:create> goes with a domain <create>")
 	}
 	if ext != nil && ext.IDN != nil {
-		return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
+		return d, fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
 	}
-	var d registry.Delegation
 	for _, ar := range []struct {
-		x  *domainAddRem
+		x  *updateList
 		ns *[]string
 	}{{u.Add, &d.AddNS}, {u.Rem, &d.RemNS}} {
-		if ar.x == nil {
+		if ar.x == nil || ar.x.NS == nil {
 			continue
-		}
-		if len(ar.x.Contacts) > 0 || len(ar.x.Statuses) > 0 {
-			return fail(CodeUnimplOption, messages[CodeUnimplOption]+": this update changes name servers and DS records only (not contacts or statuses)")
 		}
 		ns, r := nameServers(ar.x.NS)
 		if r != nil {
-			return r
+			return d, r
 		}
 		*ar.ns = ns
 	}
-	if u.Chg != nil && len(u.Chg.Other) > 0 {
-		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": this registry keeps no registrant or authInfo (<domain:chg>)")
-	}
 	if ext != nil && ext.SecUpdate != nil {
 		if r := ext.SecUpdate.apply(&d); r != nil {
-			return r
+			return d, r
 		}
 	}
-	ctx, cancel := ss.contextFor()
-	defer cancel()
-	if err := ss.s.svc.UpdateDelegation(ctx, ss.registrar, name, d); err != nil {
-		r := fromError(err)
-		if r.code == CodeFailed {
-			ss.log.Error("epp: update", "name", name, "error", err)
-		}
-		return r
-	}
-	ss.log.Info("epp: updated", "name", name)
-	return &response{code: CodeOK}
+	return d, nil
+}
+
+// emptyDelegation reports whether d changes nothing.
+func emptyDelegation(d registry.Delegation) bool {
+	return len(d.AddNS)+len(d.RemNS)+len(d.AddDS)+len(d.RemDS) == 0 && !d.RemAllDS
 }
 
 // domainNSXML renders a domain's <domain:ns> (empty without name servers).

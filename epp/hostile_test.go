@@ -66,6 +66,16 @@ func TestHostileFrames(t *testing.T) {
 		{name: "control characters", frame: domainCmd("check", "\u0001\u0002.in"), login: true, code: 2001},
 		{name: "command before login", frame: domainCmd("info", kitab), code: 2002},
 		{name: "create before login", frame: createFrame(kitabA, "hi", ""), code: 2002},
+		{name: "poll before login", frame: cmd(`<poll op="req"/>`), code: 2002},
+		{name: "transfer before login", frame: transferFrame("request", kitab, "2fooBAR!", ""), code: 2002},
+		{name: "transfer without object", frame: cmd(`<transfer op="query"/>`), login: true, code: 2003},
+		{name: "transfer of two names", frame: strings.Replace(transferFrame("query", kitab, "", ""), "</domain:name>", "</domain:name><domain:name>a.in</domain:name>", 1), login: true, code: 2001},
+		{name: "transfer name too long", frame: transferFrame("query", strings.Repeat("क", 300)+".भारत", "", ""), login: true, code: 2005},
+		{name: "transfer authInfo too long", frame: transferFrame("request", kitab, strings.Repeat("x", 1000), ""), login: true, code: 2303},
+		{name: "transfer period not a number", frame: transferFrame("request", kitab, "2fooBAR!", `<domain:period unit="y">many</domain:period>`), login: true, code: 2005},
+		{name: "poll ack of a huge id", frame: cmd(`<poll op="ack" msgID="99999999999999999999999"/>`), login: true, code: 2303},
+		{name: "poll with a bad op", frame: cmd(`<poll op="peek"/>`), login: true, code: 2001},
+		{name: "update without object", frame: cmd(`<update/>`), login: true, code: 2003},
 		{name: "idle client", closed: true},
 	}
 	t.Run("frames", func(t *testing.T) {

@@ -16,6 +16,7 @@ const (
 	NSIDN    = "urn:ietf:params:xml:ns:idn-1.0"
 	NSHost   = "urn:ietf:params:xml:ns:host-1.0"
 	NSCont   = "urn:ietf:params:xml:ns:contact-1.0"
+	NSRGP    = "urn:ietf:params:xml:ns:rgp-1.0"
 )
 
 // request is a client frame (RFC 5730 §2.3, §2.9): <hello/> or a
@@ -35,8 +36,11 @@ type command struct {
 	Info     *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 info"`
 	Create   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 create"`
 	Delete   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 delete"`
-	Update   *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 update"` // delegation (host.go)
-	Other    []anyElem `xml:",any"`                                  // update, renew, transfer, poll, …
+	Renew    *object   `xml:"urn:ietf:params:xml:ns:epp-1.0 renew"`
+	Transfer *transfer `xml:"urn:ietf:params:xml:ns:epp-1.0 transfer"`
+	Poll     *poll     `xml:"urn:ietf:params:xml:ns:epp-1.0 poll"`
+	Update   *update   `xml:"urn:ietf:params:xml:ns:epp-1.0 update"`
+	Other    []anyElem `xml:",any"`
 	Ext      *cmdExt   `xml:"urn:ietf:params:xml:ns:epp-1.0 extension"`
 	ClTRID   *string   `xml:"urn:ietf:params:xml:ns:epp-1.0 clTRID"`
 	children int       // how many command elements there are
@@ -63,24 +67,93 @@ type object struct {
 	DInfo  *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 info"`
 	DCre   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 create"`
 	DDel   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 delete"`
+	DRen   *domainOp `xml:"urn:ietf:params:xml:ns:domain-1.0 renew"`
 	Other  []anyElem `xml:",any"`
 
 	// delegation (host.go): host objects and the domain update
-	HCheck *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 check"`
-	HInfo  *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 info"`
-	HCre   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 create"`
-	HDel   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 delete"`
-	HUpd   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 update"`
-	DUpd   *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
+	HCheck *hostOp `xml:"urn:ietf:params:xml:ns:host-1.0 check"`
+	HInfo  *hostOp `xml:"urn:ietf:params:xml:ns:host-1.0 info"`
+	HCre   *hostOp `xml:"urn:ietf:params:xml:ns:host-1.0 create"`
+	HDel   *hostOp `xml:"urn:ietf:params:xml:ns:host-1.0 delete"`
+	HUpd   *hostOp `xml:"-"` // from update.Host
 }
 
 // domainOp is what the registry reads of a domain command: the names
-// (check takes several; the others one) and a create's name servers.
-// Period, contacts and authInfo of a create are accepted and not kept
+// (check takes several; the others one), the authInfo of a create, the
+// period of a create or renew and a renew's current expiry date. Name
+// servers and contacts of a create are accepted and not kept
 // (docs/epp.md).
 type domainOp struct {
+	Names      []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	NS         *domainNS    `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"` // host.go
+	AuthInfo   *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+	Period     *period      `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
+	CurExpDate *string      `xml:"urn:ietf:params:xml:ns:domain-1.0 curExpDate"`
+}
+
+// authInfo is a <domain:authInfo>: a password (<domain:pw>), an extension
+// (<domain:ext>, not implemented), or in an update's <domain:chg> the
+// removal of the authInfo (<domain:null/>).
+type authInfo struct {
+	PW   *string   `xml:"urn:ietf:params:xml:ns:domain-1.0 pw"`
+	Ext  *anyElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 ext"`
+	Null *struct{} `xml:"urn:ietf:params:xml:ns:domain-1.0 null"`
+}
+
+// transfer is <transfer op="…"> (RFC 5730 §2.9.3.4) with a
+// <domain:transfer> (RFC 5731 §3.2.4).
+type transfer struct {
+	Op     string          `xml:"op,attr"`
+	Domain *domainTransfer `xml:"urn:ietf:params:xml:ns:domain-1.0 transfer"`
+	Other  []anyElem       `xml:",any"`
+}
+
+type domainTransfer struct {
+	Names    []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	Period   *period      `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
+	AuthInfo *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+}
+
+// period is a <domain:period unit="y|m">.
+type period struct {
+	Unit string `xml:"unit,attr"`
+	V    string `xml:",chardata"`
+}
+
+// updateList is a domain <update>'s <add> or <rem>: the registry reads
+// the statuses; anything else (name servers, contacts) is an option it
+// does not implement.
+type updateList struct {
+	Status []struct {
+		S string `xml:"s,attr"`
+	} `xml:"urn:ietf:params:xml:ns:domain-1.0 status"`
+	NS    *domainNS `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"` // host.go
+	Other []anyElem `xml:",any"`
+}
+
+// poll is <poll op="req|ack" msgID="…"/> (RFC 5730 §2.9.2.3).
+type poll struct {
+	Op    string `xml:"op,attr"`
+	MsgID string `xml:"msgID,attr"`
+}
+
+// update is <update> with a <domain:update> (RFC 5731 §3.2.5). Of it the
+// registry reads the statuses of <domain:add> and <domain:rem> and the
+// authInfo of <domain:chg>.
+type update struct {
+	Domain *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
+	Host   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 update"` // host.go
+	Other  []anyElem     `xml:",any"`
+}
+
+type domainUpdate struct {
 	Names []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
-	NS    *domainNS    `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"` // host.go
+	Add   *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
+	Rem   *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
+	Chg   *struct {
+		Registrant *anyElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 registrant"`
+		AuthInfo   *authInfo `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+	} `xml:"urn:ietf:params:xml:ns:domain-1.0 chg"`
 }
 
 type domainName struct {
@@ -94,6 +167,14 @@ type cmdExt struct {
 	// secdns.go
 	SecCreate *secDNSCreate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 create"`
 	SecUpdate *secDNSUpdate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 update"`
+	RGP       *rgpUpdate    `xml:"urn:ietf:params:xml:ns:rgp-1.0 update"`
+}
+
+// rgpUpdate is RFC 3915's <rgp:update><rgp:restore op="request|report">.
+type rgpUpdate struct {
+	Restore *struct {
+		Op string `xml:"op,attr"`
+	} `xml:"urn:ietf:params:xml:ns:rgp-1.0 restore"`
 }
 
 // idnData is draft-ietf-eppext-idnmap's <idn:data>.
@@ -110,7 +191,7 @@ type anyElem struct {
 // op returns the one domain operation of an object, or the name of the
 // element found instead.
 func (o *object) op() (*domainOp, xml.Name) {
-	for _, d := range []*domainOp{o.Domain, o.DInfo, o.DCre, o.DDel} {
+	for _, d := range []*domainOp{o.Domain, o.DInfo, o.DCre, o.DDel, o.DRen} {
 		if d != nil {
 			return d, xml.Name{Space: NSDomain}
 		}

@@ -24,6 +24,9 @@ const (
 	CodeUnimplExtension = 2103
 	CodeAuth            = 2200
 	CodeAuthz           = 2201
+	CodeNoMessages      = 1300
+	CodeAckToDequeue    = 1301
+	CodePending         = 1001
 	CodeExists          = 2302
 	CodeNotExists       = 2303
 	CodeUnimplObject    = 2307
@@ -57,6 +60,8 @@ var messages = map[int]string{
 	2200: "Authentication error",
 	2201: "Authorization error",
 	2202: "Invalid authorization information",
+	2300: "Object pending transfer",
+	2301: "Object not pending transfer",
 	2302: "Object exists",
 	2303: "Object does not exist",
 	2304: "Object status prohibits operation",
@@ -85,6 +90,7 @@ type response struct {
 	code    int
 	msg     string // "" = the RFC's text
 	ext     []extValue
+	msgQ    string // raw XML of <msgQ>
 	resData string // raw XML inside <resData>
 	exts    string // raw XML inside <extension>
 }
@@ -134,6 +140,7 @@ func (r *response) bytes(clTRID, svTRID string) []byte {
 		b.WriteString(`</reason></extValue>`)
 	}
 	b.WriteString(`</result>`)
+	b.WriteString(r.msgQ)
 	if r.resData != "" {
 		b.WriteString(`<resData>`)
 		b.WriteString(r.resData)
@@ -166,7 +173,7 @@ func greeting(svID string, now time.Time) []byte {
 	b.WriteString(now.UTC().Format("2006-01-02T15:04:05.0Z"))
 	b.WriteString(`</svDate><svcMenu><version>1.0</version><lang>en</lang>`)
 	b.WriteString(`<objURI>` + NSDomain + `</objURI><objURI>` + NSHost + `</objURI>`)
-	b.WriteString(`<svcExtension><extURI>` + NSIDN + `</extURI><extURI>` + NSSecDNS + `</extURI></svcExtension></svcMenu>`)
+	b.WriteString(`<svcExtension><extURI>` + NSIDN + `</extURI><extURI>` + NSRGP + `</extURI><extURI>` + NSSecDNS + `</extURI></svcExtension></svcMenu>`)
 	// Data collection policy: the registry keeps the registrar's
 	// provisioning data (names, their language, the registrar), public
 	// through RDAP, for as long as the domain is registered.

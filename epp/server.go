@@ -6,9 +6,10 @@
 // (registry.InfoOf).
 //
 // Commands: hello, login (with newPW), logout, domain check, create (with
-// <idn:data>), info, delete. Everything else answers 2101 (unimplemented
-// command) or 2307 (unimplemented object service). docs/epp.md has a
-// session transcript.
+// <idn:data> and an authInfo), info, delete, update (the authInfo),
+// transfer (request, query, approve, reject, cancel), poll (req, ack).
+// Everything else answers 2101 (unimplemented command) or 2307
+// (unimplemented object service). docs/epp.md has a session transcript.
 package epp
 
 import (
@@ -253,6 +254,7 @@ type session struct {
 	registrar *registry.Registrar
 	failures  int
 	log       *slog.Logger
+	trid      registry.Channel // the command being answered (its audit records carry it)
 }
 
 func (s *Server) session(raw net.Conn) {
@@ -420,7 +422,8 @@ func (l *lockout) fail(keys ...string) {
 	}
 }
 
-// contextFor is the context of one command.
+// contextFor is the context of one command: the audit records it makes
+// carry the channel and the command's transaction identifiers.
 func (ss *session) contextFor() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), ss.s.opts.CommandTimeout)
+	return context.WithTimeout(registry.WithChannel(context.Background(), ss.trid), ss.s.opts.CommandTimeout)
 }

@@ -114,8 +114,13 @@ func TestNetEPP(t *testing.T) {
 		`^check after create: avail=0 \(1000\)$`,
 		`^create again: 2302 Object exists: किताब.भारत is already registered$`,
 		`^info: 1000 roid=D\d+-AKSHARA idn:table=hi idn:uname=किताब.भारत$`,
-		`^delete: ok \(1000\)$`,
-		`^info after delete: gone \(2303\)$`,
+		`^renew wrong date: 2306$`,
+		`^renew: 1000 exDate=\d{4}-\d\d-\d\dT`,
+		`^delete: 1001$`,
+		`^info after delete: 1000 status=pendingDelete rgp=redemptionPeriod$`,
+		`^restore request: 1000$`,
+		`^restore report: 1000$`,
+		`^info after restore: 1000 status=ok rgp=renewPeriod$`,
 		`^logout: ok$`,
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
@@ -170,6 +175,51 @@ func TestNetEPPHosts(t *testing.T) {
 	for i, w := range want {
 		if !regexp.MustCompile(w).MatchString(lines[i]) {
 			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
+		}
+	}
+}
+
+// TestNetEPPTransfer drives a transfer and the poll queue with Net::EPP,
+// through testdata/nettransfer.pl: request (1001, pending), the sponsor's
+// poll req/ack, approve, the requester's poll req/ack and empty queue.
+// Every frame the server sends is validated by xmllint (serve).
+func TestNetEPPTransfer(t *testing.T) {
+	t.Parallel()
+	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
+		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
+	})
+	e := newEnv(t, epp.Options{})
+	if err := e.svc.SetTransferPolicy(t.Context(), "भारत", 5*24*time.Hour, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(e.addr)
+	cmd := exec.Command("perl", "testdata/nettransfer.pl")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("nettransfer.pl: %v\n%s", err, out)
+	}
+	want := []string{
+		"login: 1000",
+		"create: 1000",
+		"request, wrong authInfo: 2202",
+		"request: 1001 pending reID=other acID=acme",
+		"poll acme: 1301 count=1 pending",
+		"ack acme: 1000 count=0 same id=yes",
+		"approve: 1000 clientApproved",
+		"poll other: 1301 count=1 clientApproved",
+		"ack other: 1000 count=0 same id=yes",
+		"poll other: 1300 count=0",
+		"info: 1000 clID=other",
+		"logout: ok",
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("nettransfer.pl printed:\n%s", out)
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("line %d: %q, want %q", i+1, lines[i], w)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/akshara-idn/akshara"
@@ -66,6 +67,12 @@ func appendCheckResult(b []byte, res *registry.CheckResult) ([]byte, bool) {
 	if res.BlockedBy != "" {
 		b = append(b, `,"blocked_by":`...)
 		b = appendJSONString(b, res.BlockedBy)
+	}
+	if res.HolderState != "" {
+		b = append(b, `,"holder_state":`...)
+		b = appendJSONString(b, res.HolderState)
+		b = append(b, `,"frees_at":`...)
+		b = appendJSONString(b, res.FreesAt.UTC().Format(time.RFC3339Nano))
 	}
 	b = append(b, `,"variants":`...)
 	b = appendStrings(b, res.Variants)

@@ -294,7 +294,7 @@ func TestAuditEndpoint(t *testing.T) {
 	for _, a := range es {
 		got = append(got, a.Registrar+" "+a.Action+" "+a.Result)
 	}
-	if want := "[a registrar-add ok a create ok a delete ok]"; fmt.Sprint(got) != want {
+	if want := "[a registrar-add ok a create ok a delete ok purge at " + es[len(es)-1].At.Add(35*24*time.Hour).Format(time.RFC3339) + "]"; fmt.Sprint(got) != want {
 		t.Errorf("a's audit records: %v, want %s", got, want)
 	}
 	for _, tc := range []struct {
@@ -479,5 +479,43 @@ func TestTrustedProxies(t *testing.T) {
 		if resp.StatusCode != tc.want {
 			t.Errorf("request %d from %s: %d, want %d", i, tc.xff, resp.StatusCode, tc.want)
 		}
+	}
+}
+
+// TestMetricsMethodsBounded: methods a client invents are counted under
+// one label value, "other", not a new series each (issue 21 item 3).
+func TestMetricsMethodsBounded(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	for i := 0; i < 20; i++ {
+		req, err := http.NewRequest(fmt.Sprintf("BREW%d", i), e.url+"/v1/zones", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	resp, err := http.Get(e.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	series := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "akshara_http_requests_total{") {
+			series++
+			if strings.Contains(line, `method="BREW`) {
+				t.Errorf("an invented method has its own series: %s", line)
+			}
+		}
+	}
+	if !strings.Contains(string(body), `method="other"`) {
+		t.Errorf("no series with method=\"other\" after 20 invented methods:\n%s", body)
+	}
+	if series > 3 {
+		t.Errorf("%d series of akshara_http_requests_total after 20 invented methods; want at most 3", series)
 	}
 }

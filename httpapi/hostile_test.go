@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
@@ -63,8 +64,23 @@ func TestHostileInputs(t *testing.T) {
 					t.Errorf("%s %.120q %.80q: %d", method, path, body, resp.StatusCode)
 				}
 			}
+			// a domain of B's with an authInfo, for A's transfer requests
+			if _, err := e.svc.CreateWith(t.Context(), registrarNamed(t, e.svc, "b"), "kitab.in", "", registry.CreateOptions{AuthInfo: "Auth-Info-0001"}); err != nil {
+				t.Fatal(err)
+			}
 			for _, h := range hostile {
 				qe, pe := url.QueryEscape(h), url.PathEscape(h)
+				// transfers, authInfo, poll (issue 23)
+				send("POST", "/v1/domains/"+pe+"/transfer", e.tokenA, `{"auth_info":"Auth-Info-0001"}`)
+				tb, _ := json.Marshal(map[string]any{"auth_info": h, "period": 1})
+				send("POST", "/v1/domains/kitab.in/transfer", e.tokenA, string(tb))
+				send("GET", "/v1/domains/"+pe+"/transfer", e.tokenA, "")
+				send("POST", "/v1/domains/"+pe+"/transfer/approve", e.tokenA, "")
+				send("POST", "/v1/domains/kitab.in/transfer/"+pe, e.tokenA, "")
+				tb, _ = json.Marshal(map[string]string{"auth_info": h})
+				send("PUT", "/v1/domains/"+pe+"/auth-info", e.tokenA, string(tb))
+				send("PUT", "/v1/domains/kitab.in/auth-info", e.tokenB, string(tb))
+				send("DELETE", "/v1/poll/"+pe, e.tokenA, "")
 				send("GET", "/v1/check?name="+qe, "", "")
 				send("GET", "/v1/check?name=kitab.in&lang="+qe, "", "")
 				send("GET", "/v1/analyze?label="+qe+"&zone=in", "", "")

@@ -182,7 +182,17 @@ func New(svc *registry.Service, o Options) *Server {
 	route("GET /v1/domains", s.auth(s.list))
 	route("GET /v1/domains/{name}", s.public(s.info))
 	route("DELETE /v1/domains/{name}", s.auth(s.delete))
+	route("POST /v1/domains/{name}/renew", s.auth(s.renew))     // lifecycle.go
+	route("POST /v1/domains/{name}/restore", s.auth(s.restore)) // lifecycle.go
+	route("POST /v1/domains/{name}/statuses", s.auth(s.statuses))
 	route("GET /v1/audit", s.auth(s.audit))
+	route("PUT /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
+	route("DELETE /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
+	route("POST /v1/domains/{name}/transfer", s.auth(s.requestTransfer))
+	route("GET /v1/domains/{name}/transfer", s.auth(s.queryTransfer))
+	route("POST /v1/domains/{name}/transfer/{op}", s.auth(s.actOnTransfer))
+	route("GET /v1/poll", s.auth(s.pollReq))
+	route("DELETE /v1/poll/{id}", s.auth(s.pollAck))
 	route("/v1/", s.public(s.unmatched)) // 404 and 405 in JSON
 	route("GET /readyz", s.readyz)
 	// liveness: the process answers (nothing else is asked of it)
@@ -328,17 +338,29 @@ type routeMetrics struct {
 	counters sync.Map // methodStatus → prometheus.Counter
 }
 
+// metricMethod is a request method as the metrics label it: one of the
+// methods of RFC 9110 §9 and PATCH, or "other" — a client that invents
+// methods must not make a new series with each (issue 21 item 3).
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
 type methodStatus struct {
 	method string
 	status int
 }
 
 func (m *routeMetrics) counter(method string, status int) prometheus.Counter {
-	k := methodStatus{method, status}
+	k := methodStatus{metricMethod(method), status}
 	if c, ok := m.counters.Load(k); ok {
 		return c.(prometheus.Counter)
 	}
-	c := m.requests.WithLabelValues(m.route, method, strconv.Itoa(status))
+	c := m.requests.WithLabelValues(m.route, k.method, strconv.Itoa(status))
 	m.counters.Store(k, c)
 	return c
 }
@@ -398,7 +420,9 @@ func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(htt
 		if !s.limiter(reg.ID).Allow() {
 			return registry.Errorf(CodeRateLimited, "too many requests for registrar %s; retry later", reg.Name)
 		}
-		return h(w, r.WithContext(context.WithValue(r.Context(), registrarKey, reg)))
+		// the audit records of the request say it came over HTTP, with its id
+		ctx := registry.WithChannel(r.Context(), registry.Channel{Name: "http", SvTRID: infoOf(r).id})
+		return h(w, r.WithContext(context.WithValue(ctx, registrarKey, reg)))
 	}
 }
 
@@ -468,8 +492,13 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 
 // CreateRequest is the body of POST /v1/domains.
 type CreateRequest struct {
-	Name string `json:"name"`
-	Lang string `json:"lang"`
+	Name     string `json:"name"`
+	Lang     string `json:"lang"`
+	AuthInfo string `json:"auth_info,omitempty"` // stored hashed; "" for none
+	// The registration period: years or months (neither: the zone's
+	// default, 1 year).
+	Years  int `json:"years,omitempty"`
+	Months int `json:"months,omitempty"`
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
@@ -497,13 +526,17 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 		return registry.Errorf(registry.CodeBadName, "name is required")
 	}
 	setName(r, req.Name) // the service checks it, and records a refusal
-	d, err := s.svc.Create(r.Context(), registrarOf(r), req.Name, req.Lang)
+	p, err := period(req.Years, req.Months)
+	if err != nil {
+		return err
+	}
+	d, err := s.svc.CreateWith(lifeCtx(r), registrarOf(r), req.Name, req.Lang, registry.CreateOptions{AuthInfo: req.AuthInfo, Period: p})
 	s.count("create", resultOf(err))
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/v1/domains/"+d.ALabel)
-	return writeJSON(w, http.StatusCreated, d)
+	return writeJSON(w, http.StatusCreated, s.withStatuses(d))
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
@@ -515,7 +548,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, d)
+	return writeJSON(w, http.StatusOK, s.withStatuses(d))
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
@@ -523,12 +556,17 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = s.svc.Delete(r.Context(), registrarOf(r), name)
+	d, err := s.svc.DeleteDomain(lifeCtx(r), registrarOf(r), name)
 	s.count("delete", resultOf(err))
 	if err != nil {
 		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	if d != nil {
+		// in its redemption period, holding its conflict set until its
+		// purge (docs/lifecycle.md): accepted, not done
+		return writeJSON(w, http.StatusAccepted, s.withStatuses(d))
+	}
+	w.WriteHeader(http.StatusNoContent) // purged inside its add grace period
 	return nil
 }
 
@@ -539,6 +577,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	if ds == nil {
 		ds = []*registry.Domain{}
+	}
+	for _, d := range ds {
+		s.withStatuses(d)
 	}
 	return writeJSON(w, http.StatusOK, ds)
 }

@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/akshara-idn/akshara"
+	"golang.org/x/text/unicode/norm"
 )
 
 // UnicodeVersion is the Unicode version of the repertoires (IDNA2008
-// derived properties, POLICY.md §1).
+// derived properties, docs/policy.md §1).
 const UnicodeVersion = "15.0.0"
 
 // Options change what Export writes.
@@ -21,19 +22,36 @@ type Options struct {
 }
 
 // Export writes the language's policy as an RFC 7940 LGR (docs/lgr.md).
+// Its version is the integer of the published export in the version
+// ledger (lgr/versions.txt) when the export is the same but for it, and
+// the next integer when anything else differs (ExportVersioned).
 func Export(l *akshara.Language, o Options) ([]byte, error) {
+	data, _, err := ExportVersioned(l, o)
+	return data, err
+}
+
+// ExportVersioned is Export, with the ledger entry of what it wrote: the
+// language, the version and the digest of the export without its version.
+func ExportVersioned(l *akshara.Language, o Options) ([]byte, LedgerEntry, error) {
 	x, err := newExporter(l)
 	if err != nil {
-		return nil, fmt.Errorf("lgr: %s: %v", l.Tag, err)
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
 	}
 	root, err := x.document(o)
 	if err != nil {
-		return nil, fmt.Errorf("lgr: %s: %v", l.Tag, err)
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
 	}
-	var b strings.Builder
-	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-	root.write(&b, 0)
-	return []byte(b.String()), nil
+	write := func() []byte {
+		var b strings.Builder
+		b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+		root.write(&b, 0)
+		return []byte(b.String())
+	}
+	x.version.text = "0"
+	e := LedgerEntry{Tag: l.Tag, Digest: contentDigest(write())}
+	e.Version = published().next(e)
+	x.version.text = strconv.Itoa(e.Version)
+	return write(), e, nil
 }
 
 // exporter holds what the export of one language needs.
@@ -50,6 +68,9 @@ type exporter struct {
 	refs     []string
 	refIDs   map[string]string
 	names    map[string]bool
+	version  *element          // meta/version: its text is set by ExportVersioned
+	nfc      []*element        // the not-when rules of variant mappings (nfcRule)
+	nfcNames map[string]string // by mapping
 }
 
 var letterClasses = []akshara.Class{akshara.C, akshara.V, akshara.M, akshara.D, akshara.B, akshara.X,
@@ -72,7 +93,7 @@ const (
 
 func newExporter(l *akshara.Language) (*exporter, error) {
 	x := &exporter{l: l, p: l.Policy(), class: map[rune]akshara.Class{}, members: map[akshara.Class][]rune{},
-		pairs: map[akshara.Class]bool{}, refIDs: map[string]string{}, names: map[string]bool{}}
+		pairs: map[akshara.Class]bool{}, refIDs: map[string]string{}, names: map[string]bool{}, nfcNames: map[string]string{}}
 	for _, m := range l.Repertoire() {
 		x.class[m.Rune] = m.Class
 		x.members[m.Class] = append(x.members[m.Class], m.Rune)
@@ -214,15 +235,18 @@ func (x *exporter) document(o Options) (*element, error) {
 		digest = digest[:12]
 	}
 	meta := el("meta")
-	// The version is the policy data's release and this language file's
-	// hash, in the form of akshara.DataVersion; for an embedded language
-	// the comment also names the whole policy data version it belongs to.
-	comment := "DIT/C-DAC IDN policy v1.8 as akshara's language file " + p.Tag + ".lang (SHA-256 " + p.Digest + ")"
+	// The version is an integer (RFC 7940 §4.3.1 recommends one that
+	// increases with each revision; Export sets it from the ledger). The
+	// comment keeps the data versions: this language file's, in the form
+	// of akshara.DataVersion (the release and the file's hash), and for an
+	// embedded language the whole policy data version it belongs to.
+	comment := "DIT/C-DAC IDN policy v1.8 as akshara's language file " + p.Tag + ".lang, data version " +
+		akshara.PolicyDataRelease + "+" + digest + " (SHA-256 " + p.Digest + ")"
 	if l, err := akshara.Lookup(p.Tag); err == nil && l.Policy().Digest == p.Digest {
 		comment += "; akshara policy data " + akshara.DataVersion()
 	}
-	meta.add(el("version", "comment", comment))
-	meta.kids[0].text = akshara.PolicyDataRelease + "+" + digest
+	x.version = el("version", "comment", comment)
+	meta.add(x.version)
 	if o.Date != "" {
 		d := el("date")
 		d.text = o.Date
@@ -363,7 +387,11 @@ func (x *exporter) data() (*element, error) {
 			}
 			for _, b := range row {
 				if b != a {
-					en.e.add(el("var", "cp", hexSeq([]rune(b)), "type", "blocked", "ref", vref, "comment", a+" and "+b+" are homographs"))
+					v := el("var", "cp", hexSeq([]rune(b)), "type", "blocked", "ref", vref, "comment", a+" and "+b+" are homographs")
+					if nw := x.nfcRule(ar, []rune(b)); nw != "" {
+						v.set("not-when", nw)
+					}
+					en.e.add(v)
 				}
 			}
 		}
@@ -374,6 +402,53 @@ func (x *exporter) data() (*element, error) {
 		data.add(en.e)
 	}
 	return data, nil
+}
+
+// nfcRule names a rule that holds where replacing a by b would make the
+// variant label non-NFC: b's last code point before a code point of the
+// repertoire it composes with (and a's does not), or b's first after one.
+// Kashmiri's ی = ي: ي before the hamza above ٔ is ئ under NFC, and ئ = یٔ
+// is a row of its own. lgr-core generates variant labels without
+// normalizing them, so the mapping is not taken there (not-when). It
+// returns "" when no such context exists; rules it makes are in x.nfc.
+func (x *exporter) nfcRule(a, b []rune) string {
+	composes := func(p, q rune) bool {
+		s := string([]rune{p, q})
+		return norm.NFC.String(s) != s
+	}
+	var after, before []rune
+	for _, r := range x.universe {
+		if composes(b[len(b)-1], r) && !composes(a[len(a)-1], r) {
+			after = append(after, r)
+		}
+		if composes(r, b[0]) && !composes(r, a[0]) {
+			before = append(before, r)
+		}
+	}
+	if len(after) == 0 && len(before) == 0 {
+		return ""
+	}
+	key := string(a) + "=" + string(b)
+	if n, ok := x.nfcNames[key]; ok {
+		return n
+	}
+	name := x.name("NFC-" + strings.ReplaceAll(hexSeq(b), " ", "-"))
+	var alts []*element
+	if len(after) > 0 {
+		alts = append(alts, el("rule").add(el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(b[len(b)-1])))))
+	}
+	if len(before) > 0 {
+		alts = append(alts, el("rule").add(el("look-behind").add(setE(before, "composes with "+string(b[0]))), el("anchor")))
+	}
+	r := el("rule", "name", name, "comment", string(a)+" → "+string(b)+" here would give a label that is not NFC")
+	if pat := alt(alts...); pat.name == "rule" {
+		r.kids = pat.kids
+	} else {
+		r.add(pat)
+	}
+	x.nfc = append(x.nfc, r)
+	x.nfcNames[key] = name
+	return name
 }
 
 func lessRunes(a, b []rune) bool {
@@ -500,6 +575,7 @@ func (x *exporter) rules() (*element, error) {
 	rules.add(el("class", "name", tagHyphen, "from-tag", tagHyphen, "comment", "the hyphen"))
 	x.names["SYLLABLE"] = true
 	rules.add(x.contextRules()...)
+	rules.add(x.nfc...)
 
 	type wl struct {
 		rule *element

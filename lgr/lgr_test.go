@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,6 +162,7 @@ func structure(l *akshara.Language, data []byte) []string {
 	var prev []rune
 	vars := map[string]map[string]bool{}
 	used := map[string]bool{}
+	varRules := map[string]bool{} // the contexts of variant mappings: they name no error
 	for _, e := range dataSec.kids {
 		var cps []rune
 		if e.name == "range" {
@@ -187,6 +189,8 @@ func structure(l *akshara.Language, data []byte) []string {
 			}
 			vcps, _ := parseSequence(v.get("cp"))
 			vars[string(cps)][string(vcps)+"/"+v.get("type")] = true
+			used[v.get("when")], used[v.get("not-when")] = true, true
+			varRules[v.get("when")], varRules[v.get("not-when")] = true, true
 		}
 	}
 	for a, bs := range vars {
@@ -274,7 +278,7 @@ func structure(l *akshara.Language, data []byte) []string {
 		if e.name == "rule" && !used[name] {
 			t.Errorf("%s: rule %q is never used", l.Tag, name)
 		}
-		if e.name == "rule" && ruleCode(name) == "" {
+		if e.name == "rule" && ruleCode(name) == "" && !varRules[name] {
 			t.Errorf("%s: rule %q is not named after an akshara rule code", l.Tag, name)
 		}
 	}
@@ -714,5 +718,147 @@ func TestExportNoHalant(t *testing.T) {
 	}
 	if bytes.Contains(data, []byte(`"SYLLABLE-open"`)) || bytes.Contains(data, []byte(`HALANT_FOLLOWER`)) {
 		t.Error("a language without a halant has open syllables or halant rules")
+	}
+}
+
+// TestVariantMappingsNFC: no variant mapping of an export makes a label
+// that is not NFC (issue 25 item 5). lgr-core generates variant labels by
+// replacing code points without normalizing, so Kashmiri's ی → ي before
+// the hamza above ٔ gave ي ٔ, which NFC composes to ئ. Every mapping
+// whose result composes with a repertoire code point after it (or before
+// it) that the original does not compose with carries a not-when rule
+// that holds there.
+func TestVariantMappingsNFC(t *testing.T) {
+	composes := func(p, q rune) bool {
+		s := string([]rune{p, q})
+		return norm.NFC.String(s) != s
+	}
+	checked := 0
+	for _, l := range languages(t) {
+		_, g := committed(t, l)
+		var rep []rune
+		for k := range g.repertoire {
+			if rs := []rune(k); len(rs) == 1 {
+				rep = append(rep, rs[0])
+			}
+		}
+		for _, e := range g.repertoire {
+			a := e.cps
+			for _, v := range e.vars {
+				b := v.cps
+				for _, r := range rep {
+					for _, ctx := range []struct {
+						bad   bool
+						label []rune
+						at    int
+					}{
+						{composes(b[len(b)-1], r) && !composes(a[len(a)-1], r), append(append([]rune(nil), a...), r), 0},
+						{composes(r, b[0]) && !composes(r, a[0]), append([]rune{r}, a...), 1},
+					} {
+						if !ctx.bad {
+							continue
+						}
+						checked++
+						m := &matcher{rs: ctx.label}
+						if v.notWhen == "" || !m.context(g.rules[v.notWhen], ctx.at, len(a)) {
+							t.Errorf("%s: %s → %s in %s gives %s, not NFC, and no not-when rule holds there",
+								l.Tag, string(a), string(b), string(ctx.label), strings.Replace(string(ctx.label), string(a), string(b), 1))
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no mapping composes with anything: the test checks nothing")
+	}
+}
+
+// TestVersionLedger: every committed export's RFC 7940 version is a
+// positive integer (issue 25 item 5: lgr-core warned on 1.8.1+hash), the
+// one the ledger lgr/versions.txt gives its language, and the ledger's
+// digest is that of the export as Export writes it now; the data version
+// stays in the version's comment.
+func TestVersionLedger(t *testing.T) {
+	led, err := ParseLedger(ledgerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := languages(t)
+	for _, l := range ls {
+		data, g := committed(t, l)
+		v, err := strconv.Atoi(g.Version)
+		if err != nil || v < 1 {
+			t.Errorf("%s: version %q is not a positive integer", l.Tag, g.Version)
+		}
+		_, e, err := ExportVersioned(l, Options{Date: g.Date})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := led[l.Tag]; !ok || p != e || p.Version != v {
+			t.Errorf("%s: ledger %+v, export %+v version %d: run go generate ./lgr", l.Tag, led[l.Tag], e, v)
+		}
+		if !bytes.Contains(data, []byte("data version "+akshara.PolicyDataRelease+"+")) {
+			t.Errorf("%s: the version's comment does not give the data version", l.Tag)
+		}
+	}
+	if len(led) != len(ls) {
+		t.Errorf("the ledger lists %d languages, there are %d", len(led), len(ls))
+	}
+}
+
+// TestVersionIncreases: an export that differs from the published one gets
+// the next integer; the same export keeps its version.
+func TestVersionIncreases(t *testing.T) {
+	hi, err := akshara.Lookup("hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, g := committed(t, hi)
+	data, e, err := ExportVersioned(hi, Options{Date: g.Date})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := published()[hi.Tag]
+	if e.Version != pub.Version {
+		t.Fatalf("hi: version %d, published %d", e.Version, pub.Version)
+	}
+	// the same language file with a line added: the next integer
+	src, ok := akshara.DataFiles()["languages/hi.lang"]
+	if !ok {
+		t.Fatal("no languages/hi.lang among akshara.DataFiles")
+	}
+	edited, err := akshara.LoadLanguage("hi.lang", append(append([]byte(nil), src...), "\n# edited\n"...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data2, e2, err := ExportVersioned(edited, Options{Date: g.Date})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e2.Version != pub.Version+1 || bytes.Equal(data, data2) {
+		t.Errorf("edited hi: version %d, want %d", e2.Version, pub.Version+1)
+	}
+	// another date: the next integer too
+	if _, e3, _ := ExportVersioned(hi, Options{Date: "2099-01-01"}); e3.Version != pub.Version+1 {
+		t.Errorf("hi with another date: version %d, want %d", e3.Version, pub.Version+1)
+	}
+	l := Ledger{"hi": {Tag: "hi", Version: 7, Digest: "aa"}}
+	for _, tc := range []struct {
+		e    LedgerEntry
+		want int
+	}{
+		{LedgerEntry{Tag: "hi", Digest: "aa"}, 7},
+		{LedgerEntry{Tag: "hi", Digest: "bb"}, 8},
+		{LedgerEntry{Tag: "mr", Digest: "aa"}, 1},
+	} {
+		if got := l.next(tc.e); got != tc.want {
+			t.Errorf("next(%+v) = %d, want %d", tc.e, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"hi 0 aa\n", "hi x aa\n", "hi 1\n", "hi 1 aa\nhi 2 bb\n"} {
+		if _, err := ParseLedger([]byte(bad)); err == nil {
+			t.Errorf("ParseLedger(%q) accepted it", bad)
+		}
 	}
 }

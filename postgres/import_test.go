@@ -31,3 +31,8 @@ func TestReaudit(t *testing.T) {
 	pgtest.DSN(t) // skips, saying so, without a test database
 	registrytest.RunReaudit(t, open)
 }
+
+func TestReauditRace(t *testing.T) {
+	pgtest.DSN(t) // skips, saying so, without a test database
+	registrytest.RunReauditRace(t, open)
+}

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -239,7 +240,7 @@ func DomainOf(d *registry.Domain) *Domain {
 		ObjectClassName: "domain",
 		Handle:          fmt.Sprintf("D%d-AKSHARA", d.ID),
 		LDHName:         d.ALabel,
-		Status:          []string{"active"},
+		Status:          rdapStatuses(d.Statuses),
 		Entities: []Entity{{
 			ObjectClassName: "entity",
 			Handle:          d.Registrar,
@@ -247,6 +248,17 @@ func DomainOf(d *registry.Domain) *Domain {
 			VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}, []any{"fn", map[string]any{}, "text", d.Registrar}}},
 		}},
 		Events: []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
+	}
+	// the lifecycle's events (RFC 9083 §10.2.3): expiration, last changed,
+	// and while a deleted domain waits for its purge, its deletion
+	if !d.Expires.IsZero() {
+		out.Events = append(out.Events, Event{Action: "expiration", Date: d.Expires.UTC().Format(time.RFC3339)})
+	}
+	if !d.Updated.IsZero() && !d.Updated.Equal(d.Created) {
+		out.Events = append(out.Events, Event{Action: "last changed", Date: d.Updated.UTC().Format(time.RFC3339)})
+	}
+	if !d.PurgeAt.IsZero() {
+		out.Events = append(out.Events, Event{Action: "deletion", Date: d.PurgeAt.UTC().Format(time.RFC3339)})
 	}
 	if d.Name != d.ALabel {
 		out.UnicodeName = d.Name
@@ -304,6 +316,7 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, err)
 		return
 	}
+	d.Statuses = h.svc.Statuses(d) // as of now: grace periods, or ok
 	out := DomainOf(d)
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{selfLink(r, path, ContentType)}
@@ -324,9 +337,12 @@ var variantsNotice = Notice{
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) {
 	res, err := h.svc.Check(r.Context(), name, "")
 	if err == nil && res.Status == registry.Blocked && res.BlockedBy != "" {
-		h.fail(w, http.StatusNotFound,
-			fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s).", res.ULabel, res.BlockedBy, toASCII(res.BlockedBy)),
-			"Look that domain up: /rdap/domain/"+toASCII(res.BlockedBy))
+		desc := []string{fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s).", res.ULabel, res.BlockedBy, toASCII(res.BlockedBy))}
+		if res.HolderState != "" {
+			desc = append(desc, fmt.Sprintf("That domain is deleted (%s): the variant stays blocked until it is purged at %s.", rdapStatuses([]string{res.HolderState})[0], res.FreesAt.UTC().Format(time.RFC3339)))
+		}
+		desc = append(desc, "Look that domain up: /rdap/domain/"+toASCII(res.BlockedBy))
+		h.fail(w, http.StatusNotFound, desc...)
 		return
 	}
 	h.fail(w, http.StatusNotFound, name+" is not registered.")
@@ -346,4 +362,32 @@ func delegation(out *Domain, d *registry.Domain) {
 		sec.DSData = append(sec.DSData, DSData{KeyTag: r.KeyTag, Algorithm: r.Algorithm, Digest: r.Digest, DigestType: r.DigestType})
 	}
 	out.SecureDNS = sec
+}
+
+// rdapStatuses maps EPP statuses to RDAP's (RFC 8056 §2): ok is
+// "active", the others are their words in lower case ("pendingDelete" is
+// "pending delete"). No status is "active".
+func rdapStatuses(epp []string) []string {
+	var out []string
+	for _, st := range epp {
+		if st == registry.StatusOK {
+			out = append(out, "active")
+			continue
+		}
+		var b strings.Builder
+		for i, r := range st {
+			if unicode.IsUpper(r) {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		}
+		out = append(out, b.String())
+	}
+	if len(out) == 0 {
+		return []string{"active"}
+	}
+	return out
 }

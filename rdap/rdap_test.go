@@ -2,6 +2,7 @@ package rdap_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	openrdap "github.com/openrdap/rdap"
 
@@ -25,14 +27,16 @@ const (
 )
 
 type env struct {
-	svc *registry.Service
-	srv *httptest.Server
-	d   *registry.Domain
+	svc   *registry.Service
+	srv   *httptest.Server
+	d     *registry.Domain
+	clock *registry.ManualClock
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	svc := registrytest.SQLiteService(t)
+	clock := registry.NewManualClock(time.Now())
+	svc := registrytest.SQLiteServiceWith(t, registry.ServiceOptions{Clock: clock})
 	r, _, err := svc.AddRegistrar(t.Context(), "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +50,7 @@ func newEnv(t *testing.T) *env {
 	}
 	srv := httptest.NewServer(rdap.Handler(svc, rdap.Options{Notices: []rdap.Notice{{Title: "Terms of Use", Description: []string{"Test data."}}}}))
 	t.Cleanup(srv.Close)
-	return &env{svc: svc, srv: srv, d: d}
+	return &env{svc: svc, srv: srv, d: d, clock: clock}
 }
 
 func (e *env) get(t *testing.T, path string) (*http.Response, map[string]any) {
@@ -175,12 +179,24 @@ func TestResponses(t *testing.T) {
 	}
 }
 
-// TestDeleteFreesVariants: after a delete the domain is 404 and so are its
-// variants, with no blocker named.
+// TestDeleteFreesVariants: after a delete the domain is pending delete,
+// with its deletion event, until its purge (issue 23); after the purge it
+// is 404 and so are its variants, with no blocker named.
 func TestDeleteFreesVariants(t *testing.T) {
 	e := newEnv(t)
 	r := &registry.Registrar{ID: 1, Name: "acme"}
 	if err := e.svc.Delete(t.Context(), r, kitab); err != nil {
+		t.Fatal(err)
+	}
+	resp, doc := e.get(t, "/rdap/domain/"+kitabA)
+	if st := fmt.Sprint(doc["status"]); resp.StatusCode != 200 || st != "[pending delete redemption period]" || !strings.Contains(fmt.Sprint(doc["events"]), "eventAction:deletion") {
+		t.Errorf("%s after delete: %d status %s events %v", kitabA, resp.StatusCode, st, doc["events"])
+	}
+	if resp, doc := e.get(t, "/rdap/domain/"+kittabA); resp.StatusCode != 404 || !strings.Contains(strings.Join(descriptions(doc), " "), "stays blocked until it is purged at") {
+		t.Errorf("%s, held by a domain in redemption: %d %v", kittabA, resp.StatusCode, doc)
+	}
+	e.clock.Advance(35 * 24 * time.Hour)
+	if _, err := e.svc.RunLifecycle(t.Context(), 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{kitabA, kittabA} {

@@ -33,6 +33,9 @@ var (
 		CodeInternal:        {500, 2400, "internal error"},
 		CodeReserved:        {409, 2308, "reserved"},
 		CodeUnavailable:     {503, 2400, "unavailable"},
+		CodeWrongExpiry:     {409, 2306, "wrong current expiry date"},
+		CodeNotRenewable:    {409, 2105, "not eligible for renewal"},
+		CodeBadStatus:       {400, 2306, "status not allowed"},
 		CodeRevoked:         {403, 2200, "registrar revoked"},
 	}
 )

@@ -57,16 +57,19 @@ var hashSlots = make(chan struct{}, 2)
 
 // HashEPPPassword hashes pw with argon2id and a random salt, in the PHC
 // string form ($argon2id$v=19$m=…,t=…,p=…$salt$hash).
-func HashEPPPassword(pw string) (string, error) {
+func HashEPPPassword(pw string) (string, error) { return hashArgon2(pw, argonTime, argonMemory) }
+
+// hashArgon2 is argon2id of pw with t passes over m KiB, in PHC form.
+func hashArgon2(pw string, t, m uint32) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
 	hashSlots <- struct{}{}
-	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(pw), salt, t, m, argonThreads, argonKeyLen)
 	<-hashSlots
 	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, m, t, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
 // VerifyEPPPassword reports whether pw matches hash (made by

@@ -30,8 +30,6 @@ const (
 	CodeBadAddress = "BAD_ADDRESS"
 	// CodeAddressRange: an address that is not a public unicast address.
 	CodeAddressRange = "ADDRESS_RANGE"
-	// CodeStatusProhibits: a status of the object forbids the command.
-	CodeStatusProhibits = "STATUS_PROHIBITS"
 	// CodeStale: the object changed between the read and the write of an
 	// update (the service tries again; seen only if it keeps changing).
 	CodeStale = "STALE"
@@ -120,9 +118,10 @@ type ZoneData struct {
 
 // ZoneDelegation is one domain's delegation.
 type ZoneDelegation struct {
-	Name string   // A-label form
-	NS   []string // host names, A-label form
-	DS   []DS
+	Name     string   // A-label form
+	NS       []string // host names, A-label form
+	DS       []DS
+	Statuses []string // the domain's stored statuses (Domain.Statuses)
 }
 
 // DelegationChange is a change of a domain's name servers and DS records.
@@ -620,8 +619,14 @@ func (s *Service) delegationChange(z *Zone, d Delegation) (*DelegationChange, er
 // servers and DS records: all are checked first, and if storing the
 // delegation fails the domain is deleted again.
 func (s *Service) CreateDelegated(ctx context.Context, r *Registrar, input, lang string, ns []string, dsRecs []DS) (*Domain, error) {
+	return s.CreateDelegatedWith(ctx, r, input, lang, CreateOptions{}, ns, dsRecs)
+}
+
+// CreateDelegatedWith is CreateDelegated with a create's options (authInfo,
+// period: CreateWith).
+func (s *Service) CreateDelegatedWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
 	if len(ns) == 0 && len(dsRecs) == 0 {
-		return s.Create(ctx, r, input, lang)
+		return s.CreateWith(ctx, r, input, lang, o)
 	}
 	n, err := s.parseName(input)
 	if err != nil {
@@ -646,7 +651,7 @@ func (s *Service) CreateDelegated(ctx context.Context, r *Registrar, input, lang
 			return nil, err
 		}
 	}
-	d, err := s.Create(ctx, r, input, lang)
+	d, err := s.CreateWith(ctx, r, input, lang, o)
 	if err != nil {
 		return nil, err
 	}

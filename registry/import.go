@@ -530,7 +530,7 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 			if a, err := idna.Punycode.ToASCII(d.Label); err == nil {
 				d.ALabel = a
 			}
-			d.Blocks = []string{d.Label}
+			d.Blocks = s.legacySet(zone, d.Label, d.Lang)
 			for _, e := range c.errs {
 				d.Legacy = append(d.Legacy, e.Code.String())
 			}

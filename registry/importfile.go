@@ -114,9 +114,18 @@ func (ir *ImportReader) Next() (*ImportRecord, error) {
 			rec.Err = Errorf(CodeBadLine, "line %d is longer than %d bytes", ir.line, MaxImportLine)
 			return rec, nil
 		}
+		if ir.line == 1 {
+			raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte-order mark
+		}
 		text := strings.TrimSpace(string(bytes.TrimSuffix(raw, []byte{'\r'})))
 		if text == "" || text[0] == '#' {
 			continue
+		}
+		if strings.IndexByte(text, 0) >= 0 {
+			// refused here: PostgreSQL refuses a NUL in text with an error
+			ir.started = true
+			rec.Err = Errorf(CodeBadLine, "line %d has a NUL character", ir.line)
+			return rec, nil
 		}
 		fields := splitFields(text)
 		if !ir.started {
@@ -193,6 +202,8 @@ func (ir *ImportReader) fill(rec *ImportRecord, fields []string) {
 		rec.Err = Errorf(CodeBadName, "line %d is not valid UTF-8", rec.Line)
 	case rec.Name == "":
 		rec.Err = Errorf(CodeBadLine, "line %d has no name", rec.Line)
+	case rec.Registrar != "" && CheckRegistrarName(rec.Registrar) != nil:
+		rec.Err = Errorf(CodeBadName, "line %d: %s", rec.Line, CheckRegistrarName(rec.Registrar).(*Error).Message)
 	}
 	if rec.Err != nil {
 		return

@@ -36,6 +36,11 @@ func TestImportReader(t *testing.T) {
 			{line: 1, name: "क1", reg: "a", created: "2021-03-03T23:36:07Z"}, {line: 2, name: "क2", reg: "a", created: "2020-09-13T12:26:40Z"}}, false},
 		{"quoted fields", "\"किताब\",\"a, \"\"b\"\"\"\n", []rec{{line: 1, name: "किताब", reg: `a, "b"`}}, false},
 		{"long line", strings.Repeat("क", MaxImportLine) + "\nकमल\n", []rec{{line: 1, code: CodeBadLine}, {line: 2, name: "कमल"}}, false},
+		{"byte-order mark", "\ufeffname,registrar\nकिताब,a\n", []rec{{line: 2, name: "किताब", reg: "a"}}, false},
+		{"byte-order mark before a name", "\ufeffकिताब\n", []rec{{line: 1, name: "किताब"}}, false},
+		{"NUL in a column", "कि\x00ताब,a\nकमल,a\x00\nकमल,a,hi,2020-01-0\x002\nक,a\n", []rec{{line: 1, code: CodeBadLine}, {line: 2, code: CodeBadLine}, {line: 3, code: CodeBadLine}, {line: 4, name: "क", reg: "a"}}, false},
+		{"registrar with a bidi override", "किताब,a\u202eb\n", []rec{{line: 1, name: "किताब", reg: "a\u202eb", code: CodeBadName}}, false},
+		{"registrar with a zero-width space", "किताब,a\u200bb\n", []rec{{line: 1, name: "किताब", reg: "a\u200bb", code: CodeBadName}}, false},
 	}
 	for _, c := range cases {
 		ir := NewImportReader(strings.NewReader(c.input))

@@ -158,6 +158,10 @@ func (s *Service) logger() *slog.Logger {
 // write does not share the request's deadline: a request that timed out
 // is recorded too. A failed write is logged and counted, and returned.
 func (s *Service) audit(ctx context.Context, e AuditEntry) error {
+	e.withChannel(ctx)
+	if e.At.IsZero() {
+		e.At = s.clock.Now()
+	}
 	e.Name = auditName(e.Name)
 	e.Registrar = auditName(e.Registrar)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -353,7 +357,7 @@ func NewZone(name string, langs []string, ldh bool) (Zone, error) {
 	if len(langs) == 0 && !ldh {
 		return Zone{}, Errorf(CodeUnknownLanguage, "a zone needs at least one language (or plain LDH labels)")
 	}
-	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength}
+	z := Zone{Name: name, ALabel: a, LDH: ldh, MinLength: akshara.MinLength, MaxLength: akshara.MaxALabelLength, Lifecycle: akshara.DefaultLifecycle()}
 	for _, tag := range langs {
 		l, err := akshara.Lookup(tag)
 		if err != nil {
@@ -390,3 +394,18 @@ func (s *Service) AddZone(ctx context.Context, z Zone) error {
 }
 
 func isControl(r rune) bool { return unicode.IsControl(r) }
+
+// CheckRegistrarName returns BAD_NAME unless name (trimmed of spaces) is a
+// registrar name: 1 to 100 bytes of UTF-8 with no control character and no
+// format character (Unicode Cf: the bidi overrides and isolates, the
+// zero-width space and joiners, the byte-order mark), which would make
+// two registrars' names look alike or a name show otherwise than it is
+// stored in audit records and RDAP.
+func CheckRegistrarName(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, isControl) >= 0 ||
+		strings.IndexFunc(name, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) >= 0 {
+		return Errorf(CodeBadName, "a registrar name has 1 to 100 bytes of UTF-8, no control characters, bidi controls or zero-width characters")
+	}
+	return nil
+}

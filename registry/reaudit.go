@@ -18,13 +18,18 @@ type Reauditor interface {
 	// is retried after a transient fault, restart is called before the
 	// domains are given again from the first.
 	ScanZone(ctx context.Context, zone string, restart func(), each func(*Domain) error) error
-	// ApplyReaudit rebuilds, in one transaction, the zone's conflict sets
-	// and exemptions from the rows that rows gives (to each, in ID order;
-	// rows may be called again if the transaction is), records version
-	// as every domain's data version and each row's Legacy codes, and
-	// records relation as the conflict relation the sets were computed
-	// under.
-	ApplyReaudit(ctx context.Context, zone, relation, version string, rows func(each func(*ReauditRow) error) error) error
+	// ApplyReaudit scans the zone as ScanZone does and rebuilds its
+	// conflict sets and exemptions from the rows that rows then gives (to
+	// each, in the scan's ID order; rows may be called more than once),
+	// all in one transaction that holds every create, delete and import
+	// off from before the scan until it commits: a domain created
+	// meanwhile is either in the scan or waits. Only the rows of domains
+	// whose stored rows differ from the new ones are rewritten. It
+	// records version as every domain's data version and each row's
+	// Legacy codes, and relation as the conflict relation the sets were
+	// computed under. If the transaction is run again after a transient
+	// fault, restart is called before the scan starts over.
+	ApplyReaudit(ctx context.Context, zone, relation, version string, restart func(), each func(*Domain) error, rows func(each func(*ReauditRow) error) error) error
 }
 
 // ReauditRow is what ApplyReaudit records of one domain: the model of
@@ -119,7 +124,15 @@ func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 	for i := range s.list {
 		z := &s.list[i]
 		a := newZoneAudit(z.Name)
-		err := ra.ScanZone(ctx, z.Name, a.reset, func(d *Domain) error { return a.add(s, z, d) })
+		add := func(d *Domain) error { return a.add(s, z, d) }
+		// with apply, the scan is the apply's own, under its locks: a
+		// domain created after a scan of its own would lose its set
+		var err error
+		if apply {
+			err = ra.ApplyReaudit(ctx, z.Name, relation, s.version, a.reset, add, a.rows)
+		} else {
+			err = ra.ScanZone(ctx, z.Name, a.reset, add)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -142,11 +155,6 @@ func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 				if err := found(f); err != nil {
 					return nil, err
 				}
-			}
-		}
-		if apply && len(a.ids) > 0 {
-			if err := ra.ApplyReaudit(ctx, z.Name, relation, s.version, a.rows); err != nil {
-				return nil, err
 			}
 		}
 	}
@@ -254,6 +262,7 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 		for _, e := range c.errs {
 			codes = append(codes, e.Code.String())
 		}
+		set = s.legacySet(z, d.Label, d.Lang)
 	default:
 		set = append([]string(nil), c.blocks...)
 	}

@@ -45,6 +45,7 @@ func (s *Service) ReauditWhole(ctx context.Context, ra ReferenceReauditor, apply
 				for _, e := range c.errs {
 					f.Codes = append(f.Codes, e.Code.String())
 				}
+				set = s.legacySet(z, d.Label, d.Lang)
 			default:
 				set = append([]string(nil), c.blocks...)
 			}

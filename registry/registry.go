@@ -30,6 +30,10 @@ type Zone struct {
 	// MaxNameServers is the most name servers a domain of the zone has
 	// (the zones file's max-nameservers; 0: DefaultMaxNameServers).
 	MaxNameServers int `json:"max_nameservers,omitempty"`
+	// Lifecycle is the zone's registration policy (periods, grace and
+	// deletion periods), from the zones file (akshara.DefaultLifecycle for
+	// a zone it does not name).
+	Lifecycle akshara.ZoneLifecycle `json:"-"`
 }
 
 // Registrar is an account that registers domains.
@@ -41,14 +45,17 @@ type Registrar struct {
 
 // Domain is a registered name.
 type Domain struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`   // label.zone, U-labels (NFC)
-	ALabel    string    `json:"alabel"` // label.zone, A-labels
-	Label     string    `json:"label"`  // the second-level U-label
-	Zone      string    `json:"zone"`
-	Lang      string    `json:"lang"`      // language tag, or "ldh"
-	Registrar string    `json:"registrar"` // name of the registrar
-	Created   time.Time `json:"created"`
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`   // label.zone, U-labels (NFC)
+	ALabel    string `json:"alabel"` // label.zone, A-labels
+	Label     string `json:"label"`  // the second-level U-label
+	Zone      string `json:"zone"`
+	Lang      string `json:"lang"`      // language tag, or "ldh"
+	Registrar string `json:"registrar"` // name of the registrar
+	// RegistrarID is the registrar's ID (as read from a store; a create
+	// does not need it set).
+	RegistrarID int64     `json:"-"`
+	Created     time.Time `json:"created"`
 	// Blocks is the conflict set: the U-labels (including Label) that no
 	// other domain of the zone may hold.
 	Blocks []string `json:"blocks"`
@@ -69,6 +76,30 @@ type Domain struct {
 	// (docs/delegation.md); loaded by Service.Info.
 	NameServers []string `json:"name_servers,omitempty"`
 	DS          []DS     `json:"ds,omitempty"`
+
+	// The lifecycle (lifecycle.go, docs/lifecycle.md).
+	//
+	// Expires is the expiry date (zero: none recorded, such as a domain
+	// imported without one). Statuses is the set of EPP statuses stored on
+	// the domain (client* and server* statuses, pendingDelete,
+	// redemptionPeriod, pendingRestore, and those other parts of the
+	// registry set), sorted; empty means ok (EPPStatuses adds what is
+	// derived from time, such as addPeriod). RedemptionEnds and PurgeAt
+	// are set while the domain is deleted and not yet purged: it keeps its
+	// whole conflict set until PurgeAt.
+	Expires        time.Time `json:"expires,omitzero"`
+	Updated        time.Time `json:"updated,omitzero"`
+	Statuses       []string  `json:"statuses"`
+	RedemptionEnds time.Time `json:"redemption_ends,omitzero"`
+	PurgeAt        time.Time `json:"purge_at,omitzero"`
+	Renewed        time.Time `json:"-"` // the last renew (renewPeriod runs from it)
+	AutoRenewed    time.Time `json:"-"` // the last auto-renew (autoRenewPeriod)
+	// Rev increases with every change of the domain: a change applies
+	// only to the revision it was decided on (Store.ApplyChange).
+	Rev int64 `json:"-"`
+	// AuthInfoHash is, for a create, the hash of the authInfo to store
+	// with the domain (HashAuthInfo); never read back.
+	AuthInfoHash string `json:"-"`
 }
 
 // RecomputeReport says what recomputing the stored conflict sets under a
@@ -90,6 +121,12 @@ type AuditEntry struct {
 	Action    string    `json:"action"` // create, delete, registrar-add
 	Name      string    `json:"name"`
 	Result    string    `json:"result"` // ok, or the error code
+	// Channel is the front end the command came through (epp, http, cli,
+	// worker; "" for records made before it was kept), and ClTRID and
+	// SvTRID its EPP transaction identifiers (WithChannel).
+	Channel string `json:"channel,omitempty"`
+	ClTRID  string `json:"cltrid,omitempty"`
+	SvTRID  string `json:"svtrid,omitempty"`
 }
 
 // Status is the answer to a check.
@@ -114,7 +151,12 @@ type CheckResult struct {
 	Status    Status           `json:"status"`
 	Errors    []*akshara.Error `json:"errors"`               // why it is invalid
 	BlockedBy string           `json:"blocked_by,omitempty"` // the registered domain that blocks it
-	Variants  []string         `json:"variants"`             // the label's conflict set but itself
+	// For a name registered or blocked by a deleted domain that is not
+	// purged yet: the holder's state (redemptionPeriod, pendingRestore or
+	// pendingDelete) and when its conflict set is freed.
+	HolderState string    `json:"holder_state,omitempty"`
+	FreesAt     time.Time `json:"frees_at,omitzero"`
+	Variants    []string  `json:"variants"` // the label's conflict set but itself
 	// DataVersion is the policy data version the verdict was reached under.
 	DataVersion string `json:"data_version"`
 	// For a registered name that is exempted (see Domain.Exempted): the
@@ -138,6 +180,10 @@ const (
 	CodeInternal        = "INTERNAL"
 	CodeReserved        = "RESERVED"    // the name is reserved by the registry operator
 	CodeUnavailable     = "UNAVAILABLE" // the database cannot take writes now (disk full, down)
+	// The lifecycle's (lifecycle.go).
+	CodeWrongExpiry  = "WRONG_EXPIRY"  // a renew's current expiry date is not the domain's
+	CodeNotRenewable = "NOT_RENEWABLE" // the renewal would pass the 10-year horizon
+	CodeBadStatus    = "BAD_STATUS"    // a status the caller may not set or remove
 )
 
 // Error is a registry error with a stable code.
@@ -220,6 +266,9 @@ type Store interface {
 	FindBlocker(ctx context.Context, zone string, labels []string) (*Domain, error)
 	// Domain returns the domain label.zone, or ErrNotFound.
 	Domain(ctx context.Context, zone, label string) (*Domain, error)
+	// LifecycleStore: the lifecycle's changes (lifecycle.go).
+	LifecycleStore
+
 	// DeleteDomain deletes the domain label.zone, its conflict set and
 	// records it, atomically, if registrarID owns it: ErrForbidden if not,
 	// ErrNotFound if there is none. The domains it was exempted with take

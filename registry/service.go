@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -24,7 +26,7 @@ const LDH = "ldh"
 
 // DefaultZones are created on first start: the zones of the zones file
 // (zones/zones.txt, akshara.DefaultZones): the delegated Indian IDN ccTLDs
-// (POLICY.md §7) and the ASCII zone in, which takes every language and
+// (docs/policy.md §7) and the ASCII zone in, which takes every language and
 // plain LDH labels, each with its languages in order.
 func DefaultZones() []Zone {
 	specs, err := akshara.DefaultZones()
@@ -34,7 +36,7 @@ func DefaultZones() []Zone {
 	zones := make([]Zone, len(specs))
 	for i, sp := range specs {
 		z := &zones[i]
-		z.Name, z.Languages, z.LDH = sp.Name, sp.Languages, sp.LDH
+		z.Name, z.Languages, z.LDH, z.Lifecycle = sp.Name, sp.Languages, sp.LDH, sp.Lifecycle
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.MaxNameServers = sp.MaxNameServers
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
@@ -83,6 +85,10 @@ type ServiceOptions struct {
 	NoRecompute bool
 	// Clock is the time the domain logic reads (nil: SystemClock).
 	Clock Clock
+	// Lifecycle replaces the registration policy of the zones it names
+	// (by U-label) instead of the zones file's (for tests, and for an
+	// operator trying a policy).
+	Lifecycle map[string]akshara.ZoneLifecycle
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
@@ -109,6 +115,15 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 		z := &s.list[i]
 		orderLanguages(z, defaults)
 		zoneSettings(z, defaults)
+		z.Lifecycle = akshara.DefaultLifecycle()
+		for _, d := range defaults {
+			if d.Name == z.Name {
+				z.Lifecycle = d.Lifecycle // the zones file's policy
+			}
+		}
+		if lc, ok := opts.Lifecycle[z.Name]; ok {
+			z.Lifecycle = lc
+		}
 		s.index(z)
 		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
 		if err != nil {
@@ -200,6 +215,17 @@ func (s *Service) RelationVersion() (string, error) {
 // storedSet is the conflict set of a stored domain under the service's
 // relation (for Store.Recompute).
 func (s *Service) storedSet(d *Domain) ([]string, error) {
+	set, err := s.storedSet1(d)
+	if err != nil || len(d.Legacy) == 0 {
+		return set, err
+	}
+	// a legacy name also holds the label it shows (legacySet)
+	set = append(set, s.legacySet(s.zones[d.Zone], d.Label, d.Lang)...)
+	slices.Sort(set)
+	return slices.Compact(set), nil
+}
+
+func (s *Service) storedSet1(d *Domain) ([]string, error) {
 	rel := s.relations[d.Zone]
 	if rel == nil || d.Lang == LDH {
 		return []string{d.Label}, nil
@@ -443,6 +469,16 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
+	if d != nil && d.Deleted() {
+		// held by a deleted domain its registrar may still restore: say
+		// so, and when the set is freed
+		res.HolderState, res.FreesAt = StatusPendingDelete, d.PurgeAt
+		if d.HasStatus(StatusPendingRestore) {
+			res.HolderState = StatusPendingRestore
+		} else if d.HasStatus(StatusRedemptionPeriod) {
+			res.HolderState = StatusRedemptionPeriod
+		}
+	}
 	if d != nil && d.Exempted {
 		// the name itself may be registered, exempted with the holder
 		own, err := s.store.Domain(ctx, n.zone.Name, c.label)
@@ -480,7 +516,28 @@ func (s *Service) findForCheck(ctx context.Context, zone string, labels []string
 // ErrConflict (naming the registered domain that blocks it),
 // ErrUnknownZone, ErrUnknownLanguage, ErrBadName.
 func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
-	d, err := s.create(ctx, r, input, lang)
+	return s.CreateWith(ctx, r, input, lang, CreateOptions{})
+}
+
+// CreateOptions are the optional parts of a create.
+type CreateOptions struct {
+	// AuthInfo is the domain's authInfo (RFC 5731 §2.6), stored hashed;
+	// "" for none (no transfer is possible until the sponsor sets one).
+	AuthInfo string
+	// Period is the registration period (the zone's default for the zero
+	// Period; PERIOD_RANGE outside the zone's range): the domain expires
+	// that long after the service's clock's now (docs/lifecycle.md).
+	Period Period
+}
+
+// CreatePeriod is Create for a registration period.
+func (s *Service) CreatePeriod(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
+	return s.CreateWith(ctx, r, input, lang, CreateOptions{Period: p})
+}
+
+// CreateWith is Create with the options of o.
+func (s *Service) CreateWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions) (*Domain, error) {
+	d, err := s.create(ctx, r, input, lang, o)
 	if err != nil {
 		// a refused create is recorded too; a successful one was recorded
 		// in its transaction
@@ -489,8 +546,17 @@ func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) 
 	return d, err
 }
 
-func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
+func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, o CreateOptions) (*Domain, error) {
+	if o.AuthInfo != "" {
+		if err := CheckAuthInfo(o.AuthInfo); err != nil {
+			return nil, err
+		}
+	}
 	n, c, err := s.judgeName(input, lang)
+	if err != nil {
+		return nil, err
+	}
+	months, err := n.zone.period(o.Period)
 	if err != nil {
 		return nil, err
 	}
@@ -507,19 +573,34 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string) 
 		}
 		return nil, &Error{Code: CodeReserved, Message: msg}
 	}
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version}
+	now := s.clock.Now()
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version,
+		Created: now, Expires: addMonths(now, months)}
+	if o.AuthInfo != "" {
+		// hashed after the policy's checks, before the transaction
+		if d.AuthInfoHash, err = HashAuthInfo(o.AuthInfo); err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
+		}
+	}
 	created, err := s.store.CreateDomain(ctx, d, r.ID)
 	if errors.Is(err, ErrConflict) {
 		// the name itself registered (exempted domains share labels, so the
 		// first holder of the set need not be it): EXISTS, as
 		// docs/registry.md promises
 		if own, ferr := s.store.Domain(ctx, n.zone.Name, c.label); ferr == nil {
-			return nil, &Error{Code: CodeExists, Message: full + " is already registered", BlockedBy: own.Name}
+			msg := full + " is already registered"
+			if own.Deleted() {
+				msg += "; it is deleted and is purged at " + own.PurgeAt.Format(time.RFC3339) + " (its registrar may restore it until its redemption period ends)"
+			}
+			return nil, &Error{Code: CodeExists, Message: msg, BlockedBy: own.Name}
 		}
 		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}
 		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
 			e.BlockedBy = b.Name
 			e.Message = full + " is blocked by " + b.Name
+			if b.Deleted() {
+				e.Message += ", deleted and in its redemption or pending delete period until " + b.PurgeAt.Format(time.RFC3339)
+			}
 			if b.Label == c.label {
 				// the name itself: EXISTS, as docs/registry.md promises
 				e.Code, e.Message = CodeExists, full+" is already registered"
@@ -553,33 +634,30 @@ func (s *Service) locate(input string) (*Zone, string, error) {
 	return n.zone, label, nil
 }
 
-// Info returns a registered domain (public).
+// Info returns a registered domain (public), after approving its pending
+// transfer if the transfer period has passed (so that the sponsor read is
+// the one the worker makes).
 func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
-	z, label, err := s.locate(input)
+	d, err := s.settled(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.store.Domain(ctx, z.Name, label)
-	if err != nil {
-		return nil, err
-	}
-	return d, s.loadDelegation(ctx, d)
+	return d, s.loadDelegation(ctx, d) // hosts.go
 }
 
-// Delete deletes a domain the registrar owns, freeing its conflict set.
+// Delete deletes a domain the registrar owns (DeleteDomain): purged at
+// once inside the add grace period, otherwise kept, with its conflict
+// set, until its purge.
 func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error {
-	z, label, err := s.locate(input)
-	if err == nil {
-		err = s.store.DeleteDomain(ctx, z.Name, label, r.ID)
-	}
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "delete", Name: input, Result: CodeOf(err)})
-	}
+	_, err := s.DeleteDomain(ctx, r, input)
 	return err
 }
 
 // List returns the registrar's domains.
 func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
+	if err := s.settleDue(ctx); err != nil { // the list agrees with the worker
+		return nil, err
+	}
 	return s.store.DomainsOf(ctx, r.ID)
 }
 
@@ -596,8 +674,8 @@ func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, st
 
 func (s *Service) addRegistrar(ctx context.Context, name string) (*Registrar, string, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, isControl) >= 0 {
-		return nil, "", Errorf(CodeBadName, "a registrar name has 1 to 100 bytes of UTF-8, no control characters")
+	if err := CheckRegistrarName(name); err != nil {
+		return nil, "", err
 	}
 	token, err := newToken()
 	if err != nil {
@@ -674,6 +752,6 @@ func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang st
 		return nil, err
 	}
 	full, afull := s.fullName(&c, n.zone)
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks}
+	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, Created: s.clock.Now()}
 	return s.store.CreateExemptDomain(ctx, d, r.ID)
 }

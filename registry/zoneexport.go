@@ -22,13 +22,12 @@ type ZoneExportOptions struct {
 	TTL    int      // TTL of every record; 0 for 3600
 }
 
-// domainPublished is the hook for "the domain is not published in its
-// state": a domain without name servers never reaches it (the store
-// returns only domains with name servers). When domains have statuses
-// (clientHold, serverHold, pendingDelete: branch life), they are refused
-// here.
+// domainPublished tells whether a domain is in the zone: only with name
+// servers (the store returns only such domains), and not on hold
+// (clientHold, serverHold) nor deleted (pendingDelete, redemptionPeriod):
+// Domain.OnHold (lifecycle.go, docs/lifecycle.md).
 func domainPublished(d *ZoneDelegation) bool {
-	return len(d.NS) > 0
+	return len(d.NS) > 0 && !(&Domain{Statuses: d.Statuses}).OnHold()
 }
 
 // ExportZone writes the zone (U-label or A-label) as a master file: the

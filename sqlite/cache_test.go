@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"github.com/akshara-idn/akshara"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,11 @@ func openService(t *testing.T, path string) (*registry.Service, *sqlstore.Store)
 		t.Fatalf("sqlite.Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	svc, err := registry.NewService(t.Context(), s)
+	// with an add grace period in भारत, so that a delete of a name just
+	// created frees it at once (a commit the cache must see); the .IN
+	// profile keeps it until its purge (docs/lifecycle.md)
+	lc := akshara.DefaultLifecycle()
+	svc, err := registry.NewServiceWith(t.Context(), s, registry.ServiceOptions{Lifecycle: map[string]akshara.ZoneLifecycle{"भारत": lc}})
 	if err != nil {
 		t.Fatalf("NewService: %v", err)
 	}

@@ -43,3 +43,14 @@ func TestReaudit(t *testing.T) {
 		return s
 	})
 }
+
+func TestReauditRace(t *testing.T) {
+	registrytest.RunReauditRace(t, func(t *testing.T) registry.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "registry.db"))
+		if err != nil {
+			t.Fatalf("sqlite.Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -39,7 +39,7 @@ var policyTmpl = template.Must(template.New("").Funcs(template.FuncMap{
 	"check":     checkLink,
 }).ParseFS(templates, "templates/*.html"))
 
-// classTitles name the classes of the grammar (POLICY.md §3).
+// classTitles name the classes of the grammar (docs/policy.md §3).
 var classTitles = map[string]string{
 	"C": "Consonants", "V": "Independent vowels", "M": "Vowel signs (matras)",
 	"D": "Anusvara, bindi and tippi", "B": "Chandrabindu", "X": "Visarga",

@@ -20,7 +20,8 @@ var static embed.FS
 const csp = "default-src 'self'"
 
 // Handler serves the page at /, its files under /static/, the keyboards
-// under /keyboard/{tag}.json and the policy pages under /policy.
+// under /keyboard/{tag}.json, the policy pages under /policy and the
+// policy reading they cite at /docs/policy.md.
 func Handler() http.Handler {
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServer(http.FS(sub))
@@ -36,5 +37,6 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /policy", policyList)
 	mux.HandleFunc("GET /policy/{$}", policyList)
 	mux.HandleFunc("GET /policy/{tag}", policyPage)
+	mux.HandleFunc("GET /docs/policy.md", policyDocument)
 	return mux
 }

@@ -24,8 +24,10 @@ const lgrUsage = `usage: akshara lgr [-lang TAG | -langfile FILE] [-date YYYY-MM
 
 Writes the language's IDN policy as an RFC 7940 Label Generation Ruleset
 (docs/lgr.md) to standard output; with -all, writes every language to
-DIR/TAG.xml. The exports of the embedded languages are committed under
-lgr/ (go generate ./lgr).
+DIR/TAG.xml, and DIR/versions.txt, the ledger of their versions. The
+exports of the embedded languages are committed under lgr/ (go generate
+./lgr). The RFC 7940 version is an integer: the one in lgr/versions.txt
+when the export is the published one but for it, the next one otherwise.
 
 Exit status: 0 on success, 2 on a usage or I/O error.
 
@@ -57,14 +59,19 @@ func cmdLGR(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
+		var entries []lgr.LedgerEntry
 		for _, l := range ls {
-			data, err := lgr.Export(l, opts)
+			data, e, err := lgr.ExportVersioned(l, opts)
 			if err != nil {
 				return fail(err)
 			}
 			if err := os.WriteFile(filepath.Join(*out, l.Tag+".xml"), data, 0o644); err != nil {
 				return fail(err)
 			}
+			entries = append(entries, e)
+		}
+		if err := os.WriteFile(filepath.Join(*out, "versions.txt"), lgr.FormatLedger(entries), 0o644); err != nil {
+			return fail(err)
 		}
 		return exitOK
 	}

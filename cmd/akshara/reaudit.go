@@ -33,9 +33,11 @@ domain that has become invalid (with rule codes), newly conflicts with
 another (with whom) or whose conflict set changed; a summary goes to
 standard error. With -apply, the new conflict sets and exemptions (domains
 that now conflict are kept, exempted with each other), data versions and
-legacy codes are recorded, in one transaction per zone, and the audit log
-gets a reaudit-apply record naming the data version and conflict relation
-applied.
+legacy codes are recorded, in one transaction per zone that holds creates
+and deletes off from before it reads the zone until it commits (it may run
+beside a serving registry; docs/import.md), rewriting only the sets that
+changed, and the audit log gets a reaudit-apply record naming the data
+version and conflict relation applied.
 
 -apply takes only data this binary carries: a -langfile whose content
 differs from the compiled-in file of its language is refused with -apply

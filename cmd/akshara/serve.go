@@ -98,6 +98,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	openStore := storeFlags(fs)
 	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
+	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
 	o := serveFlags(fs)
 	startEPP := eppFlags(fs) // epp.go
 	if status, ok := parseFlags(fs, args, 0); !ok {
@@ -185,6 +186,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopEPP()
+	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
+	go svc.RunTransferWorker(ctx, time.Minute)    // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)

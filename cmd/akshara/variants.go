@@ -19,7 +19,7 @@ func init() {
 
 const variantsUsage = `usage: akshara variants [-lang TAG] [-json] [LABEL ...]
 
-Lists the variants of each LABEL (POLICY.md §6): the labels the language's
+Lists the variants of each LABEL (docs/policy.md §6): the labels the language's
 variant table makes of it, that the language accepts. With no LABEL, reads
 one label per line from standard input, like check.
 

@@ -1,8 +1,9 @@
 #!/usr/bin/perl
 # Drives akshara's EPP server with Net::EPP (Debian libnet-epp-perl), a
 # client we did not write: login, check, create with the idn-1.0
-# extension, info (reading the extension back), delete, info after the
-# delete, logout. Run by epp/thirdparty_test.go with PORT set; prints one
+# extension, info (reading the extension back), renew (a wrong current
+# expiry date, then right), delete (into redemption), info, the RGP
+# restore request and report (RFC 3915), info, logout. Run by epp/thirdparty_test.go with PORT set; prints one
 # line per step for the test to compare.
 use strict; use warnings; use utf8; binmode STDOUT, ':utf8';
 use Net::EPP::Simple; use Net::EPP::Frame::Command::Create::Domain; use Net::EPP::Frame::Command::Info::Domain;
@@ -33,6 +34,31 @@ sub txt { my $n = shift; defined $n ? $n->textContent : '' }
 print "info: ", $r->code, " roid=", txt($r->getElementsByLocalName('roid')->shift),
     " idn:table=", txt($r->getElementsByTagNameNS($IDN, 'table')->shift),
     " idn:uname=", txt($r->getElementsByTagNameNS($IDN, 'uname')->shift), "\n";
-print "delete: ", ($epp->delete_domain($name) ? 'ok' : 'failed'), " ($Net::EPP::Simple::Code)\n";
-print "info after delete: ", (defined $epp->domain_info($name) ? 'found' : 'gone'), " ($Net::EPP::Simple::Code)\n";
+my $RGP = 'urn:ietf:params:xml:ns:rgp-1.0';
+my $ex = substr(txt($r->getElementsByLocalName('exDate')->shift), 0, 10);
+$epp->renew_domain({name => $name, cur_exp_date => '1999-01-01', period => 1});
+print "renew wrong date: $Net::EPP::Simple::Code\n";
+$r = $epp->request($epp->_generate_renew_domain_frame({name => $name, cur_exp_date => $ex, period => 2}));
+print "renew: ", $r->code, " exDate=", txt($r->getElementsByLocalName('exDate')->shift), "\n";
+$epp->delete_domain($name);
+print "delete: $Net::EPP::Simple::Code\n";
+sub statuses {   # info: the code, the domain statuses and the rgp statuses
+    my $i = Net::EPP::Frame::Command::Info::Domain->new; $i->setDomain($name);
+    my $r = $epp->request($i);
+    my @s = map { $_->getAttribute('s') } $r->getElementsByTagNameNS('urn:ietf:params:xml:ns:domain-1.0', 'status');
+    my @g = map { $_->getAttribute('s') } $r->getElementsByTagNameNS($RGP, 'rgpStatus');
+    return $r->code . " status=" . join(',', @s) . " rgp=" . join(',', @g);
+}
+print "info after delete: ", statuses(), "\n";
+sub restore {
+    my $f = Net::EPP::Frame::Command::Update::Domain->new; $f->setDomain($name);
+    my $u = $f->createElementNS($RGP, 'rgp:update');
+    my $rs = $f->createElementNS($RGP, 'rgp:restore'); $rs->setAttribute('op', shift); $u->appendChild($rs);
+    my $ext = $f->createElement('extension'); $ext->appendChild($u);
+    $f->command->insertBefore($ext, $f->clTRID);
+    return $epp->request($f)->code;
+}
+print "restore request: ", restore('request'), "\n";
+print "restore report: ", restore('report'), "\n";
+print "info after restore: ", statuses(), "\n";
 print "logout: ", ($epp->logout ? 'ok' : 'failed'), "\n";

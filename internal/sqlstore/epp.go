@@ -62,8 +62,10 @@ func (s *Store) EPPCredentials(ctx context.Context, registrar string) (*registry
 	c := &registry.EPPCredentials{}
 	var created int64
 	var revoked sql.NullInt64
-	err := s.queryRow(ctx, nil, `SELECT r.id, r.name, r.created, r.revoked, e.pw_hash, e.cert_sha256 FROM registrars r JOIN epp_credentials e ON e.registrar_id = r.id WHERE r.name = ?`,
-		registrar).Scan(&r.ID, &r.Name, &created, &revoked, &c.PasswordHash, &c.CertSHA256)
+	err := s.do(ctx, func() error {
+		return s.queryRow(ctx, nil, `SELECT r.id, r.name, r.created, r.revoked, e.pw_hash, e.cert_sha256 FROM registrars r JOIN epp_credentials e ON e.registrar_id = r.id WHERE r.name = ?`,
+			registrar).Scan(&r.ID, &r.Name, &created, &revoked, &c.PasswordHash, &c.CertSHA256)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, registry.Errorf(registry.CodeNotFound, "registrar %q has no EPP credentials", registrar)
 	}

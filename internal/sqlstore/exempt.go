@@ -162,7 +162,9 @@ func (s *Store) names(ctx context.Context, tx *sql.Tx, ids []int64) ([]string, e
 // CreateExemptDomain implements registry.Store.
 func (s *Store) CreateExemptDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
-	out.Created = time.Now().UTC()
+	if out.Created.IsZero() { // the service gives its clock's time
+		out.Created = time.Now().UTC()
+	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		// Exempted creates take turns: one must see the other's whole set
 		// (exempt_sets) to pair with it, which an uncommitted one hides. The
@@ -170,7 +172,7 @@ func (s *Store) CreateExemptDomain(ctx context.Context, d *registry.Domain, regi
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
 			return err
 		}
-		err := tx.QueryRowContext(ctx, s.q(insertDomain), d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion).Scan(&out.ID)
+		err := tx.QueryRowContext(ctx, s.q(insertDomain), d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion, nanos(d.Expires), out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
 		}

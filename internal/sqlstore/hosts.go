@@ -43,7 +43,7 @@ func (s *Store) insertAddrs(ctx context.Context, tx *sql.Tx, hostID int64, addrs
 	return nil
 }
 
-func (s *Store) auditTx(ctx context.Context, tx *sql.Tx, registrarID int64, action, name string) error {
+func (s *Store) hostAuditTx(ctx context.Context, tx *sql.Tx, registrarID int64, action, name string) error {
 	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) SELECT ?, name, ?, ?, 'ok' FROM registrars WHERE id = ?`),
 		time.Now().UnixNano(), action, name, registrarID)
 	return err
@@ -65,7 +65,7 @@ func (s *Store) CreateHost(ctx context.Context, h *registry.Host, registrarID in
 		if err := s.insertAddrs(ctx, tx, out.ID, h.Addrs); err != nil {
 			return err
 		}
-		return s.auditTx(ctx, tx, registrarID, "host-create", h.Name)
+		return s.hostAuditTx(ctx, tx, registrarID, "host-create", h.Name)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
@@ -169,7 +169,7 @@ func (s *Store) UpdateHost(ctx context.Context, name string, h *registry.Host, r
 		if err := s.insertAddrs(ctx, tx, id, h.Addrs); err != nil {
 			return err
 		}
-		return s.auditTx(ctx, tx, registrarID, "host-update", h.Name)
+		return s.hostAuditTx(ctx, tx, registrarID, "host-update", h.Name)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
@@ -196,7 +196,7 @@ func (s *Store) DeleteHost(ctx context.Context, name string, registrarID int64) 
 				return err
 			}
 		}
-		return s.auditTx(ctx, tx, registrarID, "host-delete", name)
+		return s.hostAuditTx(ctx, tx, registrarID, "host-delete", name)
 	}))
 }
 
@@ -296,7 +296,7 @@ func (s *Store) ChangeDelegation(ctx context.Context, zone, label string, regist
 		if k > c.MaxDS {
 			return registry.Errorf(registry.CodeLimit, "a domain has at most %d DS records (this change would give %s.%s %d)", c.MaxDS, label, zone, k)
 		}
-		return s.auditTx(ctx, tx, registrarID, "update", label+"."+zone)
+		return s.hostAuditTx(ctx, tx, registrarID, "update", label+"."+zone)
 	}))
 }
 
@@ -340,12 +340,8 @@ func (s *Store) Delegation(ctx context.Context, domainID int64) (ns []string, ds
 // deleteDelegation is a domain delete's part: refused while hosts are
 // under the domain; its name servers and DS records go with it.
 func (s *Store) deleteDelegation(ctx context.Context, tx *sql.Tx, domainID int64, name string) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM hosts WHERE domain_id = ?`), domainID).Scan(&n); err != nil {
+	if err := s.noHostsUnder(ctx, tx, domainID, name); err != nil {
 		return err
-	}
-	if n > 0 {
-		return registry.Errorf(registry.CodeAssociated, "%s has %d host(s) under it: delete or rename them first", name, n)
 	}
 	for _, q := range []string{`DELETE FROM domain_hosts WHERE domain_id = ?`, `DELETE FROM ds_records WHERE domain_id = ?`} {
 		if _, err := tx.ExecContext(ctx, s.q(q), domainID); err != nil {
@@ -363,20 +359,20 @@ func (s *Store) ZoneData(ctx context.Context, zone string) (zd *registry.ZoneDat
 		zd = &registry.ZoneData{Glue: map[string][]string{}}
 		byID := map[int64]*registry.ZoneDelegation{}
 		var order []int64
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.id, d.alabel, h.name FROM domains d JOIN domain_hosts dh ON dh.domain_id = d.id JOIN hosts h ON h.id = dh.host_id WHERE d.zone = ? ORDER BY d.id, h.name`), zone)
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.id, d.alabel, d.statuses, h.name FROM domains d JOIN domain_hosts dh ON dh.domain_id = d.id JOIN hosts h ON h.id = dh.host_id WHERE d.zone = ? ORDER BY d.id, h.name`), zone)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var id int64
-			var name, host string
-			if err := rows.Scan(&id, &name, &host); err != nil {
+			var name, statuses, host string
+			if err := rows.Scan(&id, &name, &statuses, &host); err != nil {
 				rows.Close()
 				return err
 			}
 			d := byID[id]
 			if d == nil {
-				d = &registry.ZoneDelegation{Name: name}
+				d = &registry.ZoneDelegation{Name: name, Statuses: strings.Fields(statuses)}
 				byID[id] = d
 				order = append(order, id)
 			}
@@ -426,4 +422,43 @@ func (s *Store) ZoneData(ctx context.Context, zone string) (zd *registry.ZoneDat
 		return nil
 	})
 	return zd, internal("reading zone data", err)
+}
+
+// purgeDelegation removes what the delegation tables hold of domains being
+// purged (docs/delegation.md): their name servers and DS records, and the
+// hosts under them (with their addresses, and as name servers of other
+// domains). A delete into redemption is refused while hosts are under the
+// domain (DeleteDomain); only a domain the lifecycle deleted on expiry can
+// still have them at its purge, and a host under a domain that no longer
+// exists cannot stay (its name would resolve nowhere).
+func (s *Store) purgeDelegation(ctx context.Context, tx *sql.Tx, ids []any) error {
+	in := `(` + marks(len(ids)) + `)`
+	sub := `(SELECT id FROM hosts WHERE domain_id IN ` + in + `)`
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM domain_hosts WHERE domain_id IN ` + in, ids},
+		{`DELETE FROM domain_hosts WHERE host_id IN ` + sub, ids},
+		{`DELETE FROM host_addrs WHERE host_id IN ` + sub, ids},
+		{`DELETE FROM hosts WHERE domain_id IN ` + in, ids},
+		{`DELETE FROM ds_records WHERE domain_id IN ` + in, ids},
+	} {
+		if _, err := tx.ExecContext(ctx, s.q(q.sql), q.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noHostsUnder refuses (ASSOCIATED) while hosts are under the domain.
+func (s *Store) noHostsUnder(ctx context.Context, tx *sql.Tx, domainID int64, name string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM hosts WHERE domain_id = ?`), domainID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return registry.Errorf(registry.CodeAssociated, "%s has %d host(s) under it: delete or rename them first", name, n)
+	}
+	return nil
 }

@@ -151,7 +151,7 @@ func (s *Store) AuditQuery(ctx context.Context, f registry.AuditFilter) ([]regis
 	if f.AfterID > 0 {
 		add("id > ?", f.AfterID)
 	}
-	q := `SELECT id, at, registrar, action, name, result FROM audit`
+	q := `SELECT id, at, registrar, action, name, result, channel, cltrid, svtrid FROM audit`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -167,7 +167,7 @@ func (s *Store) AuditQuery(ctx context.Context, f registry.AuditFilter) ([]regis
 func (s *Store) auditRows(ctx context.Context, query string, args ...any) ([]registry.AuditEntry, error) {
 	out, err := queryRows(ctx, s, query, func(rows *sql.Rows) (e registry.AuditEntry, err error) {
 		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Registrar, &e.Action, &e.Name, &e.Result); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Registrar, &e.Action, &e.Name, &e.Result, &e.Channel, &e.ClTRID, &e.SvTRID); err != nil {
 			return e, err
 		}
 		e.At = time.Unix(0, at).UTC()

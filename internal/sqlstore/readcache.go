@@ -428,7 +428,7 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	query := `SELECT bl.id, bl.zone, bl.label, bl.alabel, bl.lang, bl.name, bl.created, bl.data_version, bl.legacy, bl.exempt,
+	query := `SELECT bl.id, bl.zone, bl.label, bl.alabel, bl.lang, bl.name, bl.created, bl.data_version, bl.legacy, bl.exempt, bl.statuses, bl.purge_at, bl.redemption_end,
 		rv.zone, rv.label, rv.reason, rv.created
 		FROM (SELECT 1 AS one) o
 		LEFT JOIN (SELECT ` + domainColumns + `, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) AS exempt
@@ -441,9 +441,11 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 		dzone, label, alabel, lang, reg, dv, legacy sql.NullString
 		rzone, rlabel, reason                       sql.NullString
 		rcreated                                    sql.NullInt64
+		statuses                                    sql.NullString
+		purge, rend                                 sql.NullInt64
 	)
 	err := s.do(ctx, func() error {
-		return s.queryRow(ctx, nil, query, args...).Scan(&id, &dzone, &label, &alabel, &lang, &reg, &created, &dv, &legacy, &exempt,
+		return s.queryRow(ctx, nil, query, args...).Scan(&id, &dzone, &label, &alabel, &lang, &reg, &created, &dv, &legacy, &exempt, &statuses, &purge, &rend,
 			&rzone, &rlabel, &reason, &rcreated)
 	})
 	if err != nil {
@@ -455,6 +457,8 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 		d.Name = d.Label + "." + d.Zone
 		d.Created = time.Unix(0, created.Int64).UTC()
 		d.Legacy = strings.Fields(legacy.String)
+		d.Statuses = strings.Fields(statuses.String)
+		d.PurgeAt, d.RedemptionEnds = fromNanos(purge.Int64), fromNanos(rend.Int64)
 		return cacheEntry{blocker: d}, nil
 	}
 	if rlabel.Valid {
@@ -471,6 +475,7 @@ func copyDomain(d *registry.Domain) *registry.Domain {
 	}
 	c := *d
 	c.Legacy = slices.Clone(d.Legacy)
+	c.Statuses = slices.Clone(d.Statuses)
 	return &c
 }
 

@@ -3,8 +3,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +27,7 @@ var _ registry.Reauditor = (*Store)(nil)
 const scanZone = `SELECT d.id, 0, d.label, d.lang, r.name, d.data_version, d.legacy FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone || '' = ?
 	UNION ALL SELECT domain_id, 1, label, '', '', '', '' FROM blocks WHERE zone || '' = ?
 	UNION ALL SELECT domain_id, 2, label, '', '', '', '' FROM exempt_sets WHERE zone || '' = ?
-	UNION ALL SELECT e.domain_id, 3, o.label, '', '', '', '' FROM exemptions e JOIN domains d ON d.id = e.domain_id JOIN domains o ON o.id = e.other_id WHERE d.zone || '' = ? AND o.zone || '' = ?
+	UNION ALL SELECT e.domain_id, 3, o.label, CAST(e.other_id AS TEXT), '', '', '' FROM exemptions e JOIN domains d ON d.id = e.domain_id JOIN domains o ON o.id = e.other_id WHERE d.zone || '' = ? AND o.zone || '' = ?
 	ORDER BY 1, 2`
 
 // ScanZone implements registry.Reauditor.
@@ -35,78 +38,147 @@ func (s *Store) ScanZone(ctx context.Context, zone string, restart func(), each 
 			restart()
 		}
 		first = false
-		// the scan reads every zone's rows: not for a zone with none
-		var n int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var d *registry.Domain
-		var held, whole []string
-		flush := func() error {
-			if d == nil {
-				return nil
-			}
-			// an exempted domain's whole set is in exempt_sets; an
-			// ordinary one holds its whole set
-			d.Blocks = held
-			if d.Exempted {
-				d.Blocks = whole
-			}
-			slices.Sort(d.Blocks)
-			err := each(d)
-			d, held, whole = nil, []string{}, nil
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			var kind int
-			var label, lang, registrar, version, legacy string
-			if err := rows.Scan(&id, &kind, &label, &lang, &registrar, &version, &legacy); err != nil {
-				return err
-			}
-			if kind == 0 {
-				if err := flush(); err != nil {
-					return err
-				}
-				d = &registry.Domain{ID: id, Zone: zone, Label: label, Name: label + "." + zone, Lang: lang, Registrar: registrar,
-					DataVersion: version, Legacy: strings.Fields(legacy)}
-				held = []string{}
-				continue
-			}
-			if d == nil || d.ID != id {
-				continue // not a domain of the zone
-			}
-			switch kind {
-			case 1:
-				held = append(held, label)
-			case 2:
-				whole = append(whole, label)
-			case 3:
-				d.Exempted = true
-				d.ExemptWith = append(d.ExemptWith, label+"."+zone)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return flush()
+		return s.scanZone(ctx, tx, zone, nil, each)
 	})
 	return internal("listing the domains of "+zone, err)
+}
+
+// stored is what a scan keeps of a domain's stored rows for the apply
+// that follows it in the same transaction: the hash of its conflict set
+// rows (storedHash) and its legacy codes.
+type stored struct {
+	id     int64
+	hash   uint64
+	legacy string
+}
+
+// storedHash is the hash of a domain's rows in blocks (held), exempt_sets
+// (whole) and exemptions (the IDs of others), each sorted.
+func storedHash(seed maphash.Seed, held, whole []string, others []int64) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var n [binary.MaxVarintLen64]byte
+	for _, part := range [][]string{held, whole} {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(part)))])
+		for _, l := range part {
+			h.Write(n[:binary.PutUvarint(n[:], uint64(len(l)))])
+			h.WriteString(l)
+		}
+	}
+	h.Write(n[:binary.PutUvarint(n[:], uint64(len(others)))])
+	for _, o := range others {
+		h.Write(n[:binary.PutVarint(n[:], o)])
+	}
+	return h.Sum64()
+}
+
+// scanZone is ScanZone's scan in tx; with keep, what the apply needs of
+// each domain's stored rows is appended to *keep.
+func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *keptRows, each func(*registry.Domain) error) error {
+	// the scan reads every zone's rows: not for a zone with none
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var d *registry.Domain
+	var held, whole []string
+	var others []int64
+	flush := func() error {
+		if d == nil {
+			return nil
+		}
+		if keep != nil {
+			slices.Sort(held)
+			slices.Sort(whole)
+			slices.Sort(others)
+			keep.rows = append(keep.rows, stored{id: d.ID, hash: storedHash(keep.seed, held, whole, others), legacy: strings.Join(d.Legacy, " ")})
+		}
+		// an exempted domain's whole set is in exempt_sets; an
+		// ordinary one holds its whole set
+		d.Blocks = held
+		if d.Exempted {
+			d.Blocks = whole
+		}
+		slices.Sort(d.Blocks)
+		err := each(d)
+		d, held, whole, others = nil, []string{}, nil, nil
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		var kind int
+		var label, lang, registrar, version, legacy string
+		if err := rows.Scan(&id, &kind, &label, &lang, &registrar, &version, &legacy); err != nil {
+			return err
+		}
+		if kind == 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			d = &registry.Domain{ID: id, Zone: zone, Label: label, Name: label + "." + zone, Lang: lang, Registrar: registrar,
+				DataVersion: version, Legacy: strings.Fields(legacy)}
+			held = []string{}
+			continue
+		}
+		if d == nil || d.ID != id {
+			continue // not a domain of the zone
+		}
+		switch kind {
+		case 1:
+			held = append(held, label)
+		case 2:
+			whole = append(whole, label)
+		case 3:
+			if o, err := strconv.ParseInt(lang, 10, 64); err == nil {
+				others = append(others, o)
+			}
+			d.Exempted = true
+			d.ExemptWith = append(d.ExemptWith, label+"."+zone)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// keptRows is what the apply's scan keeps of the stored rows, in ID order.
+type keptRows struct {
+	seed maphash.Seed
+	rows []stored
 }
 
 // copyEvery is how many rows ApplyReaudit sends in one COPY.
 const copyEvery = 10000
 
-// ApplyReaudit implements registry.Reauditor: in one transaction, the
-// zone's conflict sets and exemptions are replaced by the rows, written
-// as they come, and the data versions and legacy codes recorded.
-func (s *Store) ApplyReaudit(ctx context.Context, zone, relation, version string, rows func(func(*registry.ReauditRow) error) error) error {
-	return internal("applying the re-audit of "+zone, s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
+// ApplyReaudit implements registry.Reauditor. One transaction takes,
+// before it reads anything, the locks every write to the conflict sets
+// takes its turn on (the settings row, as exempted creates, imports and
+// the start-up recomputation do; on PostgreSQL also a lock on domains
+// and blocks that holds creates and deletes off, ImportLock; SQLite's
+// writers take turns anyway), scans the zone (each), and then writes the
+// rows (rows) of the domains whose stored rows differ from them only:
+// a domain's blocks, exempt_sets and exemptions rows are replaced only
+// if they changed, and no domain can come or go between the scan and the
+// writes.
+func (s *Store) ApplyReaudit(ctx context.Context, zone, relation, version string, restart func(), each func(*registry.Domain) error, rows func(func(*registry.ReauditRow) error) error) error {
+	first := true
+	return internal("applying the re-audit of "+zone, s.do(ctx, func() error {
+		if !first {
+			restart()
+		}
+		first = false
+		return s.applyReaudit(ctx, zone, relation, version, each, rows)
+	}))
+}
+
+func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string, each func(*registry.Domain) error, rows func(func(*registry.ReauditRow) error) error) error {
+	return s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
 		for _, q := range s.d.ImportSetup {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
@@ -115,59 +187,37 @@ func (s *Store) ApplyReaudit(ctx context.Context, zone, relation, version string
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
 			return err // takes its turn with exempted creates and imports
 		}
-		for _, q := range []string{
-			`DELETE FROM exemptions WHERE domain_id IN (SELECT id FROM domains WHERE zone = ?)`,
-			`DELETE FROM exempt_sets WHERE zone = ?`,
-			`DELETE FROM blocks WHERE zone = ?`,
-			`UPDATE domains SET data_version = ?, legacy = '' WHERE zone = ?`,
-		} {
-			args := []any{zone}
-			if strings.HasPrefix(q, "UPDATE") {
-				args = []any{version, zone}
-			}
-			if _, err := tx.ExecContext(ctx, s.q(q), args...); err != nil {
-				return err
+		if s.d.ImportLock != "" {
+			if _, err := tx.ExecContext(ctx, s.d.ImportLock); err != nil {
+				return err // and with every create and delete
 			}
 		}
-		var blocks rowSink = s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
-		var copied *copier
-		if s.d.CopyFrom != nil {
-			copied = &copier{s: s, ctx: ctx, conn: conn, table: "blocks", cols: []string{"zone", "label", "domain_id"}}
-			blocks = copied
+		keep := &keptRows{seed: maphash.MakeSeed()}
+		if err := s.scanZone(ctx, tx, zone, keep, each); err != nil {
+			return err
 		}
-		defer blocks.close()
-		sets := s.inserter(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) VALUES `, `ON CONFLICT DO NOTHING`, 3, nil)
-		defer sets.close()
-		pairs := s.inserter(ctx, tx, `INSERT INTO exemptions (domain_id, other_id) VALUES `, `ON CONFLICT DO NOTHING`, 2, nil)
-		defer pairs.close()
-		domains, exempted := 0, 0
+		if len(keep.rows) == 0 {
+			return nil
+		}
+		// first the rows of the changed domains go, then the new ones
+		// come: a label may pass from one domain to another
+		var changed []int64
+		domains, exempted, k := 0, 0, 0
 		err := rows(func(r *registry.ReauditRow) error {
+			if k >= len(keep.rows) || keep.rows[k].id != r.ID {
+				return fmt.Errorf("re-audit row %d: domain %d is not the scanned one", k, r.ID)
+			}
+			st := keep.rows[k]
+			k++
 			domains++
-			for _, l := range r.Held {
-				if err := blocks.add(zone, l, r.ID); err != nil {
-					return err
-				}
-			}
-			if copied != nil && len(copied.rows) >= copyEvery {
-				if err := copied.flush(); err != nil {
-					return err
-				}
-			}
 			if len(r.ExemptWith) > 0 {
 				exempted++
-				for _, l := range r.Set {
-					if err := sets.add(zone, l, r.ID); err != nil {
-						return err
-					}
-				}
-				for _, o := range r.ExemptWith {
-					if err := pairs.add(r.ID, o); err != nil {
-						return err
-					}
-				}
 			}
-			if len(r.Legacy) > 0 {
-				if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET legacy = ? WHERE id = ?`), strings.Join(r.Legacy, " "), r.ID); err != nil {
+			if storedHash(keep.seed, r.Held, r.Set, r.ExemptWith) != st.hash {
+				changed = append(changed, r.ID)
+			}
+			if legacy := strings.Join(r.Legacy, " "); legacy != st.legacy {
+				if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET legacy = ? WHERE id = ?`), legacy, r.ID); err != nil {
 					return err
 				}
 			}
@@ -176,8 +226,26 @@ func (s *Store) ApplyReaudit(ctx context.Context, zone, relation, version string
 		if err != nil {
 			return err
 		}
-		for _, w := range []rowSink{blocks, sets, pairs} {
-			if err := w.flush(); err != nil {
+		if k != len(keep.rows) {
+			return fmt.Errorf("re-audit: %d rows for %d scanned domains", k, len(keep.rows))
+		}
+		for i := 0; i < len(changed); i += chunk {
+			part := changed[i:min(i+chunk, len(changed))]
+			args := make([]any, len(part))
+			for j, id := range part {
+				args[j] = id
+			}
+			for _, q := range []string{`DELETE FROM exemptions WHERE domain_id IN (%s)`, `DELETE FROM exempt_sets WHERE domain_id IN (%s)`, `DELETE FROM blocks WHERE domain_id IN (%s)`} {
+				if _, err := tx.ExecContext(ctx, s.q(fmt.Sprintf(q, marks(len(part)))), args...); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE zone = ? AND data_version <> ?`), version, zone, version); err != nil {
+			return err
+		}
+		if len(changed) > 0 {
+			if err := s.insertReaudit(ctx, conn, tx, zone, changed, rows); err != nil {
 				return err
 			}
 		}
@@ -189,5 +257,59 @@ func (s *Store) ApplyReaudit(ctx context.Context, zone, relation, version string
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'reaudit', ?, ?)`),
 			time.Now().UnixNano(), zone, fmt.Sprintf("ok %d domains, %d exempted", domains, exempted))
 		return err
-	}))
+	})
+}
+
+// insertReaudit writes the rows of the changed domains (in ID order).
+func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, changed []int64, rows func(func(*registry.ReauditRow) error) error) error {
+	var blocks rowSink = s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
+	var copied *copier
+	if s.d.CopyFrom != nil {
+		copied = &copier{s: s, ctx: ctx, conn: conn, table: "blocks", cols: []string{"zone", "label", "domain_id"}}
+		blocks = copied
+	}
+	defer blocks.close()
+	sets := s.inserter(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) VALUES `, `ON CONFLICT DO NOTHING`, 3, nil)
+	defer sets.close()
+	pairs := s.inserter(ctx, tx, `INSERT INTO exemptions (domain_id, other_id) VALUES `, `ON CONFLICT DO NOTHING`, 2, nil)
+	defer pairs.close()
+	next := 0
+	err := rows(func(r *registry.ReauditRow) error {
+		if next >= len(changed) || changed[next] != r.ID {
+			return nil
+		}
+		next++
+		for _, l := range r.Held {
+			if err := blocks.add(zone, l, r.ID); err != nil {
+				return err
+			}
+		}
+		if copied != nil && len(copied.rows) >= copyEvery {
+			if err := copied.flush(); err != nil {
+				return err
+			}
+		}
+		if len(r.ExemptWith) > 0 {
+			for _, l := range r.Set {
+				if err := sets.add(zone, l, r.ID); err != nil {
+					return err
+				}
+			}
+			for _, o := range r.ExemptWith {
+				if err := pairs.add(r.ID, o); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, w := range []rowSink{blocks, sets, pairs} {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
+
+	"github.com/akshara-idn/akshara/registry"
 )
 
 // Retry is how the store retries transient database faults: a
@@ -51,24 +53,35 @@ func (s *Store) do(ctx context.Context, f func() error) error {
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := f()
-		if err == nil || attempt >= r.Attempts || !s.transient(err) {
+		if err == nil || !s.transient(err) {
 			return err
+		}
+		if attempt >= r.Attempts {
+			return unavailable(err)
 		}
 		d := time.Duration(rand.Int64N(int64(wait) + 1))
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-			return err
+			return unavailable(err)
 		}
 		if r.Budget > 0 && time.Since(start)+d > r.Budget {
-			return err
+			return unavailable(err)
 		}
 		s.retries.Add(1)
 		select {
 		case <-ctx.Done():
-			return err
+			return unavailable(err)
 		case <-time.After(d):
 		}
 		wait = min(2*wait, r.Max)
 	}
+}
+
+// unavailable is a transient fault that outlasted the retries (the
+// database is down, restarting or failing over): UNAVAILABLE (HTTP 503,
+// EPP 2400) with a message a client can act on, not INTERNAL (issue 21
+// item 9). The cause stays in the chain for the log.
+func unavailable(err error) error {
+	return &registry.Error{Code: registry.CodeUnavailable, Message: "the registry's database is not reachable now; retry later", Err: err}
 }
 
 // transient reports whether err is a fault worth retrying.

@@ -8,9 +8,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +49,8 @@ type Dialect struct {
 	IsFull func(err error) bool
 	// ImportLock, if set, is run (after the settings row lock) when a bulk
 	// import batch is tried again after losing a race with a concurrent
-	// create: it holds creates off until the batch commits.
+	// create: it holds creates off until the batch commits. The
+	// re-audit's apply (reaudit.go) takes it too, before it scans a zone.
 	ImportLock string
 	// ImportBatch is the default number of names per bulk import
 	// transaction (0: 5000).
@@ -168,8 +171,8 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 }
 
 const (
-	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'create', ?, 'ok')`
+	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, expires, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'create', ?, 'ok', ?, ?, ?)`
 )
 
 // insertBlocks is the statement that inserts n labels of a conflict set.
@@ -308,7 +311,18 @@ func internal(what string, err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
+	if unreachable(err) {
+		return unavailable(fmt.Errorf("%s: %w", what, err))
+	}
 	return &registry.Error{Code: registry.CodeInternal, Message: what, Err: err}
+}
+
+// unreachable reports an error that says the database could not be
+// reached at all (a refused or lost connection), whatever the dialect:
+// the database is down, not the request wrong.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, driver.ErrBadConn)
 }
 
 // internal is internalErr for a store whose dialect can tell a full disk.
@@ -407,7 +421,13 @@ func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*regist
 // domains (zone, label)) and the transaction is rolled back: ErrConflict.
 func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarID int64) (*registry.Domain, error) {
 	out := *d
-	out.Created = time.Now().UTC()
+	out.AuthInfoHash = ""
+	if out.Created.IsZero() { // the service gives its clock's time
+		out.Created = time.Now().UTC()
+	}
+	out.Updated = out.Created
+	out.Statuses = []string{}
+	ch := registry.ChannelOf(ctx)
 	// a fault at COMMIT leaves the outcome unknown: the domain is looked up
 	// (its creation time is this attempt's own) to tell
 	committed := func() (bool, error) {
@@ -422,7 +442,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		return got.Created.Equal(out.Created), nil
 	}
 	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
-		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion).Scan(&out.ID)
+		err := s.queryRow(ctx, tx, insertDomain, d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion, nanos(d.Expires), out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
 			return err
 		}
@@ -433,7 +453,12 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
 		}
-		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name)
+		if d.AuthInfoHash != "" {
+			if err := s.exec(ctx, tx, `INSERT INTO domain_auth (domain_id, pw_hash, updated) VALUES (?, ?, ?)`, out.ID, d.AuthInfoHash, out.Created.UnixNano()); err != nil {
+				return err
+			}
+		}
+		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Name, ch.ClTRID, ch.SvTRID)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
@@ -444,15 +469,17 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 	return &out, nil
 }
 
-const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy`
+const domainColumns = `d.id, d.zone, d.label, d.alabel, d.lang, r.name, d.created, d.data_version, d.legacy, ` + lifeColumns
 
 func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
 	d := &registry.Domain{}
 	var created int64
 	var legacy string
-	if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy); err != nil {
+	var lc lifeScan
+	if err := row.Scan(append([]any{&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy}, lc.dest()...)...); err != nil {
 		return nil, err
 	}
+	lc.set(d)
 	d.Legacy = strings.Fields(legacy)
 	d.Name = d.Label + "." + d.Zone
 	d.Created = time.Unix(0, created).UTC()
@@ -509,9 +536,11 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
 		var created, exempt int64
 		var legacy string
-		if err := row.Scan(&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy, &exempt); err != nil {
+		var lc lifeScan
+		if err := row.Scan(append(append([]any{&d.ID, &d.Zone, &d.Label, &d.ALabel, &d.Lang, &d.Registrar, &created, &d.DataVersion, &legacy}, lc.dest()...), &exempt)...); err != nil {
 			return err
 		}
+		lc.set(d)
 		d.Name = d.Label + "." + d.Zone
 		d.Created = time.Unix(0, created).UTC()
 		d.Legacy = strings.Fields(legacy)
@@ -573,6 +602,9 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
+		if err := s.noPendingTransfer(ctx, tx, id, label+"."+zone); err != nil {
+			return err
+		}
 		if err := s.deleteDelegation(ctx, tx, id, label+"."+zone); err != nil { // hosts.go
 			return err
 		}
@@ -582,11 +614,15 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if err := s.release(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := s.EndTransfers(ctx, tx, id, time.Now().UTC()); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM domains WHERE id = ? AND registrar_id = ?`), id, registrarID); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, 'delete', ?, 'ok')`),
-			time.Now().UnixNano(), name, label+"."+zone)
+		ch := registry.ChannelOf(ctx)
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'delete', ?, 'ok', ?, ?, ?)`),
+			time.Now().UnixNano(), name, label+"."+zone, ch.Name, ch.ClTRID, ch.SvTRID)
 		return err
 	}))
 }
@@ -635,8 +671,8 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 		e.At = time.Now()
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, ?, ?, ?, ?)`),
-			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result)
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID)
 		return err
 	})
 	return s.internal("writing audit log", err)
@@ -644,7 +680,7 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 
 // AuditLog implements registry.Store.
 func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, error) {
-	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result FROM audit ORDER BY id DESC LIMIT ?`, n)
+	return s.auditRows(ctx, `SELECT id, at, registrar, action, name, result, channel, cltrid, svtrid FROM audit ORDER BY id DESC LIMIT ?`, n)
 }
 
 // Close implements registry.Store.

@@ -67,10 +67,14 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	wantConflict(t, "Create(कमल) conflicting with the exempted one", err, "किताबें.भारत")
 	e.check("कमल.भारत", "hi", registry.Blocked, "किताबें.भारत")
 
-	// Deleting A: B is ordinary again and holds its whole set.
+	// Deleting A: until A is purged it keeps what it holds (issue 23);
+	// then B is ordinary again and holds its whole set.
 	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
 		t.Fatalf("Delete(%s): %v", kitab, err)
 	}
+	_, err = e.svc.Create(e.ctx, alpha, kittab, "hi")
+	wantConflict(t, "Create(कित्ताब) after delete, before purge", err, kitab)
+	e.purge()
 	d, err := e.svc.Info(e.ctx, "किताबें.भारत")
 	if err != nil {
 		t.Fatalf("Info after delete: %v", err)
@@ -87,6 +91,7 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	if err := e.svc.Delete(e.ctx, beta, "किताबें.भारत"); err != nil {
 		t.Fatalf("Delete(B): %v", err)
 	}
+	e.purge()
 	e.create(alpha, kittab, "hi", registry.Domain{Name: kittab, ALabel: kittabALbl, Label: "कित्ताब", Zone: "भारत", Lang: "hi", Blocks: da.Blocks})
 
 	// Service.CreateExempt judges the name, computes its zone set and

@@ -46,6 +46,93 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
 	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open) })
 	t.Run("Reserved", func(t *testing.T) { testImportReserved(t, open) })
+	t.Run("HostileFile", func(t *testing.T) { testImportHostileFile(t, open) })
+	t.Run("LegacyJoiner", func(t *testing.T) { testImportLegacyJoiner(t, open) })
+}
+
+// testImportLegacyJoiner (issue 21): a legacy name with an invisible
+// joiner (सागर + ZWJ, kept by -allow-invalid) also holds the label it
+// shows, सागर, and that label's set: another registrar cannot register
+// the name the customer sees, before or after a re-audit.
+func testImportLegacyJoiner(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	e.registrar("old")
+	file := "सागर\u200d\nक\u200cमल\n"
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", Registrar: "old", AllowInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Registered != 2 || sum.Legacy != 2 {
+		t.Fatalf("Import: %+v, want 2 registered, 2 legacy", sum)
+	}
+	r, _ := e.registrar("new")
+	try := func(when string) {
+		t.Helper()
+		for _, n := range []string{"सागर.भारत", "कमल.भारत"} {
+			if _, err := e.svc.Create(e.ctx, r, n, "hi"); err == nil {
+				t.Errorf("%s: another registrar registered %s beside the legacy name with a joiner", when, n)
+			}
+		}
+		// and the visible label's variants (its set)
+		d, err := e.svc.Info(e.ctx, "सागर\u200d.भारत")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.svc.Check(e.ctx, "सागर.भारत", "hi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range append([]string{"सागर"}, c.Variants...) {
+			if !slices.Contains(d.Blocks, v) {
+				t.Errorf("%s: सागर+ZWJ holds %v, not %s", when, d.Blocks, v)
+			}
+		}
+	}
+	try("after the import")
+	plain, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{NoRecompute: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changed []string
+	if _, err := plain.Reaudit(e.ctx, true, func(f *registry.ReauditFinding) error {
+		if len(f.SetAdded)+len(f.SetRemoved) > 0 {
+			changed = append(changed, f.Name)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(changed) > 0 {
+		t.Errorf("a re-audit under the same data changes the sets of %v", changed)
+	}
+	try("after a re-audit")
+}
+
+// testImportHostileFile (issue 21): a file that starts with a UTF-8
+// byte-order mark, a NUL in a column (even with -allow-invalid, which
+// keeps names the policy refuses), registrar names with a bidi override
+// or a zero-width space: the mark is dropped, the others are refused
+// line by line, and the import goes on.
+func testImportHostileFile(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	file := "\ufeffname,registrar\nकिताब,acme\nक\x00मल,acme\nकमल,ac\x00me\nनमक,ac\u202eme\nसागर,ac\u200bme\n"
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, AllowInvalid: true})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	if sum.Registered != 1 || sum.Refused != 4 {
+		t.Errorf("Import: %+v, want 1 registered, 4 refused", sum)
+	}
+	if _, err := e.svc.Info(e.ctx, "किताब.भारत"); err != nil {
+		t.Errorf("Info(किताब.भारत) after an import starting with a byte-order mark: %v", err)
+	}
+	for _, n := range []string{"नमक.भारत", "सागर.भारत"} {
+		if _, err := e.svc.Info(e.ctx, n); err == nil {
+			t.Errorf("%s imported for a registrar whose name has a bidi or zero-width character", n)
+		}
+	}
 }
 
 func checkSummary(t *testing.T, what string, got *registry.ImportSummary, want *ImportWant) {

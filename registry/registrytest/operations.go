@@ -72,8 +72,10 @@ func testHostileNames(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 
 	// registrar names and audit filters with a NUL are refused too
-	if _, _, err := e.svc.AddRegistrar(e.ctx, "bad\x00name"); !errors.Is(err, registry.ErrBadName) {
-		t.Errorf("AddRegistrar(NUL) = %v, want BAD_NAME", err)
+	for _, name := range []string{"bad\x00name", "acme\u202eemca", "ac\u200bme", "ac\u200dme", "\u2067acme", "acme\ufeff"} {
+		if _, _, err := e.svc.AddRegistrar(e.ctx, name); !errors.Is(err, registry.ErrBadName) {
+			t.Errorf("AddRegistrar(%q) = %v, want BAD_NAME", name, err)
+		}
 	}
 	if err := e.svc.RevokeRegistrar(e.ctx, "al\x00pha"); !errors.Is(err, registry.ErrBadName) {
 		t.Errorf("RevokeRegistrar(NUL) = %v, want BAD_NAME", err)

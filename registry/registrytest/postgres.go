@@ -35,3 +35,29 @@ var Stores = []struct {
 	{"sqlite", SQLiteService},
 	{"postgres", PostgresService},
 }
+
+// StoresWith are Stores with the service made with options (a
+// ManualClock, say).
+var StoresWith = []struct {
+	Name    string
+	Service func(testing.TB, registry.ServiceOptions) *registry.Service
+}{
+	{"sqlite", SQLiteServiceWith},
+	{"postgres", PostgresServiceWith},
+}
+
+// PostgresServiceWith is PostgresService with options.
+func PostgresServiceWith(tb testing.TB, o registry.ServiceOptions) *registry.Service {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, pgtest.DSN(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	svc, err := registry.NewServiceWith(ctx, store, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc
+}

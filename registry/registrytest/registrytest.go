@@ -54,6 +54,20 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"HostRace", testHostRace},
 		{"DNSSEC", testDNSSEC},
 		{"ZoneExport", testZoneExport},
+		{"ZoneExportLifecycle", testZoneExportLifecycle},
+		{"LifecycleScenario", testLifecycleScenario},
+		{"LifecyclePolicies", testLifecyclePolicies},
+		{"PurgeRace", testPurgeRace},
+		{"PurgeExempted", testPurgeExempted},
+		{"ConcurrentWorkers", testConcurrentWorkers},
+		{"LifecycleTransfers", testLifecycleTransfers},
+		{"Transfer", testTransfer},
+		{"TransferWorker", testTransferWorker},
+		{"TransferRace", testTransferRace},
+		{"TransferDueOnRead", testTransferDueOnRead},
+		{"EndTransfers", testEndTransfers},
+		{"PollCommitOrder", testPollCommitOrder},
+		{"PollOrder", testPollOrder},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
@@ -69,23 +83,38 @@ const (
 	kittabALbl  = kittabA + ".xn--h2brj9c"
 )
 
-// env is a service on a fresh store.
+// env is a service on a fresh store, with a clock that moves only when
+// the test moves it.
 type env struct {
 	t     *testing.T
 	ctx   context.Context
 	store registry.Store
 	svc   *registry.Service
+	clock *registry.ManualClock
 }
 
 func newEnv(t *testing.T, open func(*testing.T) registry.Store) *env {
 	t.Helper()
 	store := open(t)
 	ctx := t.Context()
-	svc, err := registry.NewService(ctx, store)
+	clock := registry.NewManualClock(time.Now())
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock})
 	if err != nil {
 		t.Fatalf("NewService: %v", err)
 	}
-	return &env{t: t, ctx: ctx, store: store, svc: svc}
+	return &env{t: t, ctx: ctx, store: store, svc: svc, clock: clock}
+}
+
+// purge moves the clock past the redemption and pending delete periods
+// of every deleted domain (36 days) and runs the lifecycle worker.
+func (e *env) purge() *registry.LifecycleReport {
+	e.t.Helper()
+	e.clock.Advance(36 * 24 * time.Hour)
+	rep, err := e.svc.RunLifecycle(e.ctx, 0)
+	if err != nil {
+		e.t.Fatalf("RunLifecycle: %v", err)
+	}
+	return rep
 }
 
 // registrar adds a registrar and returns it with its token.
@@ -343,6 +372,16 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	if err := e.svc.Delete(e.ctx, r, kitab); err != nil {
 		t.Fatalf("Delete(%q): %v", kitab, err)
 	}
+	// deleted, not purged: the whole set stays held (issue 23)
+	if res := e.check(kittab, "hi", registry.Blocked, kitab); res.HolderState != registry.StatusRedemptionPeriod || res.FreesAt.IsZero() {
+		t.Errorf("Check(%q) after Delete: holder state %q frees at %v, want redemptionPeriod and a date", kittab, res.HolderState, res.FreesAt)
+	}
+	e.check(kitab, "hi", registry.Registered, kitab)
+	_, err = e.svc.Create(e.ctx, r, kittab, "hi")
+	wantConflict(t, "Create(कित्ताब.भारत) after Delete", err, kitab)
+	if rep := e.purge(); rep.Purged != 1 {
+		t.Errorf("purge: %+v, want 1 purged", rep)
+	}
 	e.check(kittab, "hi", registry.Available, "")
 	e.check(kitab, "hi", registry.Available, "")
 	_, err = e.svc.Info(e.ctx, kitab)
@@ -368,7 +407,9 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	wantLog := []entry{ // newest first
 		{"alpha", "create", kittab, "ok"},
 		{"alpha", "delete", kitab, "NOT_FOUND"},
-		{"alpha", "delete", kitab, "ok"},
+		{"lifecycle", "purge", kitab, "ok"},
+		{"alpha", "create", kittab, "CONFLICT"},
+		{"alpha", "delete", kitab, "ok purge at " + e.clock.Now().Add(-36*24*time.Hour).Add(35*24*time.Hour).Format(time.RFC3339)},
 		{"alpha", "create", "क्अब.भारत", "INVALID_LABEL"},
 		{"alpha", "create", kittab, "CONFLICT"},
 		{"alpha", "create", kitab, "ok"},
@@ -658,12 +699,15 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 	if err := e.svc.Delete(e.ctx, r, "XN--11B4AYA5ED.XN--H2BRJ9C"); err != nil {
 		t.Fatalf("Delete(XN--11B4AYA5ED.XN--H2BRJ9C): %v", err)
 	}
+	e.check(kittab, "hi", registry.Blocked, kitab)
+	e.purge()
 	e.check(kittab, "hi", registry.Available, "")
 	_, err = e.svc.Info(e.ctx, kitab)
 	wantErr(t, "Info after Delete", err, registry.ErrNotFound)
 	if err := e.svc.Delete(e.ctx, r, "\u0958लम.भारत"); err != nil {
 		t.Fatalf("Delete(U+0958 लम.भारत): %v", err)
 	}
+	e.purge()
 	e.check(qalam, "hi", registry.Available, "")
 }
 

@@ -24,3 +24,19 @@ func SQLiteService(tb testing.TB) *registry.Service {
 	}
 	return svc
 }
+
+// SQLiteServiceWith is SQLiteService with options.
+func SQLiteServiceWith(tb testing.TB, o registry.ServiceOptions) *registry.Service {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, tb.TempDir()+"/r.db")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	svc, err := registry.NewServiceWith(ctx, store, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc
+}

@@ -85,3 +85,73 @@ func KZoneCheck(t testing.TB, origin string, zone []byte) {
 		t.Errorf("kzonecheck: %v\n%s\n%s", err, out, zone)
 	}
 }
+
+// testZoneExportLifecycle: a domain on hold (clientHold) and a deleted one
+// (pendingDelete, redemptionPeriod) are left out of the zone, though they
+// keep their name servers; a domain with a host under it is not deleted
+// (ASSOCIATED); the purge of a delegated domain removes its name servers
+// and DS records (the export afterwards has it nowhere).
+func testZoneExportLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
+	e := lifeEnv(t, open, nil)
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	for _, n := range []string{kitab, "कमल.भारत", "नदी.भारत"} {
+		if _, err := e.svc.Create(ctx, a, n, "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := e.svc.CreateHost(ctx, a, "ns1.example.net", nil)
+	must(t, "CreateHost", err)
+	_, err = e.svc.CreateHost(ctx, a, nsKitab, []registry.Addr{v4("8.8.8.8")})
+	must(t, "CreateHost", err)
+	for _, n := range []string{kitab, "कमल.भारत", "नदी.भारत"} {
+		must(t, "delegate "+n, e.svc.UpdateDelegation(ctx, a, n, registry.Delegation{AddNS: []string{"ns1.example.net"},
+			AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}}))
+	}
+	e.clock.Set(T0.AddDate(0, 0, 6)) // past the add grace: a delete is kept
+	_, err = e.svc.UpdateStatuses(ctx, a, "कमल.भारत", []string{registry.StatusClientHold}, nil)
+	must(t, "clientHold", err)
+	d, err := e.svc.DeleteDomain(ctx, a, "नदी.भारत")
+	must(t, "delete", err)
+	if d == nil || !d.Deleted() {
+		t.Fatalf("delete: %+v, want pendingDelete", d)
+	}
+	_, err = e.svc.DeleteDomain(ctx, a, kitab)
+	wantCode(t, "delete of a domain with a host under it", err, registry.CodeAssociated)
+	export := func() string {
+		t.Helper()
+		var out bytes.Buffer
+		must(t, "ExportZone", e.svc.ExportZone(ctx, "भारत", registry.ZoneExportOptions{NS: []string{"a.nic.example.org"}, Serial: 1}, &out))
+		return out.String()
+	}
+	out := export()
+	if !strings.Contains(out, "xn--11b4aya5ed.xn--h2brj9c.\t3600\tIN\tNS\tns1.example.net.") {
+		t.Errorf("the published domain is missing:\n%s", out)
+	}
+	for _, n := range []string{"कमल.भारत", "नदी.भारत"} {
+		d, err := e.svc.Info(ctx, n)
+		must(t, "Info "+n, err)
+		if len(d.NameServers) != 1 {
+			t.Errorf("%s: name servers %v, want them kept", n, d.NameServers)
+		}
+		if strings.Contains(out, d.ALabel+".") {
+			t.Errorf("%s (statuses %v) is in the zone:\n%s", n, d.Statuses, out)
+		}
+	}
+	// past the purge: नदी.भारत is gone, with its delegation
+	e.clock.Set(T0.AddDate(0, 2, 0))
+	_, err = e.svc.RunLifecycle(ctx, 0)
+	must(t, "RunLifecycle", err)
+	if _, err := e.svc.Info(ctx, "नदी.भारत"); registry.CodeOf(err) != registry.CodeNotFound {
+		t.Errorf("नदी.भारत after its purge: %v, want NOT_FOUND", err)
+	}
+	// registered again, it starts with no name servers nor DS records
+	if _, err := e.svc.Create(ctx, a, "नदी.भारत", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	d, err = e.svc.Info(ctx, "नदी.भारत")
+	must(t, "Info", err)
+	if len(d.NameServers)+len(d.DS) != 0 {
+		t.Errorf("नदी.भारत registered again has the old delegation: %v %v", d.NameServers, d.DS)
+	}
+}

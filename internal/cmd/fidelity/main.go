@@ -38,11 +38,12 @@ type stats struct {
 }
 
 func main() {
-	corpora := flag.String("corpora", "../shared/corpora", "folder of <tag>.txt word lists")
+	corpora := flag.String("corpora", "", "folder of <tag>.txt word lists (required; for example ../shared/corpora)")
 	notesFile := flag.String("notes", "docs/fidelity-notes.txt", "judgments of the refusal groups")
 	out := flag.String("out", "docs/fidelity.md", "report to write")
 	examples := flag.Int("examples", 4, "examples per group")
 	flag.Parse()
+	requireDir("corpora", *corpora, "the folder of the word lists TAG.txt")
 
 	notes, err := readNotes(*notesFile)
 	if err != nil {
@@ -189,7 +190,7 @@ Columns: **accepted**: share of all words the language's policy accepts, with th
 minimum length of 3 code points; **script-only**: words made only of letters and marks
 of the language's script (no digits, punctuation, ZWJ/ZWNJ or other scripts), and the
 share of them accepted; **language rules**: the same words with no minimum length (the
-3-character minimum is the .in registry's rule, POLICY.md §4, not the language's).
+3-character minimum is the .in registry's rule, docs/policy.md §4, not the language's).
 Target (issue 3): at least 98% of script-only words accepted for every corpus of more
 than 10,000 words; the last column says whether the language's rules meet it.
 
@@ -239,5 +240,21 @@ than 10,000 words; the last column says whether the language's rules meet it.
 			}
 			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", g.code, g.count, strings.Join(g.examples, " "), note)
 		}
+	}
+}
+
+// requireDir stops the command, naming the flag, when dir is not given or
+// is not a directory: its input lies outside the repository and is never
+// assumed to be there (issue 22).
+func requireDir(name, dir, what string) {
+	if dir == "" {
+		log.Fatalf("-%s DIR is required: %s (kept outside the repository)", name, what)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		log.Fatalf("-%s %s: %v", name, dir, err)
+	}
+	if !fi.IsDir() {
+		log.Fatalf("-%s %s: not a directory", name, dir)
 	}
 }

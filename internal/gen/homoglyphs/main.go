@@ -13,7 +13,13 @@
 // fonts-indic: Lohit, Noto) and compared: the ink of each, cropped and
 // scaled to 32×32, overlap as intersection over union; the row is kept
 // when that is at least -keep, and written as a comment (dropped, with its
-// score) otherwise. Every row records its sources and score.
+// score) otherwise. Every row records its sources and score. The kept
+// rows are then closed (closeRows): a row that would make two sequences
+// alike through a third, when those two are not a row (or are of one
+// script), is dropped, best rows first. -close does only that, on the
+// table as written; -measure DIR reports, over word lists, the pairs of
+// labels the compiled-in table leaves alike through a third label without
+// a conflict (a closed table leaves none).
 //
 //	go run ./internal/gen/homoglyphs -shared ../shared -out homoglyphs/indic.txt
 //
@@ -106,14 +112,25 @@ type lgrDoc struct {
 }
 
 func main() {
-	shared := flag.String("shared", "../shared", "the shared reference directory")
+	shared := flag.String("shared", "", "the shared reference directory, with refdata/ and unicode/ (required; for example ../shared)")
 	out := flag.String("out", "homoglyphs/indic.txt", "the table to write")
 	keepLGR := flag.Float64("keep-lgr", 0.55, "the rendering score (0..1) at which a pair only RZ-LGR-5 gives is kept")
 	keepUTS := flag.Float64("keep-uts", 0.85, "the rendering score (0..1) at which a pair only UTS #39 gives is kept")
 	flag.IntVar(&grid, "grid", grid, "the raster renderings are compared on (cells a side)")
 	flag.IntVar(&radius, "radius", radius, "how many cells apart ink still counts as overlapping")
 	score := flag.String("score", "", "print the rendering score of each pair A=B of this space-separated list, and stop")
+	closeOnly := flag.Bool("close", false, "only close the relation of the table at -out as written (its recorded scores; nothing rendered), and stop")
+	measureDir := flag.String("measure", "", "only report, over the word lists *.txt of this directory, the pairs of labels alike through a third label that do not conflict under the compiled-in table (zone in), and stop")
+	verbose := flag.Bool("v", false, "with -measure: list the pairs")
 	flag.Parse()
+	if *measureDir != "" {
+		measure(*measureDir, *verbose)
+		return
+	}
+	if *closeOnly {
+		closeFile(*out)
+		return
+	}
 	if *score != "" {
 		for _, p := range strings.Fields(*score) {
 			a, b, _ := strings.Cut(p, "=")
@@ -121,6 +138,7 @@ func main() {
 		}
 		return
 	}
+	requireDir("shared", *shared, "the reference folder with refdata/icann-lgr-django and unicode/confusables.txt")
 
 	sources := map[pair][]string{}
 	add := func(a, b, src string) {
@@ -188,20 +206,19 @@ func main() {
 	})
 
 	_, pangoErr := exec.LookPath("pango-view")
-	var b bytes.Buffer
-	b.WriteString(header)
+	var lines []string
 	kept, dropped := 0, 0
 	for _, p := range pairs {
 		src := sources[p]
 		sort.Strings(src)
 		row := fmt.Sprintf("%s = %s   | %s = %s   § %s", p.a, p.b, hexOf(p.a), hexOf(p.b), strings.Join(src, " "))
 		if len(src) == 2 {
-			fmt.Fprintf(&b, "%s\n", row)
+			lines = append(lines, row)
 			kept++
 			continue
 		}
 		if pangoErr != nil {
-			fmt.Fprintf(&b, "# not rendered: %s\n", row)
+			lines = append(lines, "# not rendered: "+row)
 			dropped++
 			continue
 		}
@@ -211,17 +228,25 @@ func main() {
 			keep = *keepLGR
 		}
 		if score >= keep {
-			fmt.Fprintf(&b, "%s render=%.2f\n", row, score)
+			lines = append(lines, fmt.Sprintf("%s render=%.2f", row, score))
 			kept++
 		} else {
-			fmt.Fprintf(&b, "# dropped: %s render=%.2f\n", row, score)
+			lines = append(lines, fmt.Sprintf("# dropped: %s render=%.2f", row, score))
 			dropped++
 		}
+	}
+	lines, open := closeRows(lines)
+	kept -= open
+	dropped += open
+	var b bytes.Buffer
+	b.WriteString(header)
+	for _, l := range lines {
+		b.WriteString(l + "\n")
 	}
 	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("%d rows kept, %d dropped, from %d candidate pairs", kept, dropped, len(pairs))
+	log.Printf("%d rows kept, %d dropped (%d of them to close the relation), from %d candidate pairs", kept, dropped, open, len(pairs))
 }
 
 const header = `# Cross-script homoglyphs of the Indic scripts (docs/variants.md,
@@ -239,6 +264,12 @@ const header = `# Cross-script homoglyphs of the Indic scripts (docs/variants.md
 # RZ-LGR-5 gives (reviewed pair by pair by the script Generation Panels)
 # is kept at 0.55, a row only UTS #39 gives (mostly signs and digits that
 # share a prototype) at 0.85. Rows below the bar are comments, dropped.
+# The kept rows are then closed (issue 21): two sequences that look like a
+# third must be a row themselves, so every group of rows joined by shared
+# members is a clique of distinct scripts. Rows are taken best first
+# (letters before native digits, which every language refuses; both
+# sources; the higher score); a row that would relate two sequences of one
+# script, or two that are not a row, is dropped and says which.
 # Review: a row can be removed or added by hand; say why in a comment.
 #
 # Format: TEXT = TEXT | CODE POINTS = CODE POINTS § SOURCES [render=SCORE]
@@ -313,4 +344,144 @@ func ink(s string) []bool {
 		}
 	}
 	return out
+}
+
+// requireDir stops the command, naming the flag, when dir is not given or
+// is not a directory: its input lies outside the repository and is never
+// assumed to be there (issue 22).
+func requireDir(name, dir, what string) {
+	if dir == "" {
+		log.Fatalf("-%s DIR is required: %s (kept outside the repository)", name, what)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		log.Fatalf("-%s %s: %v", name, dir, err)
+	}
+	if !fi.IsDir() {
+		log.Fatalf("-%s %s: not a directory", name, dir)
+	}
+}
+
+// closeRows makes the kept rows of a table (lines without '#') a closed
+// relation: every group of rows joined by shared members is a clique of
+// members of distinct scripts, so that two sequences that look like a
+// third look like each other (issue 21, item 4). Rows are taken best
+// first (letters before digits, which no label has; both sources; the
+// higher rendering score; file order);
+// a row that would join two groups is kept only when every pair of
+// members across them is itself a kept row of different scripts (then
+// those rows are kept with it), and otherwise becomes a comment that says
+// which two sequences it would have related. It returns the lines and how
+// many rows it dropped.
+func closeRows(lines []string) ([]string, int) {
+	type row struct {
+		a, b  string
+		both  bool
+		digit bool // a member is a digit: never in a label, so last
+		score float64
+		line  int
+	}
+	var rows []row
+	byPair := map[pair]int{} // candidate rows, by pair
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		text, _, _ := strings.Cut(l, "|")
+		a, b, _ := strings.Cut(text, "=")
+		r := row{a: strings.TrimSpace(a), b: strings.TrimSpace(b), score: 1, line: i}
+		_, src, _ := strings.Cut(l, "§")
+		for _, f := range strings.Fields(src) {
+			if v, ok := strings.CutPrefix(f, "render="); ok {
+				r.score, _ = strconv.ParseFloat(v, 64)
+			}
+		}
+		r.both = strings.Contains(src, "rz-lgr-5") && strings.Contains(src, "uts39")
+		r.digit = strings.IndexFunc(r.a+r.b, unicode.IsDigit) >= 0
+		byPair[mk(r.a, r.b)] = len(rows)
+		rows = append(rows, r)
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		x, y := rows[order[i]], rows[order[j]]
+		if x.digit != y.digit {
+			return !x.digit
+		}
+		if x.both != y.both {
+			return x.both
+		}
+		return x.score > y.score
+	})
+	group := map[string][]string{} // member -> the members of its group
+	members := func(s string) []string {
+		if g, ok := group[s]; ok {
+			return g
+		}
+		return []string{s}
+	}
+	kept := make([]bool, len(rows))
+	why := map[int]string{}
+	for _, i := range order {
+		r := rows[i]
+		if kept[i] {
+			continue
+		}
+		ga, gb := members(r.a), members(r.b)
+		var need []int
+		for _, x := range ga {
+			for _, y := range gb {
+				if scriptOf(x) == scriptOf(y) {
+					why[i] = fmt.Sprintf("%s and %s, of one script", x, y)
+					break
+				}
+				j, ok := byPair[mk(x, y)]
+				if !ok || why[j] != "" {
+					why[i] = fmt.Sprintf("%s and %s, which are not a row", x, y)
+					break
+				}
+				need = append(need, j)
+			}
+			if why[i] != "" {
+				break
+			}
+		}
+		if why[i] != "" {
+			continue
+		}
+		for _, j := range need {
+			kept[j] = true
+		}
+		g := append(append([]string(nil), ga...), gb...)
+		for _, m := range g {
+			group[m] = g
+		}
+	}
+	out := append([]string(nil), lines...)
+	n := 0
+	for i, r := range rows {
+		if !kept[i] {
+			out[r.line] = fmt.Sprintf("# dropped: %s (not closed: it would relate %s)", lines[r.line], why[i])
+			n++
+		}
+	}
+	return out, n
+}
+
+// closeFile applies closeRows to a table as written (its header and
+// comments kept): the rows' scores are the recorded ones, so nothing is
+// rendered again.
+func closeFile(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines, n := closeRows(lines)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%s: %d rows dropped to close the relation", path, n)
 }

@@ -1,0 +1,110 @@
+package epp_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+)
+
+// BenchmarkTransfer measures a transfer over EPP on each store: the
+// gaining registrar's request (with the authInfo, verified with argon2id)
+// and the sponsor's approval, one session each, as transfers/s. The
+// domains are created (with their authInfo) before the timer starts.
+func BenchmarkTransfer(b *testing.B) {
+	for _, st := range registrytest.StoresWith {
+		b.Run(st.Name, func(b *testing.B) {
+			svc := st.Service(b, registry.ServiceOptions{})
+			e := newEnvOn(b, svc, epp.Options{})
+			e.mu.Lock()
+			e.norecord = true
+			e.mu.Unlock()
+			ctx := b.Context()
+			if err := svc.SetTransferPolicy(ctx, "भारत", 5*24*time.Hour, 0); err != nil {
+				b.Fatal(err)
+			}
+			acme := registrarNamed(b, svc, "acme")
+			names := make([]string, b.N)
+			for i := range names {
+				names[i] = freshName()
+				if _, err := svc.CreateWith(ctx, acme, names[i], "hi", registry.CreateOptions{AuthInfo: "bench-Auth-1"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			a := e.dialT(b)
+			a.login("acme", "secret12")
+			o := e.dialT(b)
+			o.login("other", "secret34")
+			b.ResetTimer()
+			start := time.Now()
+			for _, n := range names {
+				if r := o.do(transferFrame("request", n, "bench-Auth-1", "")); code(r) != 1001 {
+					b.Fatalf("request %s: %s", n, r)
+				}
+				if r := a.do(transferFrame("approve", n, "", "")); code(r) != 1000 {
+					b.Fatalf("approve %s: %s", n, r)
+				}
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "transfers/s")
+		})
+	}
+}
+
+// BenchmarkPoll measures poll req + ack over EPP on each store with at
+// least 1,000 messages queued (1,000 + b.N are queued before the timer
+// starts), as req+ack pairs/s.
+func BenchmarkPoll(b *testing.B) {
+	for _, st := range registrytest.StoresWith {
+		b.Run(st.Name, func(b *testing.B) {
+			svc := st.Service(b, registry.ServiceOptions{})
+			e := newEnvOn(b, svc, epp.Options{})
+			e.mu.Lock()
+			e.norecord = true
+			e.mu.Unlock()
+			acme := registrarNamed(b, svc, "acme")
+			n := 1000 + b.N
+			for i := 0; i < n; i += 500 {
+				var msgs []registry.PollMessage
+				for j := i; j < min(n, i+500); j++ {
+					name := fmt.Sprintf("n%d.in", j)
+					msgs = append(msgs, registry.PollMessage{RegistrarID: acme.ID, Kind: registry.PollAutoRenew, Name: name, ALabel: name, Text: "renewed", ExDate: time.Now().AddDate(1, 0, 0)})
+				}
+				if err := svc.Enqueue(b.Context(), msgs...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c := e.dialT(b)
+			c.login("acme", "secret12")
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				r := c.do(cmd(pollReq))
+				_, id := msgQ(r)
+				if code(r) != 1301 || id == "" {
+					b.Fatalf("poll: %s", r)
+				}
+				if r := c.do(pollAck(id)); code(r) != 1000 {
+					b.Fatalf("ack: %s", r)
+				}
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req+ack/s")
+		})
+	}
+}
+
+func registrarNamed(b *testing.B, svc *registry.Service, name string) *registry.Registrar {
+	rs, err := svc.Registrars(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Name == name {
+			return &r.Registrar
+		}
+	}
+	b.Fatalf("no registrar %s", name)
+	return nil
+}

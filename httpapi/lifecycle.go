@@ -1,0 +1,148 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// The lifecycle's endpoints (docs/lifecycle.md): renew, restore and the
+// registrar's client* statuses of a domain. Each is the registry
+// service's operation, as over EPP.
+
+// RenewRequest is the body of POST /v1/domains/{name}/renew.
+type RenewRequest struct {
+	CurrentExpiry string `json:"current_expiry"` // the domain's expiry date, YYYY-MM-DD (RFC 5731 curExpDate)
+	Years         int    `json:"years,omitempty"`
+	Months        int    `json:"months,omitempty"`
+}
+
+// RestoreRequest is the body of POST /v1/domains/{name}/restore.
+type RestoreRequest struct {
+	Op string `json:"op"` // request or report (RFC 3915)
+}
+
+// StatusRequest is the body of POST /v1/domains/{name}/statuses.
+type StatusRequest struct {
+	Add    []string `json:"add,omitempty"`
+	Remove []string `json:"remove,omitempty"`
+}
+
+// lifeCtx is the request's context: it says the action comes over HTTP,
+// with the request's id (the audit log records them; wrap).
+func lifeCtx(r *http.Request) context.Context { return r.Context() }
+
+// readBody decodes a JSON object body into v, strictly.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, shape string) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return registry.Errorf(CodeTooLarge, "the request body is larger than %d bytes", s.opts.MaxBody)
+		}
+		return registry.Errorf(CodeBadJSON, "reading the request body: %v", err)
+	}
+	if !utf8.Valid(body) {
+		return registry.Errorf(CodeBadUTF8, "the request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return registry.Errorf(CodeBadJSON, "the request body is not the JSON object %s: %v", shape, err)
+	}
+	if dec.More() {
+		return registry.Errorf(CodeBadJSON, "the request body has more than one JSON value")
+	}
+	return nil
+}
+
+// period reads years or months (neither: the zone's default).
+func period(years, months int) (registry.Period, error) {
+	switch {
+	case years != 0 && months != 0:
+		return registry.Period{}, registry.Errorf(registry.CodePeriodRange, "give years or months, not both")
+	case months != 0:
+		return registry.Period{N: months, Unit: 'm'}, nil
+	case years != 0:
+		return registry.Period{N: years, Unit: 'y'}, nil
+	}
+	return registry.Period{}, nil
+}
+
+// withStatuses is d with its statuses as of now (grace periods derived
+// from the clock, or ok), as every front end reports them.
+func (s *Server) withStatuses(d *registry.Domain) *registry.Domain {
+	if d != nil {
+		d.Statuses = s.svc.Statuses(d)
+	}
+	return d
+}
+
+func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
+	name, err := s.pathName(r)
+	if err != nil {
+		return err
+	}
+	var req RenewRequest
+	if err := s.readBody(w, r, &req, `{"current_expiry": "YYYY-MM-DD", "years": N}`); err != nil {
+		return err
+	}
+	cur, err := time.Parse(time.DateOnly, req.CurrentExpiry)
+	if err != nil {
+		return registry.Errorf(CodeBadJSON, "current_expiry is the domain's expiry date, YYYY-MM-DD")
+	}
+	p, err := period(req.Years, req.Months)
+	if err != nil {
+		return err
+	}
+	d, err := s.svc.Renew(lifeCtx(r), registrarOf(r), name, cur, p)
+	s.count("renew", resultOf(err))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+}
+
+func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
+	name, err := s.pathName(r)
+	if err != nil {
+		return err
+	}
+	var req RestoreRequest
+	if err := s.readBody(w, r, &req, `{"op": "request" | "report"}`); err != nil {
+		return err
+	}
+	d, err := s.svc.Restore(lifeCtx(r), registrarOf(r), name, req.Op)
+	s.count("restore", resultOf(err))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+}
+
+func (s *Server) statuses(w http.ResponseWriter, r *http.Request) error {
+	name, err := s.pathName(r)
+	if err != nil {
+		return err
+	}
+	var req StatusRequest
+	if err := s.readBody(w, r, &req, `{"add": [...], "remove": [...]}`); err != nil {
+		return err
+	}
+	if len(req.Add)+len(req.Remove) == 0 {
+		return registry.Errorf(registry.CodeBadStatus, "add or remove at least one status")
+	}
+	d, err := s.svc.UpdateStatuses(lifeCtx(r), registrarOf(r), name, req.Add, req.Remove)
+	s.count("statuses", resultOf(err))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+}
