@@ -146,6 +146,13 @@ func testDelegation(t *testing.T, e *env) {
 		{"create with a bad DS", a, createNS("badds.in", hostObjs("ns0.example.org"), `<secDNS:create `+nsSec+`>`+ds("2371", "7", "2", digest)+`</secDNS:create>`), 2306, nil},
 		{"refused create stored nothing", a, domainCmd("check", "badds.in"), 1000, []string{`<domain:name avail="1">badds.in</domain:name>`}},
 		{"info signed", b, domainCmd("info", "signed.in"), 1000, []string{"<domain:hostObj>ns0.example.org</domain:hostObj>", "<secDNS:keyTag>2371</secDNS:keyTag>"}},
+		// one <update> for statuses, name servers, DS records and authInfo
+		{"update all at once", a, updateDomain("signed.in", `<domain:add><domain:status s="clientHold"/></domain:add><domain:rem>`+hostObjs("ns0.example.org")+`</domain:rem><domain:chg><domain:authInfo><domain:pw>newsecret1</domain:pw></domain:authInfo></domain:chg>`,
+			`<secDNS:update `+nsSec+`><secDNS:rem><secDNS:all>true</secDNS:all></secDNS:rem></secDNS:update>`), 1000, nil},
+		{"info after the update", a, domainCmd("info", "signed.in"), 1000, []string{`<domain:status s="clientHold"/>`, "<domain:authInfo><domain:pw/></domain:authInfo>", "<domain:exDate>"}},
+		{"update back at once", a, updateDomain("signed.in", `<domain:add>`+hostObjs("ns0.example.org")+`</domain:add><domain:rem><domain:status s="clientHold"/></domain:rem>`,
+			`<secDNS:update `+nsSec+`><secDNS:add>`+ds("2371", "15", "4", strings.Repeat("AB", 48))+`</secDNS:add></secDNS:update>`), 1000, nil},
+		{"info after it", b, domainCmd("info", "signed.in"), 1000, []string{`<domain:status s="ok"/>`, "<domain:hostObj>ns0.example.org</domain:hostObj>", "<secDNS:keyTag>2371</secDNS:keyTag>"}},
 		{"replace DS", a, updateDomain(kitab, "", `<secDNS:update `+nsSec+`><secDNS:rem><secDNS:all>true</secDNS:all></secDNS:rem></secDNS:update>`), 1000, nil},
 		{"remove name servers", a, updateDomain(kitab, `<domain:rem>`+hostObjs(nsA, "ns0.example.org")+`</domain:rem>`, ""), 1000, nil},
 		{"info unsigned", a, domainCmd("info", kitab), 1000, nil},
