@@ -581,6 +581,18 @@ func (s *Service) updateDelegation(ctx context.Context, r *Registrar, input stri
 	if err != nil {
 		return err
 	}
+	// the lifecycle's statuses (lifecycle.go): a deleted domain, or one
+	// on update prohibition, keeps its delegation
+	dom, err := s.store.Domain(ctx, z.Name, label)
+	if err != nil {
+		return err
+	}
+	if err := owned(dom, r); err != nil {
+		return err
+	}
+	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
+		return err
+	}
 	return ds.ChangeDelegation(ctx, z.Name, label, r.ID, c)
 }
 

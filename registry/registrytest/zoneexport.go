@@ -88,8 +88,9 @@ func KZoneCheck(t testing.TB, origin string, zone []byte) {
 
 // testZoneExportLifecycle: a domain on hold (clientHold) and a deleted one
 // (pendingDelete, redemptionPeriod) are left out of the zone, though they
-// keep their name servers; a domain with a host under it is not deleted
-// (ASSOCIATED); the purge of a delegated domain removes its name servers
+// keep their name servers (which do not change: STATUS_PROHIBITS, as for
+// a domain on update prohibition); a domain with a host under it is not
+// deleted (ASSOCIATED); the purge of a delegated domain removes its name servers
 // and DS records (the export afterwards has it nowhere).
 func testZoneExportLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	e := lifeEnv(t, open, nil)
@@ -118,6 +119,14 @@ func testZoneExportLifecycle(t *testing.T, open func(*testing.T) registry.Store)
 	}
 	_, err = e.svc.DeleteDomain(ctx, a, kitab)
 	wantCode(t, "delete of a domain with a host under it", err, registry.CodeAssociated)
+	// the name servers of a deleted domain, or one on update prohibition,
+	// do not change
+	wantCode(t, "delegation of a deleted domain", e.svc.UpdateDelegation(ctx, a, "नदी.भारत", registry.Delegation{RemNS: []string{"ns1.example.net"}}), registry.CodeStatusProhibits)
+	_, err = e.svc.UpdateStatuses(ctx, a, kitab, []string{registry.StatusClientUpdateProhibited}, nil)
+	must(t, "clientUpdateProhibited", err)
+	wantCode(t, "delegation on update prohibition", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{RemNS: []string{"ns1.example.net"}}), registry.CodeStatusProhibits)
+	_, err = e.svc.UpdateStatuses(ctx, a, kitab, nil, []string{registry.StatusClientUpdateProhibited})
+	must(t, "remove clientUpdateProhibited", err)
 	export := func() string {
 		t.Helper()
 		var out bytes.Buffer
