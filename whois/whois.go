@@ -212,6 +212,14 @@ func (s *Server) refuse(c net.Conn, client, reason, code, msg string) {
 	s.log.Info("whois: refused", "client", client, "reason", reason, "code", code)
 	c.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 	fmt.Fprintf(c, "%% %s: %s\r\n", code, msg)
+	// Read what the client sent (briefly, boundedly) before closing, so
+	// that unread input does not turn the close into a reset that loses
+	// the refusal line.
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}
 }
 
 func (s *Server) conn(c net.Conn) {
@@ -313,6 +321,9 @@ func ParseQuery(line []byte) (Query, error) {
 	}
 	if strings.ContainsAny(s, " \t") {
 		return Query{}, errors.New("the query is one domain name (label.zone), without spaces")
+	}
+	if n := strings.TrimSuffix(s, "."); n != "" {
+		s = n // a final dot is the root: the same name
 	}
 	return Query{Name: s}, nil
 }
