@@ -113,7 +113,7 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_queries_total",
 			Help: "WHOIS queries answered, by result (registered, blocked, available, invalid, reserved, help, or an error code)."}, []string{"result"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_refused_total",
-			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_utf8, busy)."}, []string{"reason"}),
+			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy)."}, []string{"reason"}),
 	}
 	if o.RateLimit > 0 {
 		s.limiter = &addrLimiters{r: rate.Limit(o.RateLimit), burst: o.RateBurst, m: map[string]*addrLimiter{}}
@@ -263,8 +263,11 @@ func (s *Server) conn(c net.Conn) {
 	out, result := s.answer(ctx, q)
 	s.queries.WithLabelValues(result).Inc()
 	c.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
-	_, werr := c.Write(out)
-	s.log.Info("whois", "client", client, "query", q.Name, "result", result, "duration", time.Since(start), "write_error", werr)
+	if _, err := c.Write(out); err != nil {
+		s.log.Info("whois", "client", client, "query", q.Name, "result", result, "duration", time.Since(start), "write_error", err)
+		return
+	}
+	s.log.Info("whois", "client", client, "query", q.Name, "result", result, "duration", time.Since(start))
 }
 
 var errTooLong = errors.New("whois: query too long")
