@@ -26,6 +26,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
 	"golang.org/x/time/rate"
 
 	akshara "github.com/akshara-idn/akshara"
@@ -353,6 +354,34 @@ func toASCII(name string) string {
 	return a
 }
 
+// forms returns a name's U-label and A-label forms (lower-cased ASCII,
+// A-labels decoded), each as given where it cannot be converted.
+func forms(name string) (string, string) {
+	labels := strings.Split(name, ".")
+	for i, l := range labels {
+		if isASCII(l) {
+			l = strings.ToLower(l)
+			if strings.HasPrefix(l, "xn--") {
+				if u, err := idna.Punycode.ToUnicode(l); err == nil {
+					l = u
+				}
+			}
+		}
+		labels[i] = norm.NFC.String(l)
+	}
+	u := strings.Join(labels, ".")
+	return u, toASCII(u)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *Server) answer(ctx context.Context, q Query) ([]byte, string) {
 	var w writer
 	for _, n := range s.opts.Notices {
@@ -428,7 +457,11 @@ func (s *Server) notRegistered(ctx context.Context, w *writer, name string) stri
 		w.field("Domain Name", res.ALabel)
 		w.field("Domain Name (U-label)", res.ULabel)
 	} else {
-		w.field("Domain Name", name)
+		// an invalid name has no canonical form: both forms of it as
+		// given, so that the A-label and U-label queries answer alike
+		u, a := forms(name)
+		w.field("Domain Name", a)
+		w.field("Domain Name (U-label)", u)
 	}
 	switch res.Status {
 	case registry.Blocked:

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/idna"
 
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
@@ -24,7 +25,10 @@ const (
 	kitabA  = "xn--11b4aya5ed.xn--h2brj9c"
 	kittab  = "कित्ताब.भारत"
 	kittabA = "xn--11b4aa6a3fd3h.xn--h2brj9c"
+	mixed   = "कखab.भारत" // Devanagari and Latin: MIXED_SCRIPT
 )
+
+var mixedA, _ = idna.Punycode.ToASCII(mixed)
 
 type env struct {
 	svc  *registry.Service
@@ -107,6 +111,8 @@ func TestAnswers(t *testing.T) {
 		{"available", []string{"कमल.भारत", "xn--11b4cm.xn--h2brj9c", "कमल.भारत."}, []string{
 			"Domain Name (U-label): कमल.भारत\r\n", "Status: available\r\n", "Code: NOT_FOUND\r\n", "a registrar can register it"}, nil},
 		{"invalid", []string{"ab--cd.in", "ab--cd.in."}, []string{"Status: invalid\r\n", "Code: INVALID_LABEL\r\n", "Rule: "}, nil},
+		{"invalid IDN", []string{mixed, mixedA, strings.ToUpper(mixedA) + "."}, []string{"Domain Name: " + mixedA + "\r\n", "Domain Name (U-label): " + mixed + "\r\n",
+			"Status: invalid\r\n", "Code: INVALID_LABEL\r\n", "Rule: MIXED_SCRIPT at "}, nil},
 		{"unknown zone", []string{"x.nozone", "x.nozone."}, []string{"Status: unknown zone\r\n", "Code: UNKNOWN_ZONE\r\n", "\"nozone\""}, nil},
 		{"third level", []string{"www.example.in", "www.example.in."}, []string{"Status: third-level name\r\n", "Code: BAD_NAME\r\n", "zone in is served here"}, nil},
 		{"third level unknown zone", []string{"a.b.nozone"}, []string{"Status: third-level name\r\n", "zone nozone is not served here"}, nil},
