@@ -257,3 +257,18 @@ func BenchmarkAnswer(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueryParallel is BenchmarkQuery from GOMAXPROCS clients at once.
+func BenchmarkQueryParallel(b *testing.B) {
+	e := newEnv(b, registrytest.SQLiteService(b), whois.Options{RateLimit: -1})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if got := e.query(b, kittab+"\r\n"); !strings.Contains(got, "Status: blocked") {
+				b.Error(got)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
