@@ -334,13 +334,26 @@ type methodStatus struct {
 }
 
 func (m *routeMetrics) counter(method string, status int) prometheus.Counter {
-	k := methodStatus{method, status}
+	k := methodStatus{methodLabel(method), status}
 	if c, ok := m.counters.Load(k); ok {
 		return c.(prometheus.Counter)
 	}
-	c := m.requests.WithLabelValues(m.route, method, strconv.Itoa(status))
+	c := m.requests.WithLabelValues(m.route, k.method, strconv.Itoa(status))
 	m.counters.Store(k, c)
 	return c
+}
+
+// methodLabel is a request method as a metrics label: the methods of RFC
+// 9110 and PATCH as they are, any other "OTHER". net/http takes any token
+// as a method, and a label value per token would be a series per token:
+// a client could grow the metrics (and this server's memory) without
+// bound.
+func methodLabel(method string) string {
+	switch method {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE":
+		return method
+	}
+	return "OTHER"
 }
 
 func (s *Server) writeError(w http.ResponseWriter, err error) {
