@@ -297,6 +297,9 @@ func (ss *session) check(names []string) *response {
 		case err != nil && registry.CodeOf(err) == registry.CodeInternal:
 			ss.log.Error("epp: check", "name", name, "error", err)
 			return fail(CodeFailed, "")
+		case registry.CodeOf(err) == registry.CodeUnavailable: // the database is down or full: 2400 saying so
+			ss.log.Error("epp: check", "name", name, "error", err)
+			return fromError(err)
 		case err != nil:
 			reason = registry.InfoOf(registry.CodeOf(err)).Reason
 		case res.Status == registry.Available:

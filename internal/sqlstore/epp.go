@@ -61,13 +61,15 @@ func (s *Store) EPPCredentials(ctx context.Context, registrar string) (*registry
 	r := &registry.Registrar{}
 	c := &registry.EPPCredentials{}
 	var created int64
-	err := s.queryRow(ctx, nil, `SELECT r.id, r.name, r.created, e.pw_hash, e.cert_sha256 FROM registrars r JOIN epp_credentials e ON e.registrar_id = r.id WHERE r.name = ?`,
-		registrar).Scan(&r.ID, &r.Name, &created, &c.PasswordHash, &c.CertSHA256)
+	err := s.do(ctx, func() error { // retried as every read is (an EPP login is one)
+		return s.queryRow(ctx, nil, `SELECT r.id, r.name, r.created, e.pw_hash, e.cert_sha256 FROM registrars r JOIN epp_credentials e ON e.registrar_id = r.id WHERE r.name = ?`,
+			registrar).Scan(&r.ID, &r.Name, &created, &c.PasswordHash, &c.CertSHA256)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, registry.Errorf(registry.CodeNotFound, "registrar %q has no EPP credentials", registrar)
 	}
 	if err != nil {
-		return nil, nil, internal("reading EPP credentials", err)
+		return nil, nil, s.internal("reading EPP credentials", err)
 	}
 	r.Created = time.Unix(0, created).UTC()
 	return r, c, nil

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
+
+	"github.com/akshara-idn/akshara/registry"
 )
 
 // Retry is how the store retries transient database faults: a
@@ -44,8 +46,25 @@ func (s *Store) SetRetry(r Retry) { s.retry = r }
 
 type retryCounter = atomic.Uint64
 
-// do runs f, retrying it on a transient fault.
+// do runs f, retrying it on a transient fault. A transient fault that
+// outlasts the retries (a database down longer than the budget) is
+// UNAVAILABLE (unavailable), not INTERNAL: the client is told to come
+// back, as for a full disk.
 func (s *Store) do(ctx context.Context, f func() error) error {
+	err := s.try(ctx, f)
+	if err != nil && s.transient(err) {
+		return unavailable(err)
+	}
+	return err
+}
+
+// unavailable is the error of a database that does not answer now.
+func unavailable(err error) error {
+	return &registry.Error{Code: registry.CodeUnavailable, Message: "the registry's database cannot be reached now; retry later", Err: err}
+}
+
+// try runs f, retrying it on a transient fault, and returns f's last error.
+func (s *Store) try(ctx context.Context, f func() error) error {
 	r := s.retry
 	wait := r.Base
 	start := time.Now()

@@ -1,0 +1,148 @@
+package postgres_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/internal/pgtest"
+	"github.com/akshara-idn/akshara/internal/sqlstore"
+	"github.com/akshara-idn/akshara/postgres"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// cutProxy forwards TCP connections to target until cut, which closes the
+// listener and every connection: from the store's side, the database is
+// gone (connections broken, new ones refused), as in an outage.
+type cutProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln}
+	t.Cleanup(p.cut)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, d)
+			p.mu.Unlock()
+			go func() { io.Copy(d, c); d.Close() }()
+			go func() { io.Copy(c, d); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestOutageUnavailable: issue 21 item 9. PostgreSQL gone for longer than
+// the retry budget is UNAVAILABLE (HTTP 503 with Retry-After, EPP 2400
+// with the message), not INTERNAL (500), for every kind of call,
+// an EPP login's included.
+func TestOutageUnavailable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	u, _ := url.Parse(dsn)
+	proxy := newCutProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	ctx := t.Context()
+	store, err := postgres.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, token, err := svc.AddRegistrar(ctx, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SetEPPPassword(ctx, "alpha", "secret12"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Create(ctx, r, "किताब.भारत", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
+	t.Cleanup(ts.Close)
+
+	// a short budget: the outage outlasts it at once
+	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 5 * time.Millisecond, Budget: 200 * time.Millisecond})
+	proxy.cut()
+
+	calls := []struct {
+		name string
+		f    func() error
+	}{
+		{"check", func() error { _, err := svc.Check(ctx, "कमलनयन.भारत", "hi"); return err }},
+		{"authenticate", func() error { _, err := svc.Authenticate(ctx, token); return err }},
+		{"EPP login", func() error { _, err := svc.EPPLogin(ctx, "alpha", "secret12", ""); return err }},
+		{"info", func() error { _, err := svc.Info(ctx, "कमलनयन.भारत"); return err }},
+		{"list", func() error { _, err := svc.List(ctx, r); return err }},
+		{"create", func() error { _, err := svc.Create(ctx, r, "outage.in", ""); return err }},
+		{"delete", func() error { return svc.Delete(ctx, r, "किताब.भारत") }},
+		{"audit", func() error { _, err := svc.Audit(ctx, registry.AuditFilter{Limit: 5}); return err }},
+		{"ready", func() error { return svc.Ready(ctx) }},
+	}
+	for _, c := range calls {
+		err := c.f()
+		if code := registry.CodeOf(err); code != registry.CodeUnavailable {
+			t.Errorf("%s during the outage: %s (%v), want UNAVAILABLE", c.name, code, err)
+			continue
+		}
+		if info := registry.InfoOf(registry.CodeOf(err)); info.HTTP != 503 || info.EPP != 2400 {
+			t.Errorf("UNAVAILABLE maps to HTTP %d, EPP %d", info.HTTP, info.EPP)
+		}
+		var re *registry.Error
+		if !errors.As(err, &re) || !strings.Contains(re.Message, "retry later") {
+			t.Errorf("%s: the message does not tell the client to come back: %v", c.name, err)
+		}
+	}
+
+	// the HTTP API: 503 UNAVAILABLE, Retry-After
+	req, _ := http.NewRequest("POST", ts.URL+"/v1/domains", strings.NewReader(`{"name":"outage2.in"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body httpapi.ErrorBody
+	json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || body.Code != registry.CodeUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a create over HTTP during the outage: %d %+v (Retry-After %q)", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+}
