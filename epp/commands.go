@@ -53,7 +53,10 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	if c.children != 1 {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
-	r := ss.dispatch(c)
+	r := ss.throttle(c) // the registrar's command rate (server.go)
+	if r == nil {
+		r = ss.dispatch(c)
+	}
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
 		ss.log.Info("epp: command refused", "code", r.code, "msg", r.message(), "registrar", ss.name())
@@ -259,8 +262,13 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		}
 		return fromError(err)
 	}
+	if !ss.s.table.login(ss, r, ss.s.opts.MaxSessionsPerRegistrar) {
+		ss.log.Warn("epp: login refused: session limit of the registrar", "registrar", r.Name, "max", ss.s.opts.MaxSessionsPerRegistrar)
+		return fail(CodeSessionLimit, fmt.Sprintf("%s: registrar %s has %d sessions open, the most allowed", messages[CodeSessionLimit], r.Name, ss.s.opts.MaxSessionsPerRegistrar))
+	}
 	if l.NewPW != nil {
 		if err := ss.s.svc.SetEPPPassword(ctx, r.Name, *l.NewPW); err != nil {
+			ss.s.table.logout(ss)
 			return fromError(err)
 		}
 	}
