@@ -573,7 +573,9 @@ func (t *sessionTable) sessionsOf(registrarID int64) []*session {
 
 // RegistrarSessions returns the number of sessions logged in as the
 // registrar with this id.
-func (s *Server) RegistrarSessions(registrarID int64) int { return len(s.table.sessionsOf(registrarID)) }
+func (s *Server) RegistrarSessions(registrarID int64) int {
+	return len(s.table.sessionsOf(registrarID))
+}
 
 // limiter is a registrar's command rate limiter (nil: no limit).
 func (s *Server) limiter(registrarID int64) *rate.Limiter {
