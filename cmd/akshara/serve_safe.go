@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -25,6 +26,7 @@ import (
 type serveOptions struct {
 	tlsCert, tlsKey string
 	maxConns        int
+	maxConnsPerAddr int
 	publicRate      float64
 	authFailBurst   int
 	errorLogRate    float64
@@ -40,6 +42,7 @@ func serveFlags(fs *flag.FlagSet) *serveOptions {
 	fs.StringVar(&o.tlsCert, "tls-cert", os.Getenv("AKSHARA_TLS_CERT"), "serve HTTPS with this certificate chain `FILE` (PEM)")
 	fs.StringVar(&o.tlsKey, "tls-key", os.Getenv("AKSHARA_TLS_KEY"), "and this private key `FILE` (PEM)")
 	fs.IntVar(&o.maxConns, "max-conns", 1024, "at most `N` connections at once (more wait to be accepted)")
+	fs.IntVar(&o.maxConnsPerAddr, "max-conns-per-addr", 64, "at most `N` connections at once from one client address (more are closed at once; trusted proxies are exempt; 0: no cap)")
 	fs.Float64Var(&o.publicRate, "public-rate", 100, "requests per second per client address to the public endpoints (burst twice that)")
 	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
 	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
@@ -97,6 +100,14 @@ func (o *serveOptions) listen(addr string, srv *http.Server) (net.Listener, stri
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", err
+	}
+	if o.maxConnsPerAddr > 0 {
+		proxies, err := o.proxies()
+		if err != nil {
+			ln.Close()
+			return nil, "", err
+		}
+		ln = &perAddrListener{Listener: ln, max: o.maxConnsPerAddr, exempt: proxies, n: map[netip.Addr]int{}}
 	}
 	ln = netutil.LimitListener(ln, o.maxConns)
 	if cfg != nil {
@@ -159,4 +170,68 @@ func (o *serveOptions) serveMetrics(api *httpapi.Server, errc chan<- error) (*ht
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	return srv, ln.Addr().String(), nil
+}
+
+// perAddrListener closes a connection from an address that has max open
+// already (one client cannot take all of -max-conns with slow or idle
+// connections), except from a trusted proxy, whose connections are many
+// clients'.
+type perAddrListener struct {
+	net.Listener
+	max    int
+	exempt []netip.Prefix
+	mu     sync.Mutex
+	n      map[netip.Addr]int
+}
+
+func (l *perAddrListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+		if err != nil {
+			return c, nil
+		}
+		a := ap.Addr().Unmap()
+		exempt := false
+		for _, p := range l.exempt {
+			if p.Contains(a) {
+				exempt = true
+			}
+		}
+		if exempt {
+			return c, nil
+		}
+		l.mu.Lock()
+		if l.n[a] >= l.max {
+			l.mu.Unlock()
+			c.Close()
+			continue
+		}
+		l.n[a]++
+		l.mu.Unlock()
+		return &countedConn{Conn: c, release: func() {
+			l.mu.Lock()
+			if l.n[a]--; l.n[a] <= 0 {
+				delete(l.n, a)
+			}
+			l.mu.Unlock()
+		}}, nil
+	}
+}
+
+// countedConn releases its place in perAddrListener's count once, when
+// closed.
+type countedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
