@@ -101,8 +101,20 @@ type Options struct {
 	// Page, if set, is served at / (the web page).
 	Page http.Handler
 	// Mount adds handlers under patterns of http.ServeMux (such as
-	// "GET /rdap/"), for front ends that live in their own packages.
+	// "GET /lgr/"), for front ends that live in their own packages.
 	Mount map[string]http.Handler
+	// Public adds handlers as Mount does, served as the API's public
+	// endpoints are: the per-address rate limit, the request timeout, the
+	// request log and the metrics (RDAP, at "/rdap/"). A refusal of
+	// theirs (RATE_LIMITED) is written by the handler's WriteError if it
+	// is an ErrorWriter, else as the API's JSON.
+	Public map[string]http.Handler
+}
+
+// ErrorWriter is a Public handler that writes the API's refusals in its
+// own form (RDAP's error body).
+type ErrorWriter interface {
+	WriteError(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // Server is the HTTP API.
@@ -205,6 +217,17 @@ func New(svc *registry.Service, o Options) *Server {
 	for pattern, h := range o.Mount {
 		mux.Handle(pattern, h)
 	}
+	for pattern, h := range o.Public {
+		serve := s.public(func(w http.ResponseWriter, r *http.Request) error { h.ServeHTTP(w, r); return nil })
+		var render func(http.ResponseWriter, *http.Request, error)
+		if ew, ok := h.(ErrorWriter); ok {
+			render = func(w http.ResponseWriter, r *http.Request, err error) {
+				retryAfter(w, registry.CodeOf(err))
+				ew.WriteError(w, r, err)
+			}
+		}
+		mux.Handle(pattern, s.wrapWith(pattern, serve, render))
+	}
 	if o.Page != nil {
 		mux.Handle("/", o.Page)
 	}
@@ -271,6 +294,11 @@ const registrarKey ctxKey = 0
 // finds its status's counter (routeMetrics); the log record is built only
 // when the logger takes it.
 func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return s.wrapWith(route, h, nil)
+}
+
+// wrapWith is wrap with the errors written by render (nil: writeError).
+func (s *Server) wrapWith(route string, h func(http.ResponseWriter, *http.Request) error, render func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	m := &routeMetrics{route: route, requests: s.requests, duration: s.duration.WithLabelValues(route)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -290,7 +318,11 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = &registry.Error{Code: CodeTimeout, Message: "the request took too long"}
 			}
-			s.writeError(sw, err)
+			if render != nil {
+				render(sw, r, err)
+			} else {
+				s.writeError(sw, err)
+			}
 		}
 		elapsed := time.Since(start)
 		m.counter(r.Method, sw.status).Inc()
@@ -368,13 +400,18 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 			body.DataVersion = s.svc.DataVersion()
 		}
 	}
-	switch body.Code {
+	retryAfter(w, body.Code)
+	writeJSON(w, StatusOf(body.Code), body)
+}
+
+// retryAfter sets the Retry-After of an error code's answer.
+func retryAfter(w http.ResponseWriter, code string) {
+	switch code {
 	case CodeRateLimited:
 		w.Header().Set("Retry-After", "1")
 	case registry.CodeUnavailable:
 		w.Header().Set("Retry-After", "30") // space or the database must come back first
 	}
-	writeJSON(w, StatusOf(body.Code), body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {

@@ -102,9 +102,10 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 	}
 }
 
-// rdapMount is what serve mounts on the HTTP API for RDAP.
-func rdapMount(svc *registry.Service) map[string]http.Handler {
-	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{})}
+// rdapMount is what serve mounts on the HTTP API for RDAP (as public
+// endpoints), its links built from baseURL (-base-url).
+func rdapMount(svc *registry.Service, baseURL string) map[string]http.Handler {
+	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: baseURL})}
 }
 
 const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME

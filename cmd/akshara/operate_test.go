@@ -312,7 +312,7 @@ func TestServeTLS(t *testing.T) {
 			t.Errorf("serve's /metrics has no %s", want)
 		}
 	}
-	for _, args := range [][]string{{"-tls-cert", certFile}, {"-max-conns", "0"}, {"-trusted-proxies", "10.0.0.0/8,nonsense"}} {
+	for _, args := range [][]string{{"-tls-cert", certFile}, {"-max-conns", "0"}, {"-trusted-proxies", "10.0.0.0/8,nonsense"}, {"-base-url", "rdap.example.in"}} {
 		_, errOut, code := runCLI(t, "", append([]string{"serve", "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "r.db")}, args...)...)
 		if code != exitUsage {
 			t.Errorf("serve %v: %d %q, want 2", args, code, errOut)

@@ -55,7 +55,7 @@ flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
 
 Environment: AKSHARA_ADDR, AKSHARA_DB, AKSHARA_DSN, AKSHARA_TLS_CERT,
-AKSHARA_TLS_KEY (flags win).
+AKSHARA_TLS_KEY, AKSHARA_BASE_URL (flags win).
 
 Flags:
 `
@@ -129,9 +129,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if db, ok := store.(interface{ DB() *sql.DB }); ok {
 		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
 	}
-	mounts := rdapMount(svc)
-	mounts["GET /lgr/"] = lgr.Handler() // the RFC 7940 exports (docs/lgr.md)
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Metrics: metrics,
+	baseURL, err := o.base()
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
+	mounts := map[string]http.Handler{"GET /lgr/": lgr.Handler()} // the RFC 7940 exports (docs/lgr.md)
+	// RDAP is served as the API's public endpoints are (rate limit, timeout, log, metrics)
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -33,6 +34,7 @@ type serveOptions struct {
 	errorLogBurst   int
 	trustedProxies  string
 	metricsAddr     string
+	baseURL         string
 
 	cert atomic.Pointer[tls.Certificate] // the certificate served, reloaded on SIGHUP
 }
@@ -48,8 +50,22 @@ func serveFlags(fs *flag.FlagSet) *serveOptions {
 	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxies", os.Getenv("AKSHARA_TRUSTED_PROXIES"), "reverse proxies (comma-separated `CIDRs` or addresses) whose X-Forwarded-For names the client")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", os.Getenv("AKSHARA_METRICS_ADDR"), "serve /metrics (and /healthz, /readyz) on this private `ADDRESS` only, not on -addr")
+	fs.StringVar(&o.baseURL, "base-url", os.Getenv("AKSHARA_BASE_URL"), "the public `URL` clients reach the server at (such as https://rdap.example.in), which RDAP's links are built from; default the address a request came in on")
 	o.errorLogBurst = 100
 	return o
+}
+
+// base checks -base-url: an http or https URL with a host, nothing after
+// its path.
+func (o *serveOptions) base() (string, error) {
+	if o.baseURL == "" {
+		return "", nil
+	}
+	u, err := url.Parse(o.baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("-base-url %q: an http:// or https:// URL with a host, such as https://rdap.example.in", o.baseURL)
+	}
+	return strings.TrimSuffix(o.baseURL, "/"), nil
 }
 
 // proxies parses -trusted-proxies.
