@@ -1,6 +1,8 @@
 package postgres_test
 
 import (
+	"crypto/tls"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/akshara-idn/akshara/epp"
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/internal/sqlstore"
@@ -99,9 +102,26 @@ func TestOutageUnavailable(t *testing.T) {
 	ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
 	t.Cleanup(ts.Close)
 
+	// EPP: a session logged in before the outage, and one that logs in during it
+	eppAddr := serveEPP(t, svc)
+	in := dialEPP(t, eppAddr)
+	if r := in.do(t, eppLogin); !strings.Contains(r, `<result code="1000">`) {
+		t.Fatalf("EPP login: %s", r)
+	}
+	late := dialEPP(t, eppAddr)
+
 	// a short budget: the outage outlasts it at once
 	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 5 * time.Millisecond, Budget: 200 * time.Millisecond})
 	proxy.cut()
+
+	for what, r := range map[string]string{
+		"check": in.do(t, `<?xml version="1.0" encoding="UTF-8"?><epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><check><domain:check xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>कमलनयन.भारत</domain:name></domain:check></check><clTRID>T-1</clTRID></command></epp>`),
+		"login": late.do(t, eppLogin),
+	} {
+		if !strings.Contains(r, `<result code="2400">`) || !strings.Contains(r, "cannot be reached now; retry later") {
+			t.Errorf("EPP %s during the outage: want 2400 saying so, got %s", what, r)
+		}
+	}
 
 	calls := []struct {
 		name string
@@ -145,4 +165,61 @@ func TestOutageUnavailable(t *testing.T) {
 	if resp.StatusCode != 503 || body.Code != registry.CodeUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a create over HTTP during the outage: %d %+v (Retry-After %q)", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 	}
+}
+
+const eppLogin = `<?xml version="1.0" encoding="UTF-8"?><epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><login><clID>alpha</clID><pw>secret12</pw>` +
+	`<options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI></svcs></login><clTRID>T-0</clTRID></command></epp>`
+
+// serveEPP serves EPP for svc on loopback and returns the address.
+func serveEPP(t *testing.T, svc *registry.Service) string {
+	cert, _, err := epp.SelfSigned("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := epp.New(svc, epp.Options{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+type eppConn struct{ c *tls.Conn }
+
+// dialEPP connects and reads the greeting.
+func dialEPP(t *testing.T, addr string) *eppConn {
+	c, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	e := &eppConn{c}
+	e.read(t)
+	return e
+}
+
+func (e *eppConn) read(t *testing.T) string {
+	e.c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	var h [4]byte
+	if _, err := io.ReadFull(e.c, h[:]); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, binary.BigEndian.Uint32(h[:])-4)
+	if _, err := io.ReadFull(e.c, b); err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (e *eppConn) do(t *testing.T, frame string) string {
+	b := binary.BigEndian.AppendUint32(nil, uint32(4+len(frame)))
+	if _, err := e.c.Write(append(b, frame...)); err != nil {
+		t.Fatal(err)
+	}
+	return e.read(t)
 }
