@@ -69,6 +69,7 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_EPP_KEY          -epp-key
   AKSHARA_EPP_CLIENT_CA    -epp-client-ca
   AKSHARA_WHOIS            -whois
+  AKSHARA_BASE_URL         -base-url
 
 deploy/akshara.env sets them for deploy/akshara.service.
 
@@ -158,9 +159,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if db, ok := store.(interface{ DB() *sql.DB }); ok {
 		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
 	}
-	mounts := rdapMount(svc)
-	mounts["GET /lgr/"] = lgr.Handler() // the RFC 7940 exports (docs/lgr.md)
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Metrics: metrics,
+	baseURL, err := o.base()
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
+	mounts := map[string]http.Handler{"GET /lgr/": lgr.Handler()} // the RFC 7940 exports (docs/lgr.md)
+	// RDAP is served as the API's public endpoints are (rate limit, timeout, log, metrics)
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
