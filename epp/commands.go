@@ -54,7 +54,10 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a <command> holds exactly one command element").bytes(clTRID, svTRID), false
 	}
 	ss.trid = registry.Channel{Name: "epp", ClTRID: clTRID, SvTRID: svTRID}
-	r := ss.dispatch(c)
+	r := ss.throttle(c) // the registrar's command rate (server.go)
+	if r == nil {
+		r = ss.dispatch(c)
+	}
 	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
 	if r.code >= 2000 {
 		ss.log.Info("epp: command refused", "code", r.code, "message", r.message()) // ss.log names the registrar once logged in; "msg" is the record's own key
@@ -291,8 +294,13 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 		}
 		return fromError(err)
 	}
+	if !ss.s.table.login(ss, r, ss.s.opts.MaxSessionsPerRegistrar) {
+		ss.log.Warn("epp: login refused: session limit of the registrar", "registrar", r.Name, "max", ss.s.opts.MaxSessionsPerRegistrar)
+		return fail(CodeSessionLimit, fmt.Sprintf("%s: registrar %s has %d sessions open, the most allowed", messages[CodeSessionLimit], r.Name, ss.s.opts.MaxSessionsPerRegistrar))
+	}
 	if l.NewPW != nil {
 		if err := ss.s.svc.SetEPPPassword(ctx, r.Name, *l.NewPW); err != nil {
+			ss.s.table.logout(ss)
 			return fromError(err)
 		}
 	}
@@ -333,6 +341,9 @@ func (ss *session) check(names []string) *response {
 		case err != nil && registry.CodeOf(err) == registry.CodeInternal:
 			ss.log.Error("epp: check", "name", name, "error", err)
 			return fail(CodeFailed, "")
+		case registry.CodeOf(err) == registry.CodeUnavailable: // the database is down or full: 2400 saying so
+			ss.log.Error("epp: check", "name", name, "error", err)
+			return fromError(err)
 		case err != nil:
 			reason = registry.InfoOf(registry.CodeOf(err)).Reason
 		case res.Status == registry.Available:

@@ -68,6 +68,19 @@ func serve(t testing.TB, svc *registry.Service, o epp.Options) *env {
 		t.Fatal(err)
 	}
 	o.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	// the tests open many sessions from loopback, as one registrar and at
+	// full speed: the per-address and per-registrar caps and the command
+	// rate are off unless a test sets them (TestSessionCaps)
+	off := func(v *int) {
+		if *v == 0 {
+			*v = -1
+		}
+	}
+	off(&o.MaxSessionsPerAddr)
+	off(&o.MaxSessionsPerRegistrar)
+	if o.CommandRate == 0 {
+		o.CommandRate = -1
+	}
 	e := &env{t: t, svc: svc}
 	// every frame the server sends, to any client, is validated at the end
 	o.Trace = func(in bool, frame []byte) {

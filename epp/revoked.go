@@ -11,7 +11,8 @@ import (
 // so a revocation made by another process (akshara registrar revoke)
 // against the same database ends the session at its next command, answered
 // 2501 (authentication error, closing). nil lets the command run; a
-// store that cannot tell fails the command (2400) without running it.
+// store that cannot tell fails the command (2400, with the reason when
+// the database is unavailable) without running it.
 func (ss *session) active() *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
@@ -25,5 +26,5 @@ func (ss *session) active() *response {
 		return fail(CodeAuthClosing, messages[CodeAuthClosing]+": "+re.Message)
 	}
 	ss.log.Error("epp: checking the registrar's state", "error", err)
-	return fail(CodeFailed, "")
+	return fromError(err) // UNAVAILABLE says to retry; INTERNAL stays bare
 }

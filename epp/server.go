@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -60,6 +61,28 @@ type Options struct {
 	// MaxSessions caps concurrent sessions (default 128); one more is
 	// answered 2502 and closed.
 	MaxSessions int
+	// MaxSessionsPerAddr caps the sessions of one client address, logged
+	// in or not (default 16; negative: no cap): one more is answered 2502
+	// and closed, and connections beyond twice the cap are closed at
+	// once, before the TLS handshake. One address cannot take the slots
+	// of everyone.
+	MaxSessionsPerAddr int
+	// MaxSessionsPerRegistrar caps the logged-in sessions of one
+	// registrar (default 16; negative: no cap): a login beyond it is
+	// answered 2502 and the session closed.
+	MaxSessionsPerRegistrar int
+	// LoginTimeout closes a session that has not logged in this long after
+	// it connected (default 10 s): unauthenticated sessions cannot hold
+	// slots.
+	LoginTimeout time.Duration
+	// CommandRate limits the commands per second of one registrar, over
+	// all its sessions (default 50, burst CommandBurst, default 100;
+	// negative: no limit). A command over the rate waits for its turn; one
+	// that would wait longer than CommandTimeout is answered 2502
+	// (RATE_LIMITED) and the session closed. Logins are limited by the
+	// lockout instead.
+	CommandRate  float64
+	CommandBurst int
 	// SessionLoginFailures closes a session after this many failed logins
 	// (default 3), with 2501.
 	SessionLoginFailures int
@@ -94,6 +117,7 @@ type Server struct {
 	trPrefix string
 	trSeq    atomic.Uint64
 	lockout  *lockout
+	table    sessionTable
 
 	commands     *prometheus.CounterVec
 	sessions     prometheus.Gauge
@@ -121,6 +145,19 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	def(&o.WriteTimeout, 30*time.Second)
 	def(&o.CommandTimeout, 10*time.Second)
 	def(&o.LockoutWindow, 15*time.Minute)
+	def(&o.LoginTimeout, 10*time.Second)
+	if o.MaxSessionsPerAddr == 0 {
+		o.MaxSessionsPerAddr = 16
+	}
+	if o.MaxSessionsPerRegistrar == 0 {
+		o.MaxSessionsPerRegistrar = 16
+	}
+	if o.CommandRate == 0 {
+		o.CommandRate = 50
+	}
+	if o.CommandBurst <= 0 {
+		o.CommandBurst = 100
+	}
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = 64 << 10
 	}
@@ -149,6 +186,8 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 		conns:    map[net.Conn]struct{}{},
 		trPrefix: "AK-" + hex.EncodeToString(p[:]) + "-",
 		lockout:  &lockout{max: o.LockoutFailures, window: o.LockoutWindow, m: map[string]*failures{}},
+		table: sessionTable{byAddr: map[string]int{}, byRegistrar: map[int64]map[*session]struct{}{},
+			limiters: map[int64]*rate.Limiter{}},
 
 		commands:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_epp_commands_total", Help: "EPP commands by command and result code."}, []string{"command", "code"}),
 		sessions:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "akshara_epp_sessions", Help: "Open EPP sessions."}),
@@ -255,6 +294,8 @@ type session struct {
 	failures  int
 	log       *slog.Logger
 	trid      registry.Channel // the command being answered (its audit records carry it)
+	loginBy   time.Time        // the session is closed if it has not logged in by then
+	tableID   int64            // the registrar the session table has it under (0: none)
 }
 
 func (s *Server) session(raw net.Conn) {
@@ -266,13 +307,33 @@ func (s *Server) session(raw net.Conn) {
 			log.Error("epp: session panicked", "panic", fmt.Sprint(v))
 		}
 	}()
+	// the address's connections are counted from here, the handshake's
+	// included; far over the cap they are closed at once
+	n := s.table.open(host)
+	defer s.table.close(host)
+	perAddr := s.opts.MaxSessionsPerAddr
+	if perAddr > 0 && n > 2*perAddr {
+		log.Warn("epp: connection refused: too many from one address", "max", perAddr)
+		return
+	}
+	loginBy := start.Add(s.opts.LoginTimeout)
 	conn := tls.Server(raw, s.tls)
-	conn.SetDeadline(time.Now().Add(s.opts.ReadTimeout))
+	hs := time.Now().Add(s.opts.ReadTimeout)
+	if loginBy.Before(hs) {
+		hs = loginBy
+	}
+	conn.SetDeadline(hs)
 	if err := conn.Handshake(); err != nil {
 		log.Info("epp: TLS handshake failed", "error", err)
 		return
 	}
-	ss := &session{s: s, conn: conn, remote: host, log: log}
+	ss := &session{s: s, conn: conn, remote: host, log: log, loginBy: loginBy}
+	defer s.table.logout(ss)
+	if perAddr > 0 && n > perAddr {
+		log.Warn("epp: session limit of the address reached", "max", perAddr)
+		ss.write(fail(CodeSessionLimit, fmt.Sprintf("%s: %s has %d sessions open, the most allowed", messages[CodeSessionLimit], host, perAddr)).bytes("", s.svTRID()))
+		return
+	}
 	if pc := conn.ConnectionState().PeerCertificates; len(pc) > 0 {
 		h := sha256.Sum256(pc[0].Raw)
 		ss.certSHA = hex.EncodeToString(h[:])
@@ -296,6 +357,9 @@ func (s *Server) session(raw net.Conn) {
 			if r, ok := err.(*response); ok {
 				ss.write(r.bytes("", s.svTRID()))
 			}
+			if ss.registrar == nil && !time.Now().Before(ss.loginBy) {
+				err = fmt.Errorf("no login within %v", s.opts.LoginTimeout)
+			}
 			log.Info("epp: session closed", "reason", err.Error(), "duration", time.Since(start))
 			return
 		}
@@ -312,12 +376,22 @@ func (s *Server) session(raw net.Conn) {
 // the body.
 func (ss *session) read() ([]byte, error) {
 	o := ss.s.opts
-	ss.conn.SetReadDeadline(time.Now().Add(o.IdleTimeout))
-	body, err := readFrame(ss.conn, o.MaxFrame, func() { ss.conn.SetReadDeadline(time.Now().Add(o.ReadTimeout)) })
+	ss.conn.SetReadDeadline(ss.deadline(o.IdleTimeout))
+	body, err := readFrame(ss.conn, o.MaxFrame, func() { ss.conn.SetReadDeadline(ss.deadline(o.ReadTimeout)) })
 	if err == nil && o.Trace != nil {
 		o.Trace(true, body)
 	}
 	return body, err
+}
+
+// deadline is now+d, or the login deadline if it is sooner and the
+// session has not logged in.
+func (ss *session) deadline(d time.Duration) time.Time {
+	t := time.Now().Add(d)
+	if ss.registrar == nil && ss.loginBy.Before(t) {
+		return ss.loginBy
+	}
+	return t
 }
 
 // readFrame reads one data unit (RFC 5734 §4): a 4-octet total length,
@@ -426,4 +500,120 @@ func (l *lockout) fail(keys ...string) {
 // carry the channel and the command's transaction identifiers.
 func (ss *session) contextFor() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(registry.WithChannel(context.Background(), ss.trid), ss.s.opts.CommandTimeout)
+}
+
+// sessionTable is the server's session bookkeeping: the connections open
+// per client address, the logged-in sessions per registrar (for the caps,
+// and to find a registrar's sessions: sessionsOf), and each registrar's
+// command rate limiter.
+type sessionTable struct {
+	mu          sync.Mutex
+	byAddr      map[string]int
+	byRegistrar map[int64]map[*session]struct{}
+	limiters    map[int64]*rate.Limiter
+}
+
+// open counts a connection of addr and returns how many addr has open.
+func (t *sessionTable) open(addr string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byAddr[addr]++
+	return t.byAddr[addr]
+}
+
+// close uncounts a connection of addr.
+func (t *sessionTable) close(addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byAddr[addr]--; t.byAddr[addr] <= 0 {
+		delete(t.byAddr, addr)
+	}
+}
+
+// login records ss as a session of registrar r, unless r has max
+// sessions already (max ≤ 0: no cap); it reports whether it did.
+func (t *sessionTable) login(ss *session, r *registry.Registrar, max int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.byRegistrar[r.ID]
+	if max > 0 && len(m) >= max {
+		return false
+	}
+	if m == nil {
+		m = map[*session]struct{}{}
+		t.byRegistrar[r.ID] = m
+	}
+	m[ss] = struct{}{}
+	ss.tableID = r.ID
+	return true
+}
+
+// logout forgets ss as a registrar's session (when it ends).
+func (t *sessionTable) logout(ss *session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id := ss.tableID
+	if id == 0 {
+		return
+	}
+	ss.tableID = 0
+	delete(t.byRegistrar[id], ss)
+	if len(t.byRegistrar[id]) == 0 {
+		delete(t.byRegistrar, id)
+	}
+}
+
+// sessionsOf returns the logged-in sessions of a registrar.
+func (t *sessionTable) sessionsOf(registrarID int64) []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*session, 0, len(t.byRegistrar[registrarID]))
+	for ss := range t.byRegistrar[registrarID] {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// RegistrarSessions returns the number of sessions logged in as the
+// registrar with this id.
+func (s *Server) RegistrarSessions(registrarID int64) int {
+	return len(s.table.sessionsOf(registrarID))
+}
+
+// limiter is a registrar's command rate limiter (nil: no limit).
+func (s *Server) limiter(registrarID int64) *rate.Limiter {
+	if s.opts.CommandRate < 0 {
+		return nil
+	}
+	t := &s.table
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.limiters[registrarID]
+	if l == nil {
+		l = rate.NewLimiter(rate.Limit(s.opts.CommandRate), s.opts.CommandBurst)
+		t.limiters[registrarID] = l
+	}
+	return l
+}
+
+// throttle applies the registrar's command rate to a command of a
+// logged-in session (a logout goes through): it waits for the command's
+// turn, or answers RATE_LIMITED (2502, closing) if the wait would be
+// longer than the command timeout.
+func (ss *session) throttle(c *command) *response {
+	if ss.registrar == nil || c.Logout != nil {
+		return nil
+	}
+	l := ss.s.limiter(ss.registrar.ID)
+	if l == nil {
+		return nil
+	}
+	ctx, cancel := ss.contextFor()
+	defer cancel()
+	if err := l.Wait(ctx); err != nil {
+		ss.log.Warn("epp: command rate exceeded", "rate", ss.s.opts.CommandRate)
+		// RATE_LIMITED of the code table: 2502
+		return fail(CodeSessionLimit, fmt.Sprintf("%s: too many commands for registrar %s (at most %g a second); retry later", messages[CodeSessionLimit], ss.registrar.Name, ss.s.opts.CommandRate))
+	}
+	return nil
 }

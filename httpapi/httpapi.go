@@ -101,8 +101,20 @@ type Options struct {
 	// Page, if set, is served at / (the web page).
 	Page http.Handler
 	// Mount adds handlers under patterns of http.ServeMux (such as
-	// "GET /rdap/"), for front ends that live in their own packages.
+	// "GET /lgr/"), for front ends that live in their own packages.
 	Mount map[string]http.Handler
+	// Public adds handlers as Mount does, served as the API's public
+	// endpoints are: the per-address rate limit, the request timeout, the
+	// request log and the metrics (RDAP, at "/rdap/"). A refusal of
+	// theirs (RATE_LIMITED) is written by the handler's WriteError if it
+	// is an ErrorWriter, else as the API's JSON.
+	Public map[string]http.Handler
+}
+
+// ErrorWriter is a Public handler that writes the API's refusals in its
+// own form (RDAP's error body).
+type ErrorWriter interface {
+	WriteError(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // Server is the HTTP API.
@@ -215,6 +227,17 @@ func New(svc *registry.Service, o Options) *Server {
 	for pattern, h := range o.Mount {
 		mux.Handle(pattern, h)
 	}
+	for pattern, h := range o.Public {
+		serve := s.public(func(w http.ResponseWriter, r *http.Request) error { h.ServeHTTP(w, r); return nil })
+		var render func(http.ResponseWriter, *http.Request, error)
+		if ew, ok := h.(ErrorWriter); ok {
+			render = func(w http.ResponseWriter, r *http.Request, err error) {
+				retryAfter(w, registry.CodeOf(err))
+				ew.WriteError(w, r, err)
+			}
+		}
+		mux.Handle(pattern, s.wrapWith(pattern, serve, render))
+	}
 	if o.Page != nil {
 		mux.Handle("/", o.Page)
 	}
@@ -281,6 +304,11 @@ const registrarKey ctxKey = 0
 // finds its status's counter (routeMetrics); the log record is built only
 // when the logger takes it.
 func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return s.wrapWith(route, h, nil)
+}
+
+// wrapWith is wrap with the errors written by render (nil: writeError).
+func (s *Server) wrapWith(route string, h func(http.ResponseWriter, *http.Request) error, render func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	m := &routeMetrics{route: route, requests: s.requests, duration: s.duration.WithLabelValues(route)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -300,7 +328,11 @@ func (s *Server) wrap(route string, h func(http.ResponseWriter, *http.Request) e
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = &registry.Error{Code: CodeTimeout, Message: "the request took too long"}
 			}
-			s.writeError(sw, err)
+			if render != nil {
+				render(sw, r, err)
+			} else {
+				s.writeError(sw, err)
+			}
 		}
 		elapsed := time.Since(start)
 		m.counter(r.Method, sw.status).Inc()
@@ -338,31 +370,32 @@ type routeMetrics struct {
 	counters sync.Map // methodStatus → prometheus.Counter
 }
 
-// metricMethod is a request method as the metrics label it: one of the
-// methods of RFC 9110 §9 and PATCH, or "other" — a client that invents
-// methods must not make a new series with each (issue 21 item 3).
-func metricMethod(m string) string {
-	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
-		http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace:
-		return m
-	}
-	return "other"
-}
-
 type methodStatus struct {
 	method string
 	status int
 }
 
 func (m *routeMetrics) counter(method string, status int) prometheus.Counter {
-	k := methodStatus{metricMethod(method), status}
+	k := methodStatus{methodLabel(method), status}
 	if c, ok := m.counters.Load(k); ok {
 		return c.(prometheus.Counter)
 	}
 	c := m.requests.WithLabelValues(m.route, k.method, strconv.Itoa(status))
 	m.counters.Store(k, c)
 	return c
+}
+
+// methodLabel is a request method as a metrics label: the methods of RFC
+// 9110 and PATCH as they are, any other "OTHER". net/http takes any token
+// as a method, and a label value per token would be a series per token:
+// a client could grow the metrics (and this server's memory) without
+// bound.
+func methodLabel(method string) string {
+	switch method {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE":
+		return method
+	}
+	return "OTHER"
 }
 
 func (s *Server) writeError(w http.ResponseWriter, err error) {
@@ -377,13 +410,18 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 			body.DataVersion = s.svc.DataVersion()
 		}
 	}
-	switch body.Code {
+	retryAfter(w, body.Code)
+	writeJSON(w, StatusOf(body.Code), body)
+}
+
+// retryAfter sets the Retry-After of an error code's answer.
+func retryAfter(w http.ResponseWriter, code string) {
+	switch code {
 	case CodeRateLimited:
 		w.Header().Set("Retry-After", "1")
 	case registry.CodeUnavailable:
 		w.Header().Set("Retry-After", "30") // space or the database must come back first
 	}
-	writeJSON(w, StatusOf(body.Code), body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {

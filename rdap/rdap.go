@@ -9,9 +9,11 @@
 package rdap
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -35,6 +37,11 @@ type Options struct {
 	Notices []Notice
 	// MaxName is the longest name accepted, in bytes (default 1024).
 	MaxName int
+	// BaseURL is the server's public URL (such as https://rdap.example),
+	// which links are built from. Empty: the scheme and the local address
+	// the request came in on. Never the request's Host header, which the
+	// client writes.
+	BaseURL string
 }
 
 // Handler serves RDAP under /rdap/ for a registry service.
@@ -42,6 +49,7 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 	if o.MaxName <= 0 {
 		o.MaxName = 1024
 	}
+	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
 	h := &handler{svc: svc, opts: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rdap/domain/{name}", h.domain)
@@ -51,13 +59,21 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 		mux.HandleFunc("GET /rdap/"+t, h.unsupported)
 	}
 	mux.HandleFunc("/rdap/", h.badRequest)
-	return mux
+	h.mux = mux
+	return h
 }
 
 type handler struct {
 	svc  *registry.Service
 	opts Options
+	mux  *http.ServeMux
 }
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// WriteError writes an error of the server around the handler (a rate
+// limit, a timeout: httpapi.ErrorWriter) as an RDAP error.
+func (h *handler) WriteError(w http.ResponseWriter, r *http.Request, err error) { h.failErr(w, err) }
 
 // The JSON of RFC 9083 (what akshara uses of it).
 type (
@@ -170,6 +186,10 @@ func (h *handler) fail(w http.ResponseWriter, status int, desc ...string) {
 }
 
 func (h *handler) failErr(w http.ResponseWriter, err error) {
+	if errors.Is(err, context.DeadlineExceeded) { // the request's timeout (httpapi)
+		h.fail(w, http.StatusServiceUnavailable, "the request took too long", "code: TIMEOUT")
+		return
+	}
 	code := registry.CodeOf(err)
 	status := registry.InfoOf(code).HTTP
 	msg := "internal error"
@@ -201,7 +221,7 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
 			"A name that is not registered answers 404; if a registered domain blocks it, the description names that domain.",
 		},
-		Links: []Link{selfLink(r, "/rdap/help", "application/rdap+json")},
+		Links: []Link{h.selfLink(r, "/rdap/help", "application/rdap+json")},
 	}}, h.opts.Notices...)
 	write(w, http.StatusOK, Help{Conformance: conformance, Notices: notices})
 }
@@ -213,8 +233,21 @@ func scheme(r *http.Request) string {
 	return "http"
 }
 
-func selfLink(r *http.Request, path, typ string) Link {
-	u := scheme(r) + "://" + r.Host + path
+// base is the URL links start with: Options.BaseURL, or the scheme and
+// the local address of the connection (not the Host header: the client
+// writes it, and a link must not say what the client wants).
+func (h *handler) base(r *http.Request) string {
+	if h.opts.BaseURL != "" {
+		return h.opts.BaseURL
+	}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		return scheme(r) + "://" + a.String()
+	}
+	return scheme(r) + "://localhost"
+}
+
+func (h *handler) selfLink(r *http.Request, path, typ string) Link {
+	u := h.base(r) + path
 	return Link{Value: u, Rel: "self", Href: u, Type: typ}
 }
 
@@ -319,7 +352,7 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	d.Statuses = h.svc.Statuses(d) // as of now: grace periods, or ok
 	out := DomainOf(d)
 	path := "/rdap/domain/" + d.ALabel
-	out.Links = []Link{selfLink(r, path, ContentType)}
+	out.Links = []Link{h.selfLink(r, path, ContentType)}
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
 	out.Notices = append([]Notice{variantsNotice}, h.opts.Notices...)
 	write(w, http.StatusOK, out)

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/term"
@@ -23,8 +24,10 @@ import (
 	"github.com/akshara-idn/akshara/registry"
 )
 
-// eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca and
-// -epp-max-sessions to serve; the function it returns starts the EPP
+// eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca, the session
+// caps (-epp-max-sessions, -epp-max-sessions-per-addr,
+// -epp-max-sessions-per-registrar), -epp-login-timeout and -epp-rate to
+// serve; the function it returns starts the EPP
 // server (if -epp is set) and returns a function that stops it.
 func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 	addr := fs.String("epp", os.Getenv("AKSHARA_EPP"), "serve EPP (RFC 5730-5734, TLS) on `ADDRESS`, such as :700")
@@ -32,6 +35,10 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 	keyFile := fs.String("epp-key", os.Getenv("AKSHARA_EPP_KEY"), "EPP server key `FILE` (PEM)")
 	clientCA := fs.String("epp-client-ca", os.Getenv("AKSHARA_EPP_CLIENT_CA"), "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
 	maxSessions := fs.Int("epp-max-sessions", 128, "most concurrent EPP sessions")
+	perAddr := fs.Int("epp-max-sessions-per-addr", 16, "most EPP sessions of one client address, logged in or not (0: no cap)")
+	perRegistrar := fs.Int("epp-max-sessions-per-registrar", 16, "most logged-in EPP sessions of one registrar (0: no cap)")
+	loginTimeout := fs.Duration("epp-login-timeout", 10*time.Second, "close an EPP session that has not logged in this long after connecting")
+	commandRate := fs.Float64("epp-rate", 50, "EPP commands per second per registrar, over all its sessions (burst twice that; 0: no limit)")
 	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 		if *addr == "" {
 			return func() {}, nil
@@ -64,7 +71,19 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 			}
 			cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
 		}
-		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics})
+		noCap := func(n int) int { // the flags' 0 is "no cap", the Options' -1
+			if n <= 0 {
+				return -1
+			}
+			return n
+		}
+		rate, burst := *commandRate, int(2**commandRate)
+		if rate <= 0 {
+			rate = -1
+		}
+		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics,
+			MaxSessionsPerAddr: noCap(*perAddr), MaxSessionsPerRegistrar: noCap(*perRegistrar),
+			LoginTimeout: *loginTimeout, CommandRate: rate, CommandBurst: max(burst, 1)})
 		if err != nil {
 			return nil, err
 		}
@@ -83,9 +102,10 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 	}
 }
 
-// rdapMount is what serve mounts on the HTTP API for RDAP.
-func rdapMount(svc *registry.Service) map[string]http.Handler {
-	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{})}
+// rdapMount is what serve mounts on the HTTP API for RDAP (as public
+// endpoints), its links built from baseURL (-base-url).
+func rdapMount(svc *registry.Service, baseURL string) map[string]http.Handler {
+	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: baseURL})}
 }
 
 const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME

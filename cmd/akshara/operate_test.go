@@ -330,7 +330,7 @@ func TestServeTLS(t *testing.T) {
 			t.Errorf("serve's /metrics has no %s", want)
 		}
 	}
-	for _, args := range [][]string{{"-tls-cert", certFile}, {"-max-conns", "0"}, {"-trusted-proxies", "10.0.0.0/8,nonsense"}} {
+	for _, args := range [][]string{{"-tls-cert", certFile}, {"-max-conns", "0"}, {"-trusted-proxies", "10.0.0.0/8,nonsense"}, {"-base-url", "rdap.example.in"}} {
 		_, errOut, code := runCLI(t, "", append([]string{"serve", "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "r.db")}, args...)...)
 		if code != exitUsage {
 			t.Errorf("serve %v: %d %q, want 2", args, code, errOut)
@@ -443,5 +443,44 @@ func TestServeMetricsAddr(t *testing.T) {
 	}
 	if code, _ := get(base + "/readyz"); code != 200 {
 		t.Errorf("public /readyz: %d", code)
+	}
+}
+
+// TestMaxConnsPerAddr: issue 21 item 8. One client holding idle
+// connections up to -max-conns-per-addr gets no more (the next is closed
+// at once), and does not fill -max-conns: a client at another address is
+// served beside it.
+func TestMaxConnsPerAddr(t *testing.T) {
+	o := &serveOptions{maxConns: 3, maxConnsPerAddr: 2}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })}
+	ln, _, err := o.listen("127.0.0.1:0", srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	get := func(local string) (string, error) {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+		c, err := d.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return "", err
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // served, then held open (keep-alive)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, 512)
+		n, err := c.Read(buf)
+		return string(buf[:n]), err
+	}
+	for i := 0; i < 2; i++ {
+		if got, err := get("127.0.0.1"); err != nil || !strings.Contains(got, "200 OK") {
+			t.Fatalf("connection %d of the first client: %q %v", i, got, err)
+		}
+	}
+	if got, err := get("127.0.0.1"); err == nil {
+		t.Errorf("a third connection of one client was served: %q", got)
+	}
+	if got, err := get("127.0.0.2"); err != nil || !strings.Contains(got, "200 OK") {
+		t.Errorf("another client beside the first's: %q %v", got, err)
 	}
 }

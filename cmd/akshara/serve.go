@@ -43,13 +43,14 @@ func init() {
 		}})
 }
 
-const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE] [-epp ADDR [-epp-cert FILE -epp-key FILE]]
+const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE] [-epp ADDR [-epp-cert FILE -epp-key FILE]] [-whois ADDR]
 
 Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml), RDAP
 at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
-(docs/epp.md). The store is the SQLite file -db (default akshara.db in the
-working directory, created on first start with the default zones) or, with
--dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
+(docs/epp.md), and with -whois WHOIS (RFC 3912, docs/whois.md; rate-limited
+per client address by -whois-rate and -whois-burst). The store is the
+SQLite file -db (default akshara.db in the working directory, created on
+first start with the default zones) or, with -dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
 later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
 flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
@@ -67,6 +68,8 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_EPP_CERT         -epp-cert
   AKSHARA_EPP_KEY          -epp-key
   AKSHARA_EPP_CLIENT_CA    -epp-client-ca
+  AKSHARA_WHOIS            -whois
+  AKSHARA_BASE_URL         -base-url
 
 deploy/akshara.env sets them for deploy/akshara.service.
 
@@ -101,6 +104,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
 	o := serveFlags(fs)
 	startEPP := eppFlags(fs) // epp.go
+	startWHOIS := whoisFlags(fs)
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -155,9 +159,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if db, ok := store.(interface{ DB() *sql.DB }); ok {
 		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
 	}
-	mounts := rdapMount(svc)
-	mounts["GET /lgr/"] = lgr.Handler() // the RFC 7940 exports (docs/lgr.md)
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Metrics: metrics,
+	baseURL, err := o.base()
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
+	mounts := map[string]http.Handler{"GET /lgr/": lgr.Handler()} // the RFC 7940 exports (docs/lgr.md)
+	// RDAP is served as the API's public endpoints are (rate limit, timeout, log, metrics)
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
@@ -186,6 +195,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopEPP()
+	stopWHOIS, err := startWHOIS(ctx, svc, log, ann, metrics)
+	if err != nil {
+		ln.Close()
+		log.Error("starting WHOIS", "error", err)
+		return exitUsage
+	}
+	defer stopWHOIS()
 	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
 	go svc.RunTransferWorker(ctx, time.Minute)    // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()

@@ -11,9 +11,11 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -26,6 +28,7 @@ import (
 type serveOptions struct {
 	tlsCert, tlsKey string
 	maxConns        int
+	maxConnsPerAddr int
 	publicRate      float64
 	authFailBurst   int
 	errorLogRate    float64
@@ -33,6 +36,7 @@ type serveOptions struct {
 	trustedProxies  string
 	metricsAddr     string
 	errorLog        *log.Logger // net/http's messages (serve sets it)
+	baseURL         string
 
 	cert atomic.Pointer[tls.Certificate] // the certificate served, reloaded on SIGHUP
 }
@@ -42,13 +46,28 @@ func serveFlags(fs *flag.FlagSet) *serveOptions {
 	fs.StringVar(&o.tlsCert, "tls-cert", os.Getenv("AKSHARA_TLS_CERT"), "serve HTTPS with this certificate chain `FILE` (PEM)")
 	fs.StringVar(&o.tlsKey, "tls-key", os.Getenv("AKSHARA_TLS_KEY"), "and this private key `FILE` (PEM)")
 	fs.IntVar(&o.maxConns, "max-conns", 1024, "at most `N` connections at once (more wait to be accepted)")
+	fs.IntVar(&o.maxConnsPerAddr, "max-conns-per-addr", 64, "at most `N` connections at once from one client address (more are closed at once; trusted proxies are exempt; 0: no cap)")
 	fs.Float64Var(&o.publicRate, "public-rate", 100, "requests per second per client address to the public endpoints (burst twice that)")
 	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
 	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxies", os.Getenv("AKSHARA_TRUSTED_PROXIES"), "reverse proxies (comma-separated `CIDRs` or addresses) whose X-Forwarded-For names the client")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", os.Getenv("AKSHARA_METRICS_ADDR"), "serve /metrics (and /healthz, /readyz) on this private `ADDRESS` only, not on -addr")
+	fs.StringVar(&o.baseURL, "base-url", os.Getenv("AKSHARA_BASE_URL"), "the public `URL` clients reach the server at (such as https://rdap.example.in), which RDAP's links are built from; default the address a request came in on")
 	o.errorLogBurst = 100
 	return o
+}
+
+// base checks -base-url: an http or https URL with a host, nothing after
+// its path.
+func (o *serveOptions) base() (string, error) {
+	if o.baseURL == "" {
+		return "", nil
+	}
+	u, err := url.Parse(o.baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("-base-url %q: an http:// or https:// URL with a host, such as https://rdap.example.in", o.baseURL)
+	}
+	return strings.TrimSuffix(o.baseURL, "/"), nil
 }
 
 // proxies parses -trusted-proxies.
@@ -99,6 +118,14 @@ func (o *serveOptions) listen(addr string, srv *http.Server) (net.Listener, stri
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", err
+	}
+	if o.maxConnsPerAddr > 0 {
+		proxies, err := o.proxies()
+		if err != nil {
+			ln.Close()
+			return nil, "", err
+		}
+		ln = &perAddrListener{Listener: ln, max: o.maxConnsPerAddr, exempt: proxies, n: map[netip.Addr]int{}}
 	}
 	ln = netutil.LimitListener(ln, o.maxConns)
 	if cfg != nil {
@@ -162,4 +189,68 @@ func (o *serveOptions) serveMetrics(api *httpapi.Server, errc chan<- error) (*ht
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	return srv, ln.Addr().String(), nil
+}
+
+// perAddrListener closes a connection from an address that has max open
+// already (one client cannot take all of -max-conns with slow or idle
+// connections), except from a trusted proxy, whose connections are many
+// clients'.
+type perAddrListener struct {
+	net.Listener
+	max    int
+	exempt []netip.Prefix
+	mu     sync.Mutex
+	n      map[netip.Addr]int
+}
+
+func (l *perAddrListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+		if err != nil {
+			return c, nil
+		}
+		a := ap.Addr().Unmap()
+		exempt := false
+		for _, p := range l.exempt {
+			if p.Contains(a) {
+				exempt = true
+			}
+		}
+		if exempt {
+			return c, nil
+		}
+		l.mu.Lock()
+		if l.n[a] >= l.max {
+			l.mu.Unlock()
+			c.Close()
+			continue
+		}
+		l.n[a]++
+		l.mu.Unlock()
+		return &countedConn{Conn: c, release: func() {
+			l.mu.Lock()
+			if l.n[a]--; l.n[a] <= 0 {
+				delete(l.n, a)
+			}
+			l.mu.Unlock()
+		}}, nil
+	}
+}
+
+// countedConn releases its place in perAddrListener's count once, when
+// closed.
+type countedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }

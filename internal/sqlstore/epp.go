@@ -70,7 +70,7 @@ func (s *Store) EPPCredentials(ctx context.Context, registrar string) (*registry
 		return nil, nil, registry.Errorf(registry.CodeNotFound, "registrar %q has no EPP credentials", registrar)
 	}
 	if err != nil {
-		return nil, nil, internal("reading EPP credentials", err)
+		return nil, nil, s.internal("reading EPP credentials", err)
 	}
 	r.Created = time.Unix(0, created).UTC()
 	c.Revoked = revoked.Valid

@@ -46,42 +46,48 @@ func (s *Store) SetRetry(r Retry) { s.retry = r }
 
 type retryCounter = atomic.Uint64
 
-// do runs f, retrying it on a transient fault.
+// do runs f, retrying it on a transient fault. A transient fault that
+// outlasts the retries (a database down longer than the budget) is
+// UNAVAILABLE (unavailable), not INTERNAL: the client is told to come
+// back, as for a full disk.
 func (s *Store) do(ctx context.Context, f func() error) error {
+	err := s.try(ctx, f)
+	if err != nil && s.transient(err) {
+		return unavailable(err)
+	}
+	return err
+}
+
+// unavailable is the error of a database that does not answer now.
+func unavailable(err error) error {
+	return &registry.Error{Code: registry.CodeUnavailable, Message: "the registry's database cannot be reached now; retry later", Err: err}
+}
+
+// try runs f, retrying it on a transient fault, and returns f's last error.
+func (s *Store) try(ctx context.Context, f func() error) error {
 	r := s.retry
 	wait := r.Base
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		err := f()
-		if err == nil || !s.transient(err) {
+		if err == nil || attempt >= r.Attempts || !s.transient(err) {
 			return err
-		}
-		if attempt >= r.Attempts {
-			return unavailable(err)
 		}
 		d := time.Duration(rand.Int64N(int64(wait) + 1))
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-			return unavailable(err)
+			return err
 		}
 		if r.Budget > 0 && time.Since(start)+d > r.Budget {
-			return unavailable(err)
+			return err
 		}
 		s.retries.Add(1)
 		select {
 		case <-ctx.Done():
-			return unavailable(err)
+			return err
 		case <-time.After(d):
 		}
 		wait = min(2*wait, r.Max)
 	}
-}
-
-// unavailable is a transient fault that outlasted the retries (the
-// database is down, restarting or failing over): UNAVAILABLE (HTTP 503,
-// EPP 2400) with a message a client can act on, not INTERNAL (issue 21
-// item 9). The cause stays in the chain for the log.
-func unavailable(err error) error {
-	return &registry.Error{Code: registry.CodeUnavailable, Message: "the registry's database is not reachable now; retry later", Err: err}
 }
 
 // transient reports whether err is a fault worth retrying.

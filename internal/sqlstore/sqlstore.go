@@ -330,6 +330,9 @@ func (s *Store) internal(what string, err error) error {
 	if err != nil && s.d.IsFull != nil && s.d.IsFull(err) {
 		return &registry.Error{Code: registry.CodeUnavailable, Message: what + ": the database cannot take writes now", Err: err}
 	}
+	if err != nil && s.transient(err) { // a lost database, met outside s.do
+		return unavailable(err)
+	}
 	return internal(what, err)
 }
 

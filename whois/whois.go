@@ -1,0 +1,588 @@
+// Package whois serves registration data over WHOIS (RFC 3912): a client
+// connects over TCP, sends one query line ending in CRLF, and reads the
+// answer until the server closes the connection. It is a thin front end
+// over the registry service, answering from the same data and with the
+// same codes as RDAP (registry.InfoOf's table): a registered domain with
+// its blocked variants, a blocked variant with the domain that blocks it,
+// an available or invalid name with the policy's rule codes, an unknown
+// zone or a third-level name. Answers are UTF-8 text with CRLF line ends.
+// docs/whois.md.
+package whois
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
+	"golang.org/x/time/rate"
+
+	akshara "github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// CodeRateLimited is the code of a refused query (as the HTTP API's).
+const CodeRateLimited = "RATE_LIMITED"
+
+// Options configure a Server.
+type Options struct {
+	Logger *slog.Logger
+	// Metrics, if set, gets the server's counters: queries by result,
+	// refusals by reason.
+	Metrics prometheus.Registerer
+	// RateLimit is the queries per second allowed from one client address
+	// (default 5; negative: no limit) and RateBurst the burst (default 20).
+	RateLimit float64
+	RateBurst int
+	// ReadTimeout bounds the reading of the query line (default 10 s).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds the writing of the answer (default 10 s).
+	WriteTimeout time.Duration
+	// QueryTimeout bounds the registry's work on one query (default 5 s).
+	QueryTimeout time.Duration
+	// MaxQuery is the longest query line accepted, in bytes, without its
+	// line end (default 512).
+	MaxQuery int
+	// MaxConns caps concurrent connections (default 256); one more is
+	// refused with a line saying so.
+	MaxConns int
+	// Notices are comment lines ("% …") at the start of every answer,
+	// such as the terms of use.
+	Notices []string
+}
+
+// Server is a WHOIS server. It is safe for concurrent use.
+type Server struct {
+	svc     *registry.Service
+	opts    Options
+	log     *slog.Logger
+	slots   chan struct{}
+	limiter *addrLimiters
+
+	mu     sync.Mutex
+	lns    map[net.Listener]struct{}
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+
+	queries *prometheus.CounterVec
+	refused *prometheus.CounterVec
+}
+
+// New makes a server for a service.
+func New(svc *registry.Service, o Options) (*Server, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RateLimit == 0 {
+		o.RateLimit = 5
+	}
+	if o.RateBurst <= 0 {
+		o.RateBurst = 20
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.ReadTimeout, 10*time.Second)
+	def(&o.WriteTimeout, 10*time.Second)
+	def(&o.QueryTimeout, 5*time.Second)
+	if o.MaxQuery <= 0 {
+		o.MaxQuery = 512
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 256
+	}
+	s := &Server{
+		svc: svc, opts: o, log: o.Logger,
+		slots: make(chan struct{}, o.MaxConns),
+		lns:   map[net.Listener]struct{}{},
+		conns: map[net.Conn]struct{}{},
+		queries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_queries_total",
+			Help: "WHOIS queries answered, by result (registered, blocked, available, invalid, reserved, help, or an error code)."}, []string{"result"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_refused_total",
+			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy)."}, []string{"reason"}),
+	}
+	if o.RateLimit > 0 {
+		s.limiter = &addrLimiters{r: rate.Limit(o.RateLimit), burst: o.RateBurst, m: map[string]*addrLimiter{}}
+	}
+	if o.Metrics != nil {
+		for _, c := range []prometheus.Collector{s.queries, s.refused} {
+			if err := o.Metrics.Register(c); err != nil {
+				return nil, fmt.Errorf("whois: metrics: %w", err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// ErrServerClosed is returned by Serve after Close.
+var ErrServerClosed = errors.New("whois: server closed")
+
+// Serve accepts connections on ln and answers one query on each.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.lns[ln] = struct{}{}
+	s.mu.Unlock()
+	var delay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				s.log.Warn("whois: accept", "error", err, "retry", delay)
+				time.Sleep(delay)
+				continue
+			}
+			return err
+		}
+		delay = 0
+		if !s.track(c) {
+			c.Close()
+			return ErrServerClosed
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.untrack(c)
+			s.conn(c)
+		}()
+	}
+}
+
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(c net.Conn) {
+	c.Close()
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// Close stops the listeners, closes every connection and waits for their
+// goroutines to end.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for ln := range s.lns {
+		ln.Close()
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// refuse writes a one-line refusal ("% code: message") and counts it.
+func (s *Server) refuse(c net.Conn, client, reason, code, msg string) {
+	s.refused.WithLabelValues(reason).Inc()
+	s.log.Info("whois: refused", "client", client, "reason", reason, "code", code)
+	c.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	fmt.Fprintf(c, "%% %s: %s\r\n", code, msg)
+	// Read what the client sent (briefly, boundedly) before closing, so
+	// that unread input does not turn the close into a reset that loses
+	// the refusal line.
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
+		tc.CloseWrite()
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}
+}
+
+func (s *Server) conn(c net.Conn) {
+	start := time.Now()
+	client, _, err := net.SplitHostPort(c.RemoteAddr().String())
+	if err != nil {
+		client = c.RemoteAddr().String()
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	default:
+		s.refuse(c, client, "busy", registry.CodeUnavailable, "the server is busy; retry later")
+		return
+	}
+	if !s.limiter.allow(client) {
+		s.refuse(c, client, "rate_limited", CodeRateLimited,
+			fmt.Sprintf("too many queries from %s (at most %g per second, bursts of %d); retry later", client, s.opts.RateLimit, s.opts.RateBurst))
+		return
+	}
+	c.SetReadDeadline(time.Now().Add(s.opts.ReadTimeout))
+	line, err := readLine(bufio.NewReaderSize(c, 1024), s.opts.MaxQuery)
+	switch {
+	case errors.Is(err, errTooLong):
+		s.refuse(c, client, "too_long", registry.CodeBadName, fmt.Sprintf("the query is longer than %d bytes", s.opts.MaxQuery))
+		return
+	case err != nil:
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			s.refuse(c, client, "timeout", registry.CodeBadName, "no query line (ending in CRLF) was received in time")
+		}
+		return
+	}
+	q, err := ParseQuery(line)
+	if err != nil {
+		s.refuse(c, client, "bad_query", registry.CodeBadName, err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.QueryTimeout)
+	defer cancel()
+	out, result := s.answer(ctx, q)
+	s.queries.WithLabelValues(result).Inc()
+	c.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	if _, err := c.Write(out); err != nil {
+		s.log.Info("whois", "client", client, "query", q.Name, "result", result, "duration", time.Since(start), "write_error", err)
+		return
+	}
+	s.log.Info("whois", "client", client, "query", q.Name, "result", result, "duration", time.Since(start))
+}
+
+var errTooLong = errors.New("whois: query too long")
+
+// readLine reads one line (ending in LF, CRLF, or the end of the stream)
+// of at most max bytes without its end.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		b, err := r.ReadSlice('\n')
+		buf = append(buf, b...)
+		if len(bytes.TrimRight(buf, "\r\n")) > max {
+			return nil, errTooLong
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimRight(buf, "\r\n"), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(buf) > 0:
+			return bytes.TrimRight(buf, "\r\n"), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// Query is a parsed WHOIS query.
+type Query struct {
+	// Name is the name asked for, as given (trimmed); "" with Help.
+	Name string
+	// Help is an empty query or "help": the answer says what the server
+	// answers.
+	Help bool
+}
+
+// ParseQuery parses a query line (without its line end): a domain name
+// in U-labels or A-labels, with or without a final dot, optionally
+// after the keyword "domain" (as some clients send it); "" or "help" asks
+// for help. It never panics; an error says why the line is not a query.
+func ParseQuery(line []byte) (Query, error) {
+	if !utf8.Valid(line) {
+		return Query{}, errors.New("the query is not valid UTF-8")
+	}
+	s := strings.TrimSpace(string(line))
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return Query{}, errors.New("the query has control characters")
+	}
+	if k, rest, ok := strings.Cut(s, " "); ok && strings.EqualFold(k, "domain") {
+		s = strings.TrimSpace(rest)
+	}
+	if s == "" || strings.EqualFold(s, "help") || s == "?" {
+		return Query{Help: true}, nil
+	}
+	if strings.ContainsAny(s, " \t") {
+		return Query{}, errors.New("the query is one domain name (label.zone), without spaces")
+	}
+	if n := strings.TrimSuffix(s, "."); n != "" {
+		s = n // a final dot is the root: the same name
+	}
+	return Query{Name: s}, nil
+}
+
+// Answer returns the answer to a query and its result (for logs and
+// metrics): registered, blocked, available, invalid, reserved, help, or
+// an error code.
+func (s *Server) Answer(ctx context.Context, q Query) ([]byte, string) { return s.answer(ctx, q) }
+
+type writer struct{ bytes.Buffer }
+
+func (w *writer) line(format string, args ...any) {
+	fmt.Fprintf(&w.Buffer, format, args...)
+	w.WriteString("\r\n")
+}
+
+func (w *writer) field(key, value string) { w.line("%s: %s", key, value) }
+
+func toASCII(name string) string {
+	a, err := idna.Punycode.ToASCII(name)
+	if err != nil {
+		return name
+	}
+	return a
+}
+
+// forms returns a name's U-label and A-label forms (lower-cased ASCII,
+// A-labels decoded), each as given where it cannot be converted.
+func forms(name string) (string, string) {
+	labels := strings.Split(name, ".")
+	for i, l := range labels {
+		if isASCII(l) {
+			l = strings.ToLower(l)
+			if strings.HasPrefix(l, "xn--") {
+				if u, err := idna.Punycode.ToUnicode(l); err == nil {
+					l = u
+				}
+			}
+		}
+		labels[i] = norm.NFC.String(l)
+	}
+	u := strings.Join(labels, ".")
+	return u, toASCII(u)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) answer(ctx context.Context, q Query) ([]byte, string) {
+	var w writer
+	for _, n := range s.opts.Notices {
+		w.line("%% %s", n)
+	}
+	if len(s.opts.Notices) > 0 {
+		w.line("")
+	}
+	result := s.body(ctx, &w, q)
+	w.line("")
+	w.line(">>> Last update of WHOIS database: %s <<<", s.svc.Clock().Now().UTC().Format(time.RFC3339))
+	return w.Bytes(), result
+}
+
+func (s *Server) body(ctx context.Context, w *writer, q Query) string {
+	if q.Help {
+		w.line("%% akshara WHOIS (RFC 3912). Send one domain name, label.zone, in U-labels or A-labels (xn--...),")
+		w.line("%% with or without a final dot. Zones served:")
+		for _, z := range s.svc.Zones() {
+			w.line("%%   %s (%s)", z.Name, z.ALabel)
+		}
+		w.line("%% A registered domain lists its blocked variants; a blocked variant names the domain that blocks it.")
+		return "help"
+	}
+	d, err := s.svc.Info(ctx, q.Name)
+	if registry.CodeOf(err) == registry.CodeNotFound {
+		return s.notRegistered(ctx, w, q.Name)
+	}
+	if err != nil {
+		return s.fail(w, q.Name, err)
+	}
+	s.domain(w, d)
+	return "registered"
+}
+
+// domain writes a registered domain.
+func (s *Server) domain(w *writer, d *registry.Domain) {
+	w.field("Domain Name", d.ALabel)
+	w.field("Domain Name (U-label)", d.Name)
+	w.field("Registry Domain ID", fmt.Sprintf("D%d-AKSHARA", d.ID))
+	w.field("Registrar", d.Registrar)
+	w.field("Creation Date", d.Created.UTC().Format(time.RFC3339))
+	if !d.Expires.IsZero() {
+		w.field("Registry Expiry Date", d.Expires.UTC().Format(time.RFC3339))
+	}
+	for _, st := range s.svc.Statuses(d) {
+		w.field("Domain Status", st)
+	}
+	if d.Deleted() && !d.PurgeAt.IsZero() {
+		w.field("Pending Delete Until", d.PurgeAt.UTC().Format(time.RFC3339))
+	}
+	if d.Lang == registry.LDH {
+		w.field("Language", "ldh (plain ASCII letters, digits and hyphens)")
+	} else if l, err := akshara.Lookup(d.Lang); err == nil {
+		w.field("Language", d.Lang+" ("+l.Name+")")
+	} else {
+		w.field("Language", d.Lang)
+	}
+	for _, v := range d.BlockedVariants() {
+		w.field("Blocked Variant", v+" ("+toASCII(v)+")")
+	}
+	for _, v := range d.ExemptWith {
+		w.field("Registered Variant", v+" ("+toASCII(v)+")")
+	}
+	if len(d.BlockedVariants()) > 0 {
+		w.line("")
+		w.line("%% The blocked variants are the other members of this domain's conflict set under India's IDN")
+		w.line("%% policy: no one can register them while this domain exists.")
+	}
+}
+
+// notRegistered answers a name that is not registered: blocked (naming
+// the domain that blocks it), available, invalid (the policy's rule codes)
+// or reserved.
+func (s *Server) notRegistered(ctx context.Context, w *writer, name string) string {
+	res, err := s.svc.Check(ctx, name, "")
+	if err != nil {
+		return s.fail(w, name, err)
+	}
+	if res.ALabel != "" {
+		w.field("Domain Name", res.ALabel)
+		w.field("Domain Name (U-label)", res.ULabel)
+	} else {
+		// an invalid name has no canonical form: both forms of it as
+		// given, so that the A-label and U-label queries answer alike
+		u, a := forms(name)
+		w.field("Domain Name", a)
+		w.field("Domain Name (U-label)", u)
+	}
+	switch res.Status {
+	case registry.Blocked:
+		w.field("Status", "blocked")
+		w.field("Code", registry.CodeConflict)
+		w.field("Blocked By", res.BlockedBy+" ("+toASCII(res.BlockedBy)+")")
+		w.field("Language", res.Lang)
+		w.field("Message", fmt.Sprintf("%s is not registered and cannot be registered: it is a blocked variant of the registered domain %s (%s).",
+			res.ULabel, res.BlockedBy, toASCII(res.BlockedBy)))
+		return "blocked"
+	case registry.Invalid:
+		w.field("Status", "invalid")
+		w.field("Code", registry.CodeInvalid)
+		w.field("Message", "the name cannot be registered: it breaks the IDN policy")
+		for _, e := range res.Errors {
+			w.field("Rule", fmt.Sprintf("%s at %d: %s", e.Code, e.Pos, e.Message))
+		}
+		return "invalid"
+	case registry.Reserved:
+		w.field("Status", "reserved")
+		w.field("Code", registry.CodeReserved)
+		w.field("Message", "the name is not registered: the registry operator has reserved it.")
+		return "reserved"
+	case registry.Registered: // registered between Info and Check
+		w.field("Status", "registered")
+		w.field("Message", "the name is registered; ask again for its record.")
+		return "registered"
+	default:
+		w.field("Status", "available")
+		w.field("Code", registry.CodeNotFound)
+		w.field("Language", res.Lang)
+		w.field("Message", "the name is not registered; a registrar can register it.")
+		return "available"
+	}
+}
+
+// fail writes an error of the registry: its code and a message a
+// registrar can show (an internal error's details stay in the log).
+func (s *Server) fail(w *writer, name string, err error) string {
+	code := registry.CodeOf(err)
+	msg := "internal error"
+	var re *registry.Error
+	if errors.As(err, &re) && code != registry.CodeInternal {
+		msg = re.Message
+	} else {
+		s.log.Error("whois: query", "name", name, "error", err)
+	}
+	w.field("Domain Name", name)
+	switch {
+	case code == registry.CodeBadName && strings.Count(strings.TrimSuffix(name, "."), ".") > 1:
+		w.field("Status", "third-level name")
+		w.field("Code", code)
+		zone := name[strings.LastIndex(strings.TrimSuffix(name, "."), ".")+1:]
+		w.field("Message", fmt.Sprintf("%s is a third-level name: this registry registers second-level names only (label.zone), such as the last two labels of it; zone %s", name, s.zoneSaid(zone)))
+	case code == registry.CodeUnknownZone:
+		w.field("Status", "unknown zone")
+		w.field("Code", code)
+		w.field("Message", msg+": this registry does not serve it (send \"help\" for the zones it serves)")
+	default:
+		w.field("Status", "error")
+		w.field("Code", code)
+		w.field("Reason", registry.InfoOf(code).Reason)
+		w.field("Message", msg)
+	}
+	return code
+}
+
+// zoneSaid says whether the registry serves zone.
+func (s *Server) zoneSaid(zone string) string {
+	zone = strings.TrimSuffix(zone, ".")
+	for _, z := range s.svc.Zones() {
+		if strings.EqualFold(z.Name, zone) || strings.EqualFold(z.ALabel, zone) {
+			return z.Name + " is served here"
+		}
+	}
+	return zone + " is not served here"
+}
+
+// addrLimiters are token buckets per client address, forgotten after ten
+// idle minutes so that the map stays small. nil: no limit.
+type addrLimiters struct {
+	mu    sync.Mutex
+	r     rate.Limit
+	burst int
+	m     map[string]*addrLimiter
+	sweep time.Time
+}
+
+type addrLimiter struct {
+	*rate.Limiter
+	seen time.Time
+}
+
+func (a *addrLimiters) allow(addr string) bool {
+	if a == nil {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	if now.Sub(a.sweep) > time.Minute {
+		for k, l := range a.m {
+			if now.Sub(l.seen) > 10*time.Minute {
+				delete(a.m, k)
+			}
+		}
+		a.sweep = now
+	}
+	l := a.m[addr]
+	if l == nil {
+		l = &addrLimiter{Limiter: rate.NewLimiter(a.r, a.burst)}
+		a.m[addr] = l
+	}
+	l.seen = now
+	return l.Allow()
+}

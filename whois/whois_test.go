@@ -1,0 +1,284 @@
+package whois_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/idna"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+	"github.com/akshara-idn/akshara/whois"
+)
+
+const (
+	kitab   = "किताब.भारत"
+	kitabA  = "xn--11b4aya5ed.xn--h2brj9c"
+	kittab  = "कित्ताब.भारत"
+	kittabA = "xn--11b4aa6a3fd3h.xn--h2brj9c"
+	mixed   = "कखab.भारत" // Devanagari and Latin: MIXED_SCRIPT
+)
+
+var mixedA, _ = idna.Punycode.ToASCII(mixed)
+
+type env struct {
+	svc  *registry.Service
+	srv  *whois.Server
+	addr string
+	reg  *prometheus.Registry
+}
+
+func newEnv(t testing.TB, svc *registry.Service, o whois.Options) *env {
+	t.Helper()
+	ctx := context.Background()
+	r, _, err := svc.AddRegistrar(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Create(ctx, r, kitab, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Create(ctx, r, "example.in", ""); err != nil {
+		t.Fatal(err)
+	}
+	// a deleted domain: in redemption, its set held until the purge
+	if _, err := svc.Create(ctx, r, "सागर.भारत", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Delete(ctx, r, "सागर.भारत"); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	o.Metrics = reg
+	srv, err := whois.New(svc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return &env{svc: svc, srv: srv, addr: ln.Addr().String(), reg: reg}
+}
+
+// query sends raw (the query with its line end) and reads the answer.
+func (e *env) query(t testing.TB, raw string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", e.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(b) {
+		t.Errorf("%q: the answer is not UTF-8: %q", raw, b)
+	}
+	return string(b)
+}
+
+// TestAnswers: every kind of answer, over a real TCP listener, on both
+// stores; each query in U-label and A-label form, with and without a
+// final dot, gives the same answer.
+func TestAnswers(t *testing.T) {
+	tests := []struct {
+		name  string
+		forms []string
+		want  []string
+		not   []string
+	}{
+		{"registered", []string{kitab, kitabA, kitab + ".", "XN--11B4AYA5ED.xn--h2brj9c.", "domain " + kitab}, []string{
+			"Domain Name: " + kitabA + "\r\n", "Domain Name (U-label): " + kitab + "\r\n", "Registrar: acme\r\n",
+			"Creation Date: ", "Registry Expiry Date: ", "Domain Status: ok\r\n", "Language: hi (Hindi)\r\n",
+			"Blocked Variant: " + kittab + " (" + kittabA + ")\r\n"},
+			[]string{"Blocked Variant: " + kitab + " "}},
+		{"blocked variant", []string{kittab, kittabA, kittab + ".", kittabA + "."}, []string{
+			"Domain Name: " + kittabA + "\r\n", "Domain Name (U-label): " + kittab + "\r\n", "Status: blocked\r\n",
+			"Code: CONFLICT\r\n", "Blocked By: " + kitab + " (" + kitabA + ")\r\n",
+			"it is a blocked variant of the registered domain " + kitab}, nil},
+		{"pending delete", []string{"सागर.भारत", "सागर.भारत."}, []string{
+			"Domain Status: pendingDelete\r\n", "Domain Status: redemptionPeriod\r\n", "Pending Delete Until: "},
+			[]string{"Domain Status: ok"}},
+		{"ldh registered", []string{"example.in", "EXAMPLE.IN.", "example.in."}, []string{
+			"Domain Name: example.in\r\n", "Language: ldh", "Registrar: acme\r\n"}, []string{"Blocked Variant"}},
+		{"available", []string{"कमल.भारत", "xn--11b4cm.xn--h2brj9c", "कमल.भारत."}, []string{
+			"Domain Name (U-label): कमल.भारत\r\n", "Status: available\r\n", "Code: NOT_FOUND\r\n", "a registrar can register it"}, nil},
+		{"invalid", []string{"ab--cd.in", "ab--cd.in."}, []string{"Status: invalid\r\n", "Code: INVALID_LABEL\r\n", "Rule: "}, nil},
+		{"invalid IDN", []string{mixed, mixedA, strings.ToUpper(mixedA) + "."}, []string{"Domain Name: " + mixedA + "\r\n", "Domain Name (U-label): " + mixed + "\r\n",
+			"Status: invalid\r\n", "Code: INVALID_LABEL\r\n", "Rule: MIXED_SCRIPT at "}, nil},
+		{"unknown zone", []string{"x.nozone", "x.nozone."}, []string{"Status: unknown zone\r\n", "Code: UNKNOWN_ZONE\r\n", "\"nozone\""}, nil},
+		{"third level", []string{"www.example.in", "www.example.in."}, []string{"Status: third-level name\r\n", "Code: BAD_NAME\r\n", "zone in is served here"}, nil},
+		{"third level unknown zone", []string{"a.b.nozone"}, []string{"Status: third-level name\r\n", "zone nozone is not served here"}, nil},
+		{"help", []string{"", "help", "HELP"}, []string{"% akshara WHOIS", "भारत (xn--h2brj9c)"}, nil},
+	}
+	for _, st := range registrytest.Stores {
+		t.Run(st.Name, func(t *testing.T) {
+			e := newEnv(t, st.Service(t), whois.Options{RateLimit: -1, Notices: []string{"Terms of use: test data."}})
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					var first string
+					for i, q := range tt.forms {
+						got := e.query(t, q+"\r\n")
+						body, _, _ := strings.Cut(got, ">>> Last update")
+						if i == 0 {
+							first = body
+						} else if body != first {
+							t.Errorf("%q answers differently from %q:\n%s\n---\n%s", q, tt.forms[0], body, first)
+						}
+						if !strings.HasPrefix(got, "% Terms of use: test data.\r\n") || !strings.HasSuffix(got, "<<<\r\n") {
+							t.Errorf("%q: notices or last-update line missing:\n%s", q, got)
+						}
+						for _, w := range tt.want {
+							if !strings.Contains(got, w) {
+								t.Errorf("%q: %q missing from\n%s", q, w, got)
+							}
+						}
+						for _, w := range tt.not {
+							if strings.Contains(got, w) {
+								t.Errorf("%q: %q in\n%s", q, w, got)
+							}
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestRefusals: a long query, bad UTF-8, the rate limit and a silent
+// client get one clear line each.
+func TestRefusals(t *testing.T) {
+	e := newEnv(t, registrytest.SQLiteService(t), whois.Options{RateLimit: 0.001, RateBurst: 4, MaxQuery: 64, ReadTimeout: 200 * time.Millisecond})
+	if got := e.query(t, strings.Repeat("a", 65)+".in\r\n"); got != "% BAD_NAME: the query is longer than 64 bytes\r\n" {
+		t.Errorf("long query: %q", got)
+	}
+	if got := e.query(t, "\xff\xfe.in\r\n"); got != "% BAD_NAME: the query is not valid UTF-8\r\n" {
+		t.Errorf("bad UTF-8: %q", got)
+	}
+	if got := e.query(t, ""); !strings.Contains(got, "% BAD_NAME: no query line") {
+		t.Errorf("silent client: %q", got)
+	}
+	if got := e.query(t, kitab+"\r\n"); !strings.Contains(got, "Domain Name: "+kitabA) {
+		t.Errorf("fourth query (within the burst): %q", got)
+	}
+	got := e.query(t, kitab+"\r\n")
+	if !strings.HasPrefix(got, "% RATE_LIMITED: too many queries from 127.0.0.1") || strings.Count(got, "\n") != 1 {
+		t.Errorf("fifth query (past the burst): %q", got)
+	}
+	if n := counter(t, e.reg, "akshara_whois_refused_total", "rate_limited"); n != 1 {
+		t.Errorf("akshara_whois_refused_total{reason=rate_limited} = %v", n)
+	}
+}
+
+func counter(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetValue() == label {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("%s{%s} not gathered", name, label)
+	return 0
+}
+
+// TestDebianClient asks with Debian's whois client, a client we did not
+// write. It skips without it, and fails under CI=true.
+func TestDebianClient(t *testing.T) {
+	bin, err := exec.LookPath("whois")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the whois client is not installed (Debian package whois; .ci/run installs it)")
+		}
+		t.Skip("the whois client is not installed (Debian package whois): skipped")
+	}
+	e := newEnv(t, registrytest.SQLiteService(t), whois.Options{RateLimit: -1})
+	_, port, _ := net.SplitHostPort(e.addr)
+	for _, q := range []string{kitab, kitabA, kittab} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		out, err := exec.CommandContext(ctx, bin, "-h", "127.0.0.1", "-p", port, q).CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("whois %s: %v\n%s", q, err, out)
+		}
+		s := string(out)
+		switch q {
+		case kittab:
+			if !strings.Contains(s, "Status: blocked") || !strings.Contains(s, "Blocked By: "+kitab+" ("+kitabA+")") {
+				t.Errorf("whois %s:\n%s", q, s)
+			}
+		default:
+			if !strings.Contains(s, "Domain Name: "+kitabA) || !strings.Contains(s, "Blocked Variant: "+kittab+" ("+kittabA+")") {
+				t.Errorf("whois %s:\n%s", q, s)
+			}
+		}
+	}
+}
+
+// BenchmarkQuery measures WHOIS queries per second over TCP on
+// 127.0.0.1 (connect, query, answer, close), a registered domain.
+func BenchmarkQuery(b *testing.B) {
+	e := newEnv(b, registrytest.SQLiteService(b), whois.Options{RateLimit: -1})
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := e.query(b, kitab+"\r\n"); !strings.Contains(got, "Registrar: acme") {
+			b.Fatal(got)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
+
+// BenchmarkAnswer is the answer alone (no network).
+func BenchmarkAnswer(b *testing.B) {
+	e := newEnv(b, registrytest.SQLiteService(b), whois.Options{RateLimit: -1})
+	for _, q := range []string{kitab, kittab} {
+		b.Run(strconv.Quote(q), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				e.srv.Answer(context.Background(), whois.Query{Name: q})
+			}
+		})
+	}
+}
+
+// BenchmarkQueryParallel is BenchmarkQuery from GOMAXPROCS clients at once.
+func BenchmarkQueryParallel(b *testing.B) {
+	e := newEnv(b, registrytest.SQLiteService(b), whois.Options{RateLimit: -1})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if got := e.query(b, kittab+"\r\n"); !strings.Contains(got, "Status: blocked") {
+				b.Error(got)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
