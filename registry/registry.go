@@ -106,7 +106,7 @@ type CheckResult struct {
 	Lang      string           `json:"lang"`
 	Status    Status           `json:"status"`
 	Errors    []*akshara.Error `json:"errors"`               // why it is invalid
-	BlockedBy string           `json:"blocked_by,omitempty"` // the registered domain that blocks it
+	BlockedBy string           `json:"blocked_by,omitempty"` // for blocked: the registered domain that blocks it (never set for registered)
 	Variants  []string         `json:"variants"`             // the label's conflict set but itself
 	// DataVersion is the policy data version the verdict was reached under.
 	DataVersion string `json:"data_version"`

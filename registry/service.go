@@ -236,17 +236,48 @@ func (s *Service) parseName(input string) (name, error) {
 	}
 	n := strings.TrimSuffix(input, ".")
 	label, zone, ok := strings.Cut(n, ".")
-	if !ok || label == "" || zone == "" || strings.Contains(zone, ".") {
+	if !ok || label == "" || zone == "" {
 		return name{}, Errorf(CodeBadName, "%q is not a name of the form label.zone", input)
+	}
+	if strings.Contains(zone, ".") {
+		return name{}, s.deepName(input, n)
 	}
 	z := s.exact[zone] // the zone as it is written (a check's usual case)
 	if z == nil {
 		z = s.zones[zoneKey(zone)]
 	}
 	if z == nil {
-		return name{}, Errorf(CodeUnknownZone, "there is no zone %q", zone)
+		return name{}, s.unservedZone(zone)
 	}
 	return name{input: input, label: label, zone: z}, nil
+}
+
+// deepName is the error for a name of three labels or more (n, without
+// a final dot): a third-level name under a zone of the registry, or a
+// name in a zone it does not serve.
+func (s *Service) deepName(input, n string) error {
+	tld := n[strings.LastIndexByte(n, '.')+1:]
+	z := s.exact[tld]
+	if z == nil {
+		z = s.zones[zoneKey(tld)]
+	}
+	if z == nil {
+		return Errorf(CodeBadName, "%q is not a name of the form label.zone, and %s", input, s.unservedZone(tld).(*Error).Message)
+	}
+	rest := strings.TrimSuffix(n, "."+tld)
+	second := rest[strings.LastIndexByte(rest, '.')+1:] + "." + z.Name
+	return Errorf(CodeBadName, "%q is a third-level name: this registry registers names directly under its zones (label.%s), such as %s; the names under %s are its holder's to give",
+		input, z.Name, second, second)
+}
+
+// unservedZone is the error for a name in a zone the registry does not
+// serve: it names the zones it does.
+func (s *Service) unservedZone(zone string) error {
+	names := make([]string, len(s.list))
+	for i, z := range s.list {
+		names[i] = z.Name
+	}
+	return Errorf(CodeUnknownZone, "%q is not a zone this registry serves; its zones are %s", zone, strings.Join(names, ", "))
 }
 
 // zoneKey is a zone's name as the zones are looked up by it: NFC, and
@@ -437,7 +468,8 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	case d == nil:
 		res.Status = Available
 	case d.Label == c.label:
-		res.Status, res.BlockedBy = Registered, d.Name
+		// registered: no blocker (the name is not blocked by itself)
+		res.Status = Registered
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
@@ -449,7 +481,7 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		case err != nil:
 			return nil, err
 		default:
-			res.Status, res.BlockedBy = Registered, own.Name
+			res.Status, res.BlockedBy = Registered, ""
 			res.Exempted, res.ExemptWith = own.Exempted, own.ExemptWith
 		}
 	}
