@@ -40,3 +40,46 @@ func TestIssue22Names(t *testing.T) {
 		}
 	}
 }
+
+// TestDomainsPaged (issue 22 item 10): GET /v1/domains pages by limit and
+// cursor; following Next-Cursor lists every domain once.
+func TestDomainsPaged(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	names := []string{"किताब.भारत", "कमल.भारत", "नमूना.भारत", "मकान.भारत", "पानी.भारत"}
+	for _, n := range names {
+		if r := e.do("POST", "/v1/domains", e.tokenA, `{"name":"`+n+`","lang":"hi"}`, nil); r.StatusCode != 201 {
+			t.Fatalf("create %s: %d", n, r.StatusCode)
+		}
+	}
+	var got []string
+	path := "/v1/domains?limit=2"
+	for pages := 0; path != ""; pages++ {
+		if pages > len(names) {
+			t.Fatal("more pages than domains")
+		}
+		var ds []registry.Domain
+		r := e.do("GET", path, e.tokenA, "", &ds)
+		if r.StatusCode != 200 || len(ds) > 2 {
+			t.Fatalf("GET %s: %d, %d domains", path, r.StatusCode, len(ds))
+		}
+		for _, d := range ds {
+			got = append(got, d.Name)
+		}
+		path = ""
+		if next := r.Header.Get("Next-Cursor"); next != "" {
+			path = "/v1/domains?limit=2&cursor=" + next
+			if l := r.Header.Get("Link"); !strings.Contains(l, "cursor="+next) || !strings.Contains(l, `rel="next"`) {
+				t.Errorf("Link %q", l)
+			}
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("listed %q, want %q", got, names)
+	}
+	for _, bad := range []string{"limit=0", "limit=1001", "limit=x", "cursor=x", "cursor=-1"} {
+		var eb httpapi.ErrorBody
+		if r := e.do("GET", "/v1/domains?"+bad, e.tokenA, "", &eb); r.StatusCode != 400 || eb.Code != httpapi.CodeBadParam {
+			t.Errorf("GET /v1/domains?%s: %d %s, want 400 BAD_PARAM", bad, r.StatusCode, eb.Code)
+		}
+	}
+}

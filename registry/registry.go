@@ -235,6 +235,9 @@ type Store interface {
 	Recompute(ctx context.Context, version string, sets func(d *Domain) ([]string, error)) (*RecomputeReport, error)
 	// DomainsOf lists a registrar's domains.
 	DomainsOf(ctx context.Context, registrarID int64) ([]*Domain, error)
+	// DomainsPage lists up to limit of a registrar's domains whose id is
+	// greater than after, in the order of their ids (a keyset page).
+	DomainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*Domain, error)
 
 	// Audit appends to the audit log (for actions that fail before any
 	// transaction, such as a refused create).

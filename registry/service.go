@@ -609,6 +609,43 @@ func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
 	return s.store.DomainsOf(ctx, r.ID)
 }
 
+// The page sizes of ListPage.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
+
+// DomainPage is one page of a registrar's domains. Next is the cursor of
+// the next page (the id of the page's last domain), 0 on the last page.
+type DomainPage struct {
+	Domains []*Domain
+	Next    int64
+}
+
+// ListPage returns a page of the registrar's domains in the order they
+// were created: up to limit (1 to MaxPageSize; 0: DefaultPageSize) of
+// those after the cursor (0 for the first page, else the Next of the page
+// before). The HTTP API checks limit and cursor before it calls.
+func (s *Service) ListPage(ctx context.Context, r *Registrar, after int64, limit int) (*DomainPage, error) {
+	if limit == 0 {
+		limit = DefaultPageSize
+	}
+	if limit < 0 || limit > MaxPageSize || after < 0 {
+		return nil, Errorf(CodeBadName, "a page holds 1 to %d domains after a cursor of the listing (limit %d, cursor %d)", MaxPageSize, limit, after)
+	}
+	// one more than asked: whether a next page exists
+	ds, err := s.store.DomainsPage(ctx, r.ID, after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	p := &DomainPage{Domains: ds}
+	if len(ds) > limit {
+		p.Domains = ds[:limit]
+		p.Next = ds[limit-1].ID
+	}
+	return p, nil
+}
+
 // AddRegistrar creates a registrar and returns its API token, which is
 // shown once: only its hash is stored.
 func (s *Service) AddRegistrar(ctx context.Context, name string) (*Registrar, string, error) {

@@ -626,6 +626,88 @@ func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.D
 	return ds, nil
 }
 
+// DomainsPage implements registry.Store: one keyset page, its conflict
+// sets and exemptions read in one query each for the page.
+func (s *Store) DomainsPage(ctx context.Context, registrarID, after int64, limit int) (ds []*registry.Domain, err error) {
+	err = s.do(ctx, func() error {
+		ds, err = s.domainsPage(ctx, registrarID, after, limit)
+		return err
+	})
+	return ds, err
+}
+
+func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*registry.Domain, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`), registrarID, after, limit)
+	if err != nil {
+		return nil, internal("listing domains", err)
+	}
+	ds := []*registry.Domain{}
+	byID := map[int64]*registry.Domain{}
+	for rows.Next() {
+		d, err := scanDomain(rows)
+		if err != nil {
+			rows.Close()
+			return nil, internal("listing domains", err)
+		}
+		d.Blocks = []string{}
+		ds = append(ds, d)
+		byID[d.ID] = d
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("listing domains", err)
+	}
+	if len(ds) == 0 {
+		return ds, nil
+	}
+	first, last := ds[0].ID, ds[len(ds)-1].ID
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT b.domain_id, b.label FROM blocks b JOIN domains d ON d.id = b.domain_id WHERE d.registrar_id = ? AND b.domain_id >= ? AND b.domain_id <= ? ORDER BY b.domain_id, b.label`), registrarID, first, last)
+	if err != nil {
+		return nil, internal("loading conflict sets", err)
+	}
+	for rows.Next() {
+		var id int64
+		var l string
+		if err := rows.Scan(&id, &l); err != nil {
+			rows.Close()
+			return nil, internal("loading conflict sets", err)
+		}
+		if d := byID[id]; d != nil {
+			d.Blocks = append(d.Blocks, l)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("loading conflict sets", err)
+	}
+	// the exempted domains of the page (few): their own reading
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT DISTINCT e.domain_id FROM exemptions e JOIN domains d ON d.id = e.domain_id WHERE d.registrar_id = ? AND e.domain_id >= ? AND e.domain_id <= ?`), registrarID, first, last)
+	if err != nil {
+		return nil, internal("loading exemptions", err)
+	}
+	var exempted []*registry.Domain
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, internal("loading exemptions", err)
+		}
+		if d := byID[id]; d != nil {
+			exempted = append(exempted, d)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("loading exemptions", err)
+	}
+	for _, d := range exempted {
+		if err := s.exemptionsOf(ctx, d); err != nil {
+			return nil, internal("loading exemptions", err)
+		}
+	}
+	return ds, nil
+}
+
 // Audit implements registry.Store.
 func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 	if e.At.IsZero() {

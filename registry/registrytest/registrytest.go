@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Operators", testOperators},
 		{"Reserved", testReserved},
 		{"AddZone", testAddZone},
+		{"Paging", testPaging},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
