@@ -43,7 +43,7 @@ func BenchPages(b *testing.B, open func(b *testing.B) *sqlstore.Store, n int) {
 	}
 	b.Logf("imported %d domains in %v", n, time.Since(start).Round(time.Millisecond))
 	token := sum.RegistrarsCreated["big"]
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1 << 30}) // the pages, not the limiter)
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1 << 30})) // the pages, not the limiter
 	b.Cleanup(srv.Close)
 	for _, limit := range []int{100, 1000} {
 		b.Run("limit="+strconv.Itoa(limit), func(b *testing.B) {
