@@ -660,8 +660,14 @@ func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit
 	if len(ds) == 0 {
 		return ds, nil
 	}
-	first, last := ds[0].ID, ds[len(ds)-1].ID
-	rows, err = s.db.QueryContext(ctx, s.q(`SELECT b.domain_id, b.label FROM blocks b JOIN domains d ON d.id = b.domain_id WHERE d.registrar_id = ? AND b.domain_id >= ? AND b.domain_id <= ? ORDER BY b.domain_id, b.label`), registrarID, first, last)
+	// the page's ids, as a list (a range of ids could hold many of other
+	// registrars' domains)
+	in := strings.Repeat("?, ", len(ds)-1) + "?"
+	ids := make([]any, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT domain_id, label FROM blocks WHERE domain_id IN (`+in+`) ORDER BY domain_id, label`), ids...)
 	if err != nil {
 		return nil, internal("loading conflict sets", err)
 	}
@@ -681,7 +687,7 @@ func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit
 		return nil, internal("loading conflict sets", err)
 	}
 	// the exempted domains of the page (few): their own reading
-	rows, err = s.db.QueryContext(ctx, s.q(`SELECT DISTINCT e.domain_id FROM exemptions e JOIN domains d ON d.id = e.domain_id WHERE d.registrar_id = ? AND e.domain_id >= ? AND e.domain_id <= ?`), registrarID, first, last)
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+in+`)`), ids...)
 	if err != nil {
 		return nil, internal("loading exemptions", err)
 	}
