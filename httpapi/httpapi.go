@@ -608,18 +608,44 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// list: GET /v1/domains?limit=&cursor=, a page of the registrar's domains
+// (the body, an array, as before); the next page's cursor is in the
+// Next-Cursor header and a Link rel="next", absent on the last page.
 func (s *Server) list(w http.ResponseWriter, r *http.Request) error {
-	ds, err := s.svc.List(r.Context(), registrarOf(r))
+	q := r.URL.Query()
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > registry.MaxPageSize {
+			return registry.Errorf(CodeBadParam, "limit must be a number from 1 to %d (default %d)", registry.MaxPageSize, registry.DefaultPageSize)
+		}
+		limit = n
+	}
+	var after int64
+	if v := q.Get("cursor"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return registry.Errorf(CodeBadParam, "cursor %q is not one of this listing: use the Next-Cursor of the page before", v)
+		}
+		after = n
+	}
+	p, err := s.svc.ListPage(r.Context(), registrarOf(r), after, limit)
 	if err != nil {
 		return err
 	}
-	if ds == nil {
-		ds = []*registry.Domain{}
+	if p.Next != 0 {
+		next := strconv.FormatInt(p.Next, 10)
+		u := url.Values{"cursor": {next}}
+		if limit != 0 {
+			u.Set("limit", strconv.Itoa(limit))
+		}
+		w.Header().Set("Next-Cursor", next)
+		w.Header().Set("Link", "</v1/domains?"+u.Encode()+">; rel=\"next\"")
 	}
-	for _, d := range ds {
+	for _, d := range p.Domains {
 		s.withStatuses(d)
 	}
-	return writeJSON(w, http.StatusOK, ds)
+	return writeJSON(w, http.StatusOK, p.Domains)
 }
 
 // pathName reads the {name} of a path. The registry service checks it as

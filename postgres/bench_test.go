@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/akshara-idn/akshara/internal/pgtest"
@@ -21,4 +23,21 @@ func BenchmarkStore(b *testing.B) {
 		b.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+// BenchmarkDomainPages: GET /v1/domains of a registrar with 200,000
+// domains, page by page (issue 22 item 10; AKSHARA_PAGE_BENCH_N sets n).
+func BenchmarkDomainPages(b *testing.B) {
+	n := 200_000
+	if v, err := strconv.Atoi(os.Getenv("AKSHARA_PAGE_BENCH_N")); err == nil && v > 0 {
+		n = v
+	}
+	registrytest.BenchPages(b, func(b *testing.B) *sqlstore.Store {
+		s, err := postgres.Open(context.Background(), pgtest.DSN(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	}, n)
 }

@@ -2,6 +2,7 @@ package rdap_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -526,7 +527,10 @@ func TestConformanceChecks(t *testing.T) {
 			t.Errorf("%s: checks found %v, want %d", tt.name, fails, tt.code)
 		}
 	}
-	_, bad := e.get(t, "/rdap/domain/"+kittabA)
+	if _, blocked := e.get(t, "/rdap/domain/"+kittabA); len(check(blocked, false)) > 0 {
+		t.Errorf("the served blocked variant fails %v", check(blocked, false))
+	}
+	_, bad := e.get(t, "/rdap/domain/"+url.PathEscape("कमल.भारत"))
 	if fails := check(bad, true); len(fails) > 0 {
 		t.Errorf("the served 404 fails %v", fails)
 	}

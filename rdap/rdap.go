@@ -3,9 +3,10 @@
 // /rdap/help. A domain's response lists its blocked variants (RFC 9083
 // §5.3 "variants"): the members of its conflict set that no one else may
 // register, with relation "unregistered" and "registration restricted"
-// and idnTable = the language tag. A name that is not registered is a
-// 404 whose description says which registered domain blocks it, if one
-// does. Errors use the one code table (registry.InfoOf). docs/rdap.md.
+// and idnTable = the language tag (of the variant's own script for a
+// cross-script twin). A blocked variant is a domain object, status
+// inactive, whose remark names the registered domain that blocks it; any
+// other name that is not registered is a 404. Errors use the one code table (registry.InfoOf). docs/rdap.md.
 package rdap
 
 import (
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -22,6 +24,7 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -118,11 +121,12 @@ type (
 	Domain struct {
 		Conformance     []string   `json:"rdapConformance"`
 		ObjectClassName string     `json:"objectClassName"`
-		Handle          string     `json:"handle"`
+		Handle          string     `json:"handle,omitempty"` // none for a blocked variant (not a registered object)
 		LDHName         string     `json:"ldhName"`
 		UnicodeName     string     `json:"unicodeName,omitempty"`
 		Variants        []Variants `json:"variants,omitempty"`
 		Status          []string   `json:"status"`
+		Remarks         []Notice   `json:"remarks,omitempty"`
 		Entities        []Entity   `json:"entities"`
 		Events          []Event    `json:"events"`
 		Links           []Link     `json:"links"`
@@ -219,7 +223,7 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 		Description: []string{
 			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
-			"A name that is not registered answers 404; if a registered domain blocks it, the description names that domain.",
+			"A blocked variant answers a domain object with status inactive and a remark naming the registered domain that blocks it; any other name that is not registered answers 404.",
 		},
 		Links: []Link{h.selfLink(r, "/rdap/help", "application/rdap+json")},
 	}}, h.opts.Notices...)
@@ -298,10 +302,7 @@ func DomainOf(d *registry.Domain) *Domain {
 	}
 	delegation(out, d)
 	zone, zoneA := d.Zone, zoneALabel(d)
-	table := d.Lang
-	if table == registry.LDH {
-		table = ""
-	}
+	table := idnTable(d.Lang)
 	// Exempted domains (registered before the relation that makes them
 	// conflict, kept together) are registered variants: their own group.
 	exempt := map[string]bool{}
@@ -314,20 +315,53 @@ func DomainOf(d *registry.Domain) *Domain {
 		exempt[label] = true
 		registered = append(registered, VariantName{LDHName: toASCII(label) + "." + zoneA, UnicodeName: o})
 	}
-	var blocked []VariantName
+	// the blocked variants, one group per IDN table: a cross-script twin
+	// (a Gurmukhi twin of a Hindi name) is a name of its own script's table
+	var tables []string
+	blocked := map[string][]VariantName{}
 	for _, b := range d.Blocks {
 		if b == d.Label || exempt[b] {
 			continue
 		}
-		blocked = append(blocked, VariantName{LDHName: toASCII(b) + "." + zoneA, UnicodeName: b + "." + zone})
+		t := tableOf(b, d.Lang)
+		if _, ok := blocked[t]; !ok {
+			tables = append(tables, t)
+		}
+		blocked[t] = append(blocked[t], VariantName{LDHName: toASCII(b) + "." + zoneA, UnicodeName: b + "." + zone})
 	}
-	if len(blocked) > 0 {
-		out.Variants = append(out.Variants, Variants{Relation: blockedRelation, IDNTable: table, VariantNames: blocked})
+	for _, t := range tables {
+		out.Variants = append(out.Variants, Variants{Relation: blockedRelation, IDNTable: t, VariantNames: blocked[t]})
 	}
 	if len(registered) > 0 {
 		out.Variants = append(out.Variants, Variants{Relation: exemptRelation, IDNTable: table, VariantNames: registered})
 	}
 	return out
+}
+
+// idnTable is the idnTable of a language tag: none for plain ASCII.
+func idnTable(lang string) string {
+	if lang == registry.LDH {
+		return ""
+	}
+	return lang
+}
+
+// tableOf is the IDN table of a variant label of a domain registered in
+// lang: lang itself for a label of lang's script, else the first language
+// of the label's own script that accepts it (a cross-script twin).
+func tableOf(label, lang string) string {
+	own, err := akshara.Lookup(lang)
+	if err != nil {
+		return idnTable(lang)
+	}
+	det, err := akshara.Detect(label)
+	if err != nil || len(det.Langs) == 0 || slices.Contains(det.Langs, lang) {
+		return idnTable(lang)
+	}
+	if l, err := akshara.Lookup(det.Langs[0]); err != nil || l.Script == own.Script {
+		return idnTable(lang)
+	}
+	return det.Langs[0]
 }
 
 // exemptRelation is the relation of the domains an exempted domain is
@@ -354,7 +388,13 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{h.selfLink(r, path, ContentType)}
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
-	out.Notices = append([]Notice{variantsNotice}, h.opts.Notices...)
+	out.Notices = h.opts.Notices
+	if len(out.Variants) > 0 {
+		out.Notices = append([]Notice{variantsNotice}, h.opts.Notices...)
+	}
+	if out.Notices == nil {
+		out.Notices = []Notice{}
+	}
 	write(w, http.StatusOK, out)
 }
 
@@ -365,17 +405,21 @@ var variantsNotice = Notice{
 	},
 }
 
-// notFound answers a name that is not registered: 404, naming the domain
-// that blocks it, if one does.
+// notFound answers a name that is not registered: a blocked variant is a
+// domain object (status inactive, no handle) whose remark and "registered"
+// variants group name the domain that blocks it, so that a standard RDAP
+// client shows why (clients print no 404 body); any other name is a 404.
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) {
 	res, err := h.svc.Check(r.Context(), name, "")
 	if err == nil && res.Status == registry.Blocked && res.BlockedBy != "" {
-		desc := []string{fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s).", res.ULabel, res.BlockedBy, toASCII(res.BlockedBy))}
-		if res.HolderState != "" {
-			desc = append(desc, fmt.Sprintf("That domain is deleted (%s): the variant stays blocked until it is purged at %s.", rdapStatuses([]string{res.HolderState})[0], res.FreesAt.UTC().Format(time.RFC3339)))
+		blocker, err := h.svc.Info(r.Context(), res.BlockedBy)
+		if err != nil {
+			h.failErr(w, err)
+			return
 		}
-		desc = append(desc, "Look that domain up: /rdap/domain/"+toASCII(res.BlockedBy))
-		h.fail(w, http.StatusNotFound, desc...)
+		out := BlockedOf(res, blocker, h.opts.Notices)
+		out.Links = []Link{h.selfLink(r, "/rdap/domain/"+res.ALabel, ContentType)}
+		write(w, http.StatusOK, out)
 		return
 	}
 	h.fail(w, http.StatusNotFound, name+" is not registered.")
@@ -421,6 +465,37 @@ func rdapStatuses(epp []string) []string {
 	}
 	if len(out) == 0 {
 		return []string{"active"}
+	}
+	return out
+}
+
+// BlockedOf renders a blocked variant (res, a check answer with status
+// blocked) of the registered domain blocker.
+func BlockedOf(res *registry.CheckResult, blocker *registry.Domain, notices []Notice) *Domain {
+	out := &Domain{
+		Conformance:     conformance,
+		ObjectClassName: "domain",
+		LDHName:         res.ALabel,
+		Status:          []string{"inactive"},
+		Remarks: []Notice{{
+			Title: "Blocked variant",
+			Description: []string{
+				fmt.Sprintf("%s is not registered: it is a blocked variant of the registered domain %s (%s); no one can register it while that domain exists.", res.ULabel, blocker.Name, blocker.ALabel),
+				"Look that domain up: /rdap/domain/" + blocker.ALabel,
+			},
+		}},
+		Variants: []Variants{{Relation: exemptRelation, IDNTable: idnTable(blocker.Lang), VariantNames: []VariantName{{LDHName: blocker.ALabel, UnicodeName: blocker.Name}}}},
+		Entities: []Entity{},
+		Events:   []Event{},
+		Links:    []Link{},
+		Notices:  append([]Notice{}, notices...),
+	}
+	if res.HolderState != "" { // the blocker is deleted and not purged yet
+		r := &out.Remarks[0]
+		r.Description = append(r.Description[:1], fmt.Sprintf("That domain is deleted (%s): the variant stays blocked until it is purged at %s.", rdapStatuses([]string{res.HolderState})[0], res.FreesAt.UTC().Format(time.RFC3339)), r.Description[1])
+	}
+	if res.ULabel != res.ALabel {
+		out.UnicodeName = res.ULabel
 	}
 	return out
 }

@@ -129,7 +129,7 @@ func TestResponses(t *testing.T) {
 		{"/rdap/domain/" + kitabA, 200, []string{`"ldhName":"` + kitabA + `"`, `"variants"`, `"idnTable":"hi"`, `"Terms of Use"`}},
 		{"/rdap/domain/" + url.PathEscape(kitab), 200, []string{`"unicodeName":"` + kitab + `"`}},
 		{"/rdap/domain/example.in", 200, []string{`"ldhName":"example.in"`}},
-		{"/rdap/domain/" + kittabA, 404, []string{`"errorCode":404`, "blocked variant of the registered domain " + kitab + " (" + kitabA + ")"}},
+		{"/rdap/domain/" + kittabA, 200, []string{`"status":["inactive"]`, `"relation":["registered"]`, "blocked variant of the registered domain " + kitab + " (" + kitabA + ")"}},
 		{"/rdap/domain/" + url.PathEscape("कमल.भारत"), 404, []string{`"errorCode":404`, "is not registered"}},
 		{"/rdap/domain/nodots", 400, []string{`"errorCode":400`, "BAD_NAME"}},
 		{"/rdap/domain/x.nozone", 400, []string{"UNKNOWN_ZONE"}},
@@ -192,7 +192,7 @@ func TestDeleteFreesVariants(t *testing.T) {
 	if st := fmt.Sprint(doc["status"]); resp.StatusCode != 200 || st != "[pending delete redemption period]" || !strings.Contains(fmt.Sprint(doc["events"]), "eventAction:deletion") {
 		t.Errorf("%s after delete: %d status %s events %v", kitabA, resp.StatusCode, st, doc["events"])
 	}
-	if resp, doc := e.get(t, "/rdap/domain/"+kittabA); resp.StatusCode != 404 || !strings.Contains(strings.Join(descriptions(doc), " "), "stays blocked until it is purged at") {
+	if resp, doc := e.get(t, "/rdap/domain/"+kittabA); resp.StatusCode != 200 || !strings.Contains(fmt.Sprint(doc["remarks"]), "stays blocked until it is purged at") {
 		t.Errorf("%s, held by a domain in redemption: %d %v", kittabA, resp.StatusCode, doc)
 	}
 	e.clock.Advance(35 * 24 * time.Hour)
@@ -201,7 +201,7 @@ func TestDeleteFreesVariants(t *testing.T) {
 	}
 	for _, p := range []string{kitabA, kittabA} {
 		resp, doc := e.get(t, "/rdap/domain/"+p)
-		if resp.StatusCode != 404 || strings.Contains(strings.Join(descriptions(doc), " "), "blocked") {
+		if resp.StatusCode != 404 || strings.Contains(strings.Join(descriptions(doc), " ")+fmt.Sprint(doc["remarks"]), "blocked") {
 			t.Errorf("%s after delete: %d %v", p, resp.StatusCode, doc)
 		}
 	}
@@ -269,6 +269,78 @@ func TestExemptedVariants(t *testing.T) {
 		json.Unmarshal(b, &doc)
 		if fails := check(doc, false); len(fails) > 0 {
 			t.Errorf("%s: conformance %v", tt.name, fails)
+		}
+	}
+}
+
+// TestBlockedVariantOpenRDAP (issue 22 item 11): the standard client shows
+// a blocked variant and the domain that blocks it (it prints no 404 body);
+// a Gurmukhi twin of a Hindi name is in the Gurmukhi table; the Variants
+// notice is on domains that have variants only.
+func TestBlockedVariantOpenRDAP(t *testing.T) {
+	e := newEnv(t)
+	r := &registry.Registrar{ID: 1, Name: "acme"}
+	if _, err := e.svc.Create(t.Context(), r, "टीम.in", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	server, _ := url.Parse(e.srv.URL + "/rdap")
+	client := &openrdap.Client{}
+	for _, tc := range []struct{ q, blocker string }{{kittabA, kitab}, {kittab, kitab}, {"ਟੀਸ.in", "टीम.in"}} {
+		resp, err := client.Do(&openrdap.Request{Type: openrdap.DomainRequest, Query: tc.q, Server: server})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		d, ok := resp.Object.(*openrdap.Domain)
+		if !ok {
+			t.Fatalf("%s: %T", tc.q, resp.Object)
+		}
+		var remarks []string
+		for _, m := range d.Remarks {
+			remarks = append(remarks, m.Title+": "+strings.Join(m.Description, " "))
+		}
+		if !slices.Equal(d.Status, []string{"inactive"}) || !strings.Contains(strings.Join(remarks, " "), "blocked variant of the registered domain "+tc.blocker) {
+			t.Errorf("%s: status %v, remarks %q", tc.q, d.Status, remarks)
+		}
+		// what the client prints names the blocker
+		var out strings.Builder
+		(&openrdap.Printer{Writer: &out}).Print(d)
+		if !strings.Contains(out.String(), tc.blocker) {
+			t.Errorf("%s: the client prints\n%s", tc.q, out.String())
+		}
+	}
+	twin := func(q string) map[string]string {
+		_, doc := e.get(t, "/rdap/domain/"+url.PathEscape(q))
+		tables := map[string]string{}
+		vs, _ := doc["variants"].([]any)
+		for _, v := range vs {
+			g := v.(map[string]any)
+			table, _ := g["idnTable"].(string)
+			for _, n := range g["variantNames"].([]any) {
+				tables[n.(map[string]any)["unicodeName"].(string)] = table
+			}
+		}
+		return tables
+	}
+	if tables := twin("टीम.in"); tables["ਟੀਸ.in"] != "pa" {
+		t.Errorf("टीम.in: the Gurmukhi twin's table is %q (all: %v), want pa", tables["ਟੀਸ.in"], tables)
+	}
+	if tables := twin(kitab); tables[kittab] != "hi" {
+		t.Errorf("%s: %s in table %q, want hi", kitab, kittab, tables[kittab])
+	}
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{{kitabA, true}, {"example.in", false}} {
+		_, doc := e.get(t, "/rdap/domain/"+tc.q)
+		has := false
+		ns, _ := doc["notices"].([]any)
+		for _, n := range ns {
+			if n.(map[string]any)["title"] == "Variants" {
+				has = true
+			}
+		}
+		if has != tc.want {
+			t.Errorf("%s: Variants notice %v, want %v (variants %v)", tc.q, has, tc.want, doc["variants"])
 		}
 	}
 }

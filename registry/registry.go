@@ -150,7 +150,7 @@ type CheckResult struct {
 	Lang      string           `json:"lang"`
 	Status    Status           `json:"status"`
 	Errors    []*akshara.Error `json:"errors"`               // why it is invalid
-	BlockedBy string           `json:"blocked_by,omitempty"` // the registered domain that blocks it
+	BlockedBy string           `json:"blocked_by,omitempty"` // for blocked: the registered domain that blocks it (never set for registered)
 	// For a name registered or blocked by a deleted domain that is not
 	// purged yet: the holder's state (redemptionPeriod, pendingRestore or
 	// pendingDelete) and when its conflict set is freed.
@@ -291,6 +291,9 @@ type Store interface {
 	Recompute(ctx context.Context, version string, sets func(d *Domain) ([]string, error)) (*RecomputeReport, error)
 	// DomainsOf lists a registrar's domains.
 	DomainsOf(ctx context.Context, registrarID int64) ([]*Domain, error)
+	// DomainsPage lists up to limit of a registrar's domains whose id is
+	// greater than after, in the order of their ids (a keyset page).
+	DomainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*Domain, error)
 
 	// Audit appends to the audit log (for actions that fail before any
 	// transaction, such as a refused create).

@@ -264,17 +264,48 @@ func (s *Service) parseName(input string) (name, error) {
 	}
 	n := strings.TrimSuffix(input, ".")
 	label, zone, ok := strings.Cut(n, ".")
-	if !ok || label == "" || zone == "" || strings.Contains(zone, ".") {
+	if !ok || label == "" || zone == "" {
 		return name{}, Errorf(CodeBadName, "%q is not a name of the form label.zone", input)
+	}
+	if strings.Contains(zone, ".") {
+		return name{}, s.deepName(input, n)
 	}
 	z := s.exact[zone] // the zone as it is written (a check's usual case)
 	if z == nil {
 		z = s.zones[zoneKey(zone)]
 	}
 	if z == nil {
-		return name{}, Errorf(CodeUnknownZone, "there is no zone %q", zone)
+		return name{}, s.unservedZone(zone)
 	}
 	return name{input: input, label: label, zone: z}, nil
+}
+
+// deepName is the error for a name of three labels or more (n, without
+// a final dot): a third-level name under a zone of the registry, or a
+// name in a zone it does not serve.
+func (s *Service) deepName(input, n string) error {
+	tld := n[strings.LastIndexByte(n, '.')+1:]
+	z := s.exact[tld]
+	if z == nil {
+		z = s.zones[zoneKey(tld)]
+	}
+	if z == nil {
+		return Errorf(CodeBadName, "%q is not a name of the form label.zone, and %s", input, s.unservedZone(tld).(*Error).Message)
+	}
+	rest := strings.TrimSuffix(n, "."+tld)
+	second := rest[strings.LastIndexByte(rest, '.')+1:] + "." + z.Name
+	return Errorf(CodeBadName, "%q is a third-level name: this registry registers names directly under its zones (label.%s), such as %s; the names under %s are its holder's to give",
+		input, z.Name, second, second)
+}
+
+// unservedZone is the error for a name in a zone the registry does not
+// serve: it names the zones it does.
+func (s *Service) unservedZone(zone string) error {
+	names := make([]string, len(s.list))
+	for i, z := range s.list {
+		names[i] = z.Name
+	}
+	return Errorf(CodeUnknownZone, "%q is not a zone this registry serves; its zones are %s", zone, strings.Join(names, ", "))
 }
 
 // zoneKey is a zone's name as the zones are looked up by it: NFC, and
@@ -465,7 +496,8 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 	case d == nil:
 		res.Status = Available
 	case d.Label == c.label:
-		res.Status, res.BlockedBy = Registered, d.Name
+		// registered: no blocker (the name is not blocked by itself)
+		res.Status = Registered
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
 	}
@@ -487,7 +519,7 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		case err != nil:
 			return nil, err
 		default:
-			res.Status, res.BlockedBy = Registered, own.Name
+			res.Status, res.BlockedBy = Registered, ""
 			res.Exempted, res.ExemptWith = own.Exempted, own.ExemptWith
 		}
 	}
@@ -659,6 +691,43 @@ func (s *Service) List(ctx context.Context, r *Registrar) ([]*Domain, error) {
 		return nil, err
 	}
 	return s.store.DomainsOf(ctx, r.ID)
+}
+
+// The page sizes of ListPage.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
+
+// DomainPage is one page of a registrar's domains. Next is the cursor of
+// the next page (the id of the page's last domain), 0 on the last page.
+type DomainPage struct {
+	Domains []*Domain
+	Next    int64
+}
+
+// ListPage returns a page of the registrar's domains in the order they
+// were created: up to limit (1 to MaxPageSize; 0: DefaultPageSize) of
+// those after the cursor (0 for the first page, else the Next of the page
+// before). The HTTP API checks limit and cursor before it calls.
+func (s *Service) ListPage(ctx context.Context, r *Registrar, after int64, limit int) (*DomainPage, error) {
+	if limit == 0 {
+		limit = DefaultPageSize
+	}
+	if limit < 0 || limit > MaxPageSize || after < 0 {
+		return nil, Errorf(CodeBadName, "a page holds 1 to %d domains after a cursor of the listing (limit %d, cursor %d)", MaxPageSize, limit, after)
+	}
+	// one more than asked: whether a next page exists
+	ds, err := s.store.DomainsPage(ctx, r.ID, after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	p := &DomainPage{Domains: ds}
+	if len(ds) > limit {
+		p.Domains = ds[:limit]
+		p.Next = ds[limit-1].ID
+	}
+	return p, nil
 }
 
 // AddRegistrar creates a registrar and returns its API token, which is

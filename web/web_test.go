@@ -338,6 +338,26 @@ func TestPage(t *testing.T) {
 		}
 	})
 
+	t.Run("right-to-left aksharas", func(t *testing.T) {
+		// issue 22 item 9: an Urdu label's first akshara is the rightmost box
+		for _, tc := range []struct {
+			lang, label string
+			rtl         bool
+		}{{"ur", "کتاب", true}, {"sd", "کتاب", true}, {"hi", "किताब", false}} {
+			js := `render({label: "` + tc.label + `", zone: "भारत", lang: "` + tc.lang + `", langs: ["` + tc.lang + `"], valid: true, ulabel: "` + tc.label + `", alabel: "", syllables: [{text: "a", start: 0, end: 1}, {text: "b", start: 1, end: 3}, {text: "c", start: 3, end: 4}], errors: [], variants: [], status: "available"})`
+			if err := chromedp.Run(step(ctx), chromedp.Evaluate(js, nil)); err != nil {
+				t.Fatal(err)
+			}
+			xs := eval[[]float64](ctx, t, `[...document.querySelectorAll("#syllables .syllable")].map(s => s.getBoundingClientRect().left)`)
+			if len(xs) != 3 {
+				t.Fatalf("%s: %d boxes", tc.lang, len(xs))
+			}
+			if rtl := xs[0] > xs[2]; rtl != tc.rtl {
+				t.Errorf("%s %s: the boxes at %v, want right to left %v", tc.lang, tc.label, xs, tc.rtl)
+			}
+		}
+	})
+
 	t.Run("every status has a headline", func(t *testing.T) {
 		// the statuses of the check answer, those other front ends add
 		// (exempted, reserved) and one the page does not know
@@ -347,6 +367,8 @@ func TestPage(t *testing.T) {
 			{"blocked", `blocked_by: "किताब.भारत"`, "taken", "looks like the registered name किताब.भारत"},
 			{"exempted", `exempt_with: ["किताब.भारत"]`, "taken", "conflicts with किताब.भारत (exempted)"},
 			{"registered", `exempted: true, exempt_with: ["कित्ताब.भारत"]`, "taken", "conflicts with कित्ताब.भारत (exempted)"},
+			// issue 22 item 7: the name itself is never the one it conflicts with
+			{"registered", `exempted: true, blocked_by: "नमूना.भारत", exempt_with: ["कित्ताब.भारत"]`, "taken", "conflicts with कित्ताब.भारत (exempted)"},
 			{"reserved", "", "taken", "reserved"},
 			{"invalid", "", "bad", "not a valid name"},
 			{"on-hold", "", "info", "on-hold"},
@@ -398,6 +420,9 @@ func TestPage(t *testing.T) {
 			{"name=" + url.QueryEscape("किताब") + "&zone=" + url.QueryEscape("भारत") + "&lang=hi", "किताब", "भारत", "hi", "registered"},
 			{"name=xn--i1b6e8byah.xn--h2brj9c", "xn--i1b6e8byah", "भारत", "auto", "available"},
 			{"name=" + url.QueryEscape("கிடங்கு") + "&lang=ta", "கிடங்கு", "இந்தியா", "ta", "available"},
+			// issue 22 item 8: a final dot and A-labels name the same domain
+			{"name=" + url.QueryEscape("किताब.भारत."), "किताब", "भारत", "auto", "registered"},
+			{"name=xn--11b4aya5ed.xn--h2brj9c", "xn--11b4aya5ed", "भारत", "auto", "registered"},
 		} {
 			open(ctx, t, ts.URL+"/?"+tc.query)
 			if err := chromedp.Run(step(ctx), chromedp.WaitVisible(`#result[data-label="`+tc.label+`"]`, chromedp.ByQuery)); err != nil {
@@ -419,6 +444,22 @@ func TestPage(t *testing.T) {
 			}
 		}
 		shot(t, ctx, "deep-link-420")
+	})
+
+	t.Run("deep links that are not label.zone", func(t *testing.T) {
+		// issue 22 item 8: the page says what the check API says
+		for _, tc := range []struct{ name, code, words string }{
+			{"www.किताब.भारत", "BAD_NAME", "third-level name"},
+			{"google.com", "UNKNOWN_ZONE", "not a zone this registry serves"},
+		} {
+			open(ctx, t, ts.URL+"/?name="+url.QueryEscape(tc.name))
+			if err := chromedp.Run(step(ctx), chromedp.WaitVisible(`#offline[data-code="`+tc.code+`"]`, chromedp.ByQuery)); err != nil {
+				t.Fatalf("%s: %v (the page says %q)", tc.name, err, text(ctx, t, "#offline"))
+			}
+			if w := text(ctx, t, "#offline"); !strings.Contains(w, tc.words) {
+				t.Errorf("%s: the page says %q, want %q", tc.name, w, tc.words)
+			}
+		}
 	})
 
 	t.Run("a full name pasted", func(t *testing.T) {

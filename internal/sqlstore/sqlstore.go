@@ -668,6 +668,94 @@ func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.D
 	return ds, nil
 }
 
+// DomainsPage implements registry.Store: one keyset page, its conflict
+// sets and exemptions read in one query each for the page.
+func (s *Store) DomainsPage(ctx context.Context, registrarID, after int64, limit int) (ds []*registry.Domain, err error) {
+	err = s.do(ctx, func() error {
+		ds, err = s.domainsPage(ctx, registrarID, after, limit)
+		return err
+	})
+	return ds, err
+}
+
+func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*registry.Domain, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`), registrarID, after, limit)
+	if err != nil {
+		return nil, internal("listing domains", err)
+	}
+	ds := []*registry.Domain{}
+	byID := map[int64]*registry.Domain{}
+	for rows.Next() {
+		d, err := scanDomain(rows)
+		if err != nil {
+			rows.Close()
+			return nil, internal("listing domains", err)
+		}
+		d.Blocks = []string{}
+		ds = append(ds, d)
+		byID[d.ID] = d
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("listing domains", err)
+	}
+	if len(ds) == 0 {
+		return ds, nil
+	}
+	// the page's ids, as a list (a range of ids could hold many of other
+	// registrars' domains)
+	in := strings.Repeat("?, ", len(ds)-1) + "?"
+	ids := make([]any, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT domain_id, label FROM blocks WHERE domain_id IN (`+in+`) ORDER BY domain_id, label`), ids...)
+	if err != nil {
+		return nil, internal("loading conflict sets", err)
+	}
+	for rows.Next() {
+		var id int64
+		var l string
+		if err := rows.Scan(&id, &l); err != nil {
+			rows.Close()
+			return nil, internal("loading conflict sets", err)
+		}
+		if d := byID[id]; d != nil {
+			d.Blocks = append(d.Blocks, l)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("loading conflict sets", err)
+	}
+	// the exempted domains of the page (few): their own reading
+	rows, err = s.db.QueryContext(ctx, s.q(`SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+in+`)`), ids...)
+	if err != nil {
+		return nil, internal("loading exemptions", err)
+	}
+	var exempted []*registry.Domain
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, internal("loading exemptions", err)
+		}
+		if d := byID[id]; d != nil {
+			exempted = append(exempted, d)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, internal("loading exemptions", err)
+	}
+	for _, d := range exempted {
+		if err := s.exemptionsOf(ctx, d); err != nil {
+			return nil, internal("loading exemptions", err)
+		}
+	}
+	return ds, nil
+}
+
 // Audit implements registry.Store.
 func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 	if e.At.IsZero() {

@@ -55,7 +55,7 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 		if !d.Exempted || !slices.Equal(d.ExemptWith, []string{w.other}) || !slices.Equal(d.Blocks, w.blocks) {
 			t.Errorf("Info(%s) = exempted %v with %q, blocks %q; want exempted with %s, blocks %q", w.name, d.Exempted, d.ExemptWith, d.Blocks, w.other, w.blocks)
 		}
-		res := e.check(w.name, "hi", registry.Registered, w.name)
+		res := e.check(w.name, "hi", registry.Registered, "")
 		if !res.Exempted || !slices.Equal(res.ExemptWith, []string{w.other}) {
 			t.Errorf("Check(%s) = exempted %v with %q, want exempted with %s", w.name, res.Exempted, res.ExemptWith, w.other)
 		}

@@ -283,7 +283,7 @@ func testReserved(t *testing.T, open func(*testing.T) registry.Store) {
 	if _, err := e.svc.Reserve(e.ctx, kittab, ""); err != nil {
 		t.Fatal(err)
 	}
-	e.check(kittab, "hi", registry.Registered, kittab)
+	e.check(kittab, "hi", registry.Registered, "")
 }
 
 // l. Zones as data: an operator adds a zone; a service on the store

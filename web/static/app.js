@@ -204,7 +204,12 @@ function fillLangs() {
 
 // splitName reads a full name, label.zone: the zone is its last label, by
 // name or A-label; null when the name does not end in a zone.
+// the last full name split into the form: a label with dots left in it
+// is checked with that zone (www.किताब + भारत), else as it is (google.com)
+let lastSplit = null;
+
 function splitName(name) {
+  name = name.replace(/[.。．｡]$/, ""); // a final dot: the same name
   const dot = name.search(/[.。．｡][^.。．｡]*$/);
   if (dot <= 0) return null;
   const tld = name.slice(dot + 1).toLowerCase();
@@ -220,7 +225,7 @@ function fromURL() {
   const lang = q.get("lang") || "";
   if (!zone) {
     const full = splitName(name);
-    if (full) { zone = full.zone; name = full.label; }
+    if (full) { zone = full.zone; name = full.label; lastSplit = full; }
   }
   if (!zone && lang && lang !== "auto") {
     // the current zone if it takes the language, else the language's own
@@ -268,6 +273,7 @@ async function analyze(how) {
   // a full name typed or pasted into the field: its zone goes to the menu
   const full = splitName($("label").value.trim());
   if (full) {
+    lastSplit = full;
     $("label").value = full.label;
     if ($("zone").value !== full.zone) { $("zone").value = full.zone; fillLangs(); syncKbdLang(); }
   }
@@ -275,6 +281,21 @@ async function analyze(how) {
   const id = ++seq;
   if (how !== "history") record(label, how === "typed");
   if (label === "") { $("result").hidden = true; last = null; return; }
+  if (/[.。．｡]/.test(label)) {
+    // not label.zone (a third-level name, a zone not served): the check
+    // API says why, in the words it gives every client
+    const split = lastSplit && lastSplit.label === label && lastSplit.zone === $("zone").value;
+    const name = split ? label + "." + $("zone").value : label;
+    let body = null;
+    try {
+      const resp = await fetch("/v1/check?name=" + encodeURIComponent(name), { headers: { Accept: "application/json" } });
+      body = await resp.json();
+    } catch (e) { body = null; }
+    if (id !== seq) return;
+    showOffline(body && body.message ? body.message : t("offline"));
+    $("offline").dataset.code = body && body.code ? body.code : "";
+    return;
+  }
   const q = new URLSearchParams({ label, zone: $("zone").value, lang: $("lang").value });
   let resp;
   try {
@@ -306,7 +327,11 @@ function headline(a) {
   const status = VERDICTS[st] ? st : "unknown";
   const name = a.label + "." + a.zone;
   const with_ = a.exempt_with || a.exempted_with;
-  const other = a.blocked_by || (Array.isArray(with_) ? with_.join(", ") : (with_ || ""));
+  // an exempted name is named with the names it is exempted with, never
+  // with itself (an old answer may carry blocked_by = the name itself)
+  const withText = Array.isArray(with_) ? with_.join(", ") : (with_ || "");
+  const by = a.blocked_by && a.blocked_by !== a.ulabel + "." + a.zone && a.blocked_by !== name ? a.blocked_by : "";
+  const other = status === "exempted" ? (withText || by) : (by || withText);
   let text;
   if (status === "invalid") {
     const first = (a.errors || [])[0];
@@ -356,6 +381,9 @@ function render(a) {
   const chars = [...(a.ulabel || "")];
   const box = $("syllables");
   box.replaceChildren();
+  // a right-to-left label (Urdu, Sindhi, Kashmiri) reads its aksharas
+  // right to left
+  box.dir = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/.test(a.ulabel || a.label || "") ? "rtl" : "ltr";
   for (const s of a.syllables || []) {
     const span = document.createElement("span");
     span.className = "syllable";
