@@ -586,7 +586,10 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+	if d.Statuses, err = s.svc.StatusesNow(r.Context(), d); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {

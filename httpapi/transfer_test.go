@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -56,6 +57,11 @@ func TestTransferHTTP(t *testing.T) {
 				t.Errorf("request again: %s", errBody.Code)
 			}
 			want("query", 200, e.do("GET", name+"/transfer", a, "", &tr).StatusCode)
+			var pending registry.Domain // the domain's statuses say so, as EPP info does
+			want("info while pending", 200, e.do("GET", name, "", "", &pending).StatusCode)
+			if !slices.Contains(pending.Statuses, registry.StatusPendingTransfer) || slices.Contains(pending.Statuses, registry.StatusOK) {
+				t.Errorf("info while a transfer is pending: statuses %v, want pendingTransfer and not ok", pending.Statuses)
+			}
 			want("approve by the requester", 403, e.do("POST", name+"/transfer/approve", b, "", nil).StatusCode)
 			var poll httpapi.PollResponse
 			want("poll", 200, e.do("GET", "/v1/poll", a, "", &poll).StatusCode)

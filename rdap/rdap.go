@@ -383,7 +383,11 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, err)
 		return
 	}
-	d.Statuses = h.svc.Statuses(d) // as of now: grace periods, or ok
+	// as of now: grace periods, pendingTransfer, or ok
+	if d.Statuses, err = h.svc.StatusesNow(r.Context(), d); err != nil {
+		h.failErr(w, err)
+		return
+	}
 	out := DomainOf(d)
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{h.selfLink(r, path, ContentType)}

@@ -72,6 +72,27 @@ func (d *Domain) OnHold() bool {
 	return d.Deleted() || d.HasStatus(StatusClientHold) || d.HasStatus(StatusServerHold)
 }
 
+// StatusesNow is Statuses with pendingTransfer (in place of ok) while a
+// transfer of d is pending: one read of its transfer state. HTTP, RDAP and
+// WHOIS report a domain's statuses with it, as EPP info does.
+func (s *Service) StatusesNow(ctx context.Context, d *Domain) ([]string, error) {
+	out := s.Statuses(d)
+	ts, ok := s.store.(TransferStore)
+	if !ok {
+		return out, nil
+	}
+	st, _, err := ts.TransferState(ctx, d.ID)
+	if err != nil {
+		return nil, err
+	}
+	if st.Pending != nil {
+		out = slices.DeleteFunc(out, func(x string) bool { return x == StatusOK })
+		out = append(out, StatusPendingTransfer)
+		slices.Sort(out)
+	}
+	return out, nil
+}
+
 // Statuses returns the EPP statuses of d now: those stored, those of the
 // grace periods running (addPeriod, renewPeriod, autoRenewPeriod, from the
 // zone's settings and the service's clock), or ok; sorted.

@@ -413,12 +413,12 @@ func (s *Server) body(ctx context.Context, w *writer, q Query) string {
 	if err != nil {
 		return s.fail(w, q.Name, err)
 	}
-	s.domain(w, d)
+	s.domain(ctx, w, d)
 	return "registered"
 }
 
 // domain writes a registered domain.
-func (s *Server) domain(w *writer, d *registry.Domain) {
+func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	w.field("Domain Name", d.ALabel)
 	w.field("Domain Name (U-label)", d.Name)
 	w.field("Registry Domain ID", fmt.Sprintf("D%d-AKSHARA", d.ID))
@@ -427,7 +427,11 @@ func (s *Server) domain(w *writer, d *registry.Domain) {
 	if !d.Expires.IsZero() {
 		w.field("Registry Expiry Date", d.Expires.UTC().Format(time.RFC3339))
 	}
-	for _, st := range s.svc.Statuses(d) {
+	sts, err := s.svc.StatusesNow(ctx, d)
+	if err != nil {
+		sts = s.svc.Statuses(d) // the transfer state could not be read: the rest still holds
+	}
+	for _, st := range sts {
 		w.field("Domain Status", st)
 	}
 	if d.Deleted() && !d.PurgeAt.IsZero() {

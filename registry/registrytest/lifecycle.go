@@ -176,7 +176,9 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	if res.HolderState != registry.StatusRedemptionPeriod || !res.FreesAt.Equal(del.Add(35*day)) {
 		t.Errorf("check of the variant in redemption: %q until %v", res.HolderState, res.FreesAt)
 	}
-	e.check(kitab, "hi", registry.Registered, kitab)
+	if res := e.check(kitab, "hi", registry.Registered, ""); res.HolderState != registry.StatusRedemptionPeriod {
+		t.Errorf("Check(%q) after Delete: holder state %q, want redemptionPeriod", kitab, res.HolderState)
+	}
 	_, err = e.svc.Create(e.ctx, beta, kittab, "hi")
 	wantConflict(t, "create of the variant in redemption", err, kitab)
 	_, err = e.svc.Create(e.ctx, beta, kitab, "hi")

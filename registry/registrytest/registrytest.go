@@ -377,7 +377,9 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	if res := e.check(kittab, "hi", registry.Blocked, kitab); res.HolderState != registry.StatusRedemptionPeriod || res.FreesAt.IsZero() {
 		t.Errorf("Check(%q) after Delete: holder state %q frees at %v, want redemptionPeriod and a date", kittab, res.HolderState, res.FreesAt)
 	}
-	e.check(kitab, "hi", registry.Registered, kitab)
+	if res := e.check(kitab, "hi", registry.Registered, ""); res.HolderState != registry.StatusRedemptionPeriod {
+		t.Errorf("Check(%q) after Delete: holder state %q, want redemptionPeriod", kitab, res.HolderState)
+	}
 	_, err = e.svc.Create(e.ctx, r, kittab, "hi")
 	wantConflict(t, "Create(कित्ताब.भारत) after Delete", err, kitab)
 	if rep := e.purge(); rep.Purged != 1 {
