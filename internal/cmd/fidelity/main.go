@@ -21,6 +21,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/akshara-idn/akshara"
+
+	"github.com/akshara-idn/akshara/internal/inputdir"
 )
 
 type group struct {
@@ -43,7 +45,9 @@ func main() {
 	out := flag.String("out", "docs/fidelity.md", "report to write")
 	examples := flag.Int("examples", 4, "examples per group")
 	flag.Parse()
-	requireDir("corpora", *corpora, "the folder of the word lists TAG.txt")
+	if err := inputdir.Require("corpora", *corpora, "the folder of the word lists TAG.txt"); err != nil {
+		log.Fatal(err)
+	}
 
 	notes, err := readNotes(*notesFile)
 	if err != nil {
@@ -240,21 +244,5 @@ than 10,000 words; the last column says whether the language's rules meet it.
 			}
 			fmt.Fprintf(b, "| %s | %d | %s | %s |\n", g.code, g.count, strings.Join(g.examples, " "), note)
 		}
-	}
-}
-
-// requireDir stops the command, naming the flag, when dir is not given or
-// is not a directory: its input lies outside the repository and is never
-// assumed to be there (issue 22).
-func requireDir(name, dir, what string) {
-	if dir == "" {
-		log.Fatalf("-%s DIR is required: %s (kept outside the repository)", name, what)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		log.Fatalf("-%s %s: %v", name, dir, err)
-	}
-	if !fi.IsDir() {
-		log.Fatalf("-%s %s: not a directory", name, dir)
 	}
 }

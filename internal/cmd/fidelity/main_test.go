@@ -2,10 +2,10 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/akshara-idn/akshara/internal/inputdir"
 )
 
 // TestMain lets a test run the command itself (GEN_MAIN=1).
@@ -23,27 +23,5 @@ func TestMain(m *testing.M) {
 // (issue 22: no command may depend on ../shared existing).
 func TestInputRequired(t *testing.T) {
 	tmp := t.TempDir()
-	out := filepath.Join(tmp, "out.md")
-	missing := filepath.Join(tmp, "shared")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "-corpora DIR is required"},
-		{[]string{"-corpora", missing}, "-corpora " + missing + ": stat " + missing + ": no such file or directory"},
-	} {
-		cmd := exec.Command(os.Args[0], append(c.args, "-out", out)...)
-		cmd.Env = append(os.Environ(), "GEN_MAIN=1")
-		cmd.Dir = tmp // where ../shared does not exist either
-		msg, err := cmd.CombinedOutput()
-		if err == nil {
-			t.Errorf("%q: exit status 0:\n%s", c.args, msg)
-		}
-		if !strings.Contains(string(msg), c.want) {
-			t.Errorf("%q: output %q, want it to contain %q", c.args, msg, c.want)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%q: %s was written", c.args, out)
-		}
-	}
+	inputdir.TestRequired(t, "GEN_MAIN", "corpora", tmp, filepath.Join(tmp, "out.md"), "-out", filepath.Join(tmp, "out.md"))
 }

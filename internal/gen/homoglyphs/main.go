@@ -42,6 +42,8 @@ import (
 	"unicode"
 
 	"github.com/akshara-idn/akshara/internal/gen/pango"
+
+	"github.com/akshara-idn/akshara/internal/inputdir"
 )
 
 var indic = []struct {
@@ -138,7 +140,9 @@ func main() {
 		}
 		return
 	}
-	requireDir("shared", *shared, "the reference folder with refdata/icann-lgr-django and unicode/confusables.txt")
+	if err := inputdir.Require("shared", *shared, "the reference folder with refdata/icann-lgr-django and unicode/confusables.txt"); err != nil {
+		log.Fatal(err)
+	}
 
 	sources := map[pair][]string{}
 	add := func(a, b, src string) {
@@ -344,22 +348,6 @@ func ink(s string) []bool {
 		}
 	}
 	return out
-}
-
-// requireDir stops the command, naming the flag, when dir is not given or
-// is not a directory: its input lies outside the repository and is never
-// assumed to be there (issue 22).
-func requireDir(name, dir, what string) {
-	if dir == "" {
-		log.Fatalf("-%s DIR is required: %s (kept outside the repository)", name, what)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		log.Fatalf("-%s %s: %v", name, dir, err)
-	}
-	if !fi.IsDir() {
-		log.Fatalf("-%s %s: not a directory", name, dir)
-	}
 }
 
 // closeRows makes the kept rows of a table (lines without '#') a closed

@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/akshara-idn/akshara/internal/inputdir"
 )
 
 type lgr struct {
@@ -44,7 +46,9 @@ func main() {
 	refdata := flag.String("refdata", "", "folder of the reference LGRs (required; for example ../shared/refdata)")
 	out := flag.String("out", "testdata/lgr", "output folder")
 	flag.Parse()
-	requireDir("refdata", *refdata, "the folder of ICANN's reference LGRs (icann-lgr-django/...)")
+	if err := inputdir.Require("refdata", *refdata, "the folder of ICANN's reference LGRs (icann-lgr-django/...)"); err != nil {
+		log.Fatal(err)
+	}
 	scripts := map[string]string{
 		"Beng": "bengali", "Deva": "devanagari", "Gujr": "gujarati", "Guru": "gurmukhi",
 		"Knda": "kannada", "Mlym": "malayalam", "Orya": "oriya", "Taml": "tamil", "Telu": "telugu",
@@ -141,20 +145,4 @@ func read(file string, own *unicode.RangeTable) (single, inSeq map[rune]bool, me
 		}
 	}
 	return single, inSeq, "version " + doc.Meta.Version + ", " + doc.Meta.Date, nil
-}
-
-// requireDir stops the command, naming the flag, when dir is not given or
-// is not a directory: its input lies outside the repository and is never
-// assumed to be there (issue 22).
-func requireDir(name, dir, what string) {
-	if dir == "" {
-		log.Fatalf("-%s DIR is required: %s (kept outside the repository)", name, what)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		log.Fatalf("-%s %s: %v", name, dir, err)
-	}
-	if !fi.IsDir() {
-		log.Fatalf("-%s %s: not a directory", name, dir)
-	}
 }
