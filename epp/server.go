@@ -27,12 +27,12 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"github.com/akshara-idn/akshara/internal/tcpserve"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -108,11 +108,7 @@ type Server struct {
 	tls   *tls.Config
 	slots chan struct{}
 
-	mu     sync.Mutex
-	lns    map[net.Listener]struct{}
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	tcp tcpserve.Conns // listeners and connections
 
 	trPrefix string
 	trSeq    atomic.Uint64
@@ -182,8 +178,6 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	s := &Server{
 		svc: svc, opts: o, log: o.Logger, tls: cfg,
 		slots:    make(chan struct{}, o.MaxSessions),
-		lns:      map[net.Listener]struct{}{},
-		conns:    map[net.Conn]struct{}{},
 		trPrefix: "AK-" + hex.EncodeToString(p[:]) + "-",
 		lockout:  &lockout{max: o.LockoutFailures, window: o.LockoutWindow, m: map[string]*failures{}},
 		table: sessionTable{byAddr: map[string]int{}, byRegistrar: map[int64]map[*session]struct{}{},
@@ -208,76 +202,13 @@ var ErrServerClosed = errors.New("epp: server closed")
 
 // Serve accepts TCP connections on ln and speaks EPP over TLS on each.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrServerClosed
-	}
-	s.lns[ln] = struct{}{}
-	s.mu.Unlock()
-	var delay time.Duration
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return ErrServerClosed
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				s.log.Warn("epp: accept", "error", err, "retry", delay)
-				time.Sleep(delay)
-				continue
-			}
-			return err
-		}
-		delay = 0
-		if !s.track(c) {
-			c.Close()
-			return ErrServerClosed
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer s.untrack(c)
-			s.session(c)
-		}()
-	}
+	return s.tcp.Serve(ln, "epp", s.log, ErrServerClosed, func(c net.Conn) { s.session(c) })
 }
 
-func (s *Server) track(c net.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.conns[c] = struct{}{}
-	return true
-}
-
-func (s *Server) untrack(c net.Conn) {
-	c.Close()
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
-}
-
-// Close stops the listeners, closes every session and waits for their
+// Close stops the listeners, closes every connection and waits for their
 // goroutines to end.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	for ln := range s.lns {
-		ln.Close()
-	}
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	s.tcp.Close()
 	return nil
 }
 

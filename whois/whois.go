@@ -20,7 +20,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -30,6 +29,7 @@ import (
 	"golang.org/x/time/rate"
 
 	akshara "github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/tcpserve"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -71,11 +71,7 @@ type Server struct {
 	slots   chan struct{}
 	limiter *addrLimiters
 
-	mu     sync.Mutex
-	lns    map[net.Listener]struct{}
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	tcp tcpserve.Conns // listeners and connections
 
 	queries *prometheus.CounterVec
 	refused *prometheus.CounterVec
@@ -109,8 +105,6 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	s := &Server{
 		svc: svc, opts: o, log: o.Logger,
 		slots: make(chan struct{}, o.MaxConns),
-		lns:   map[net.Listener]struct{}{},
-		conns: map[net.Conn]struct{}{},
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_queries_total",
 			Help: "WHOIS queries answered, by result (registered, blocked, available, invalid, reserved, help, or an error code)."}, []string{"result"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_refused_total",
@@ -134,76 +128,13 @@ var ErrServerClosed = errors.New("whois: server closed")
 
 // Serve accepts connections on ln and answers one query on each.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrServerClosed
-	}
-	s.lns[ln] = struct{}{}
-	s.mu.Unlock()
-	var delay time.Duration
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return ErrServerClosed
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				s.log.Warn("whois: accept", "error", err, "retry", delay)
-				time.Sleep(delay)
-				continue
-			}
-			return err
-		}
-		delay = 0
-		if !s.track(c) {
-			c.Close()
-			return ErrServerClosed
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer s.untrack(c)
-			s.conn(c)
-		}()
-	}
-}
-
-func (s *Server) track(c net.Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.conns[c] = struct{}{}
-	return true
-}
-
-func (s *Server) untrack(c net.Conn) {
-	c.Close()
-	s.mu.Lock()
-	delete(s.conns, c)
-	s.mu.Unlock()
+	return s.tcp.Serve(ln, "whois", s.log, ErrServerClosed, func(c net.Conn) { s.conn(c) })
 }
 
 // Close stops the listeners, closes every connection and waits for their
 // goroutines to end.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	for ln := range s.lns {
-		ln.Close()
-	}
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	s.tcp.Close()
 	return nil
 }
 
