@@ -2,13 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -39,30 +34,6 @@ type StatusRequest struct {
 // with the request's id (the audit log records them; wrap).
 func lifeCtx(r *http.Request) context.Context { return r.Context() }
 
-// readBody decodes a JSON object body into v, strictly.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any, shape string) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return registry.Errorf(CodeTooLarge, "the request body is larger than %d bytes", s.opts.MaxBody)
-		}
-		return registry.Errorf(CodeBadJSON, "reading the request body: %v", err)
-	}
-	if !utf8.Valid(body) {
-		return registry.Errorf(CodeBadUTF8, "the request body is not valid UTF-8")
-	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return registry.Errorf(CodeBadJSON, "the request body is not the JSON object %s: %v", shape, err)
-	}
-	if dec.More() {
-		return registry.Errorf(CodeBadJSON, "the request body has more than one JSON value")
-	}
-	return nil
-}
-
 // period reads years or months (neither: the zone's default).
 func period(years, months int) (registry.Period, error) {
 	switch {
@@ -91,7 +62,7 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req RenewRequest
-	if err := s.readBody(w, r, &req, `{"current_expiry": "YYYY-MM-DD", "years": N}`); err != nil {
+	if err := s.decodeBody(w, r, &req, `{"current_expiry": "YYYY-MM-DD", "years": N}`); err != nil {
 		return err
 	}
 	cur, err := time.Parse(time.DateOnly, req.CurrentExpiry)
@@ -116,7 +87,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req RestoreRequest
-	if err := s.readBody(w, r, &req, `{"op": "request" | "report"}`); err != nil {
+	if err := s.decodeBody(w, r, &req, `{"op": "request" | "report"}`); err != nil {
 		return err
 	}
 	d, err := s.svc.Restore(lifeCtx(r), registrarOf(r), name, req.Op)
@@ -133,7 +104,7 @@ func (s *Server) statuses(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req StatusRequest
-	if err := s.readBody(w, r, &req, `{"add": [...], "remove": [...]}`); err != nil {
+	if err := s.decodeBody(w, r, &req, `{"add": [...], "remove": [...]}`); err != nil {
 		return err
 	}
 	if len(req.Add)+len(req.Remove) == 0 {
