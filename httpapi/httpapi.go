@@ -24,6 +24,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/addrlimit"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -126,8 +127,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	limiters map[int64]*rate.Limiter
-	perAddr  *addrLimiters // public endpoints, per client address
-	authFail *addrLimiters // failed authentications, per client address
+	perAddr  *addrlimit.Limiters // public endpoints, per client address
+	authFail *addrlimit.Limiters // failed authentications, per client address
 	mux      *http.ServeMux
 	ready    readiness
 	metrics  http.Handler
@@ -171,7 +172,7 @@ func New(svc *registry.Service, o Options) *Server {
 		o.AuthFailBurst = 10
 	}
 	s := &Server{svc: svc, opts: o, log: o.Logger, limiters: map[int64]*rate.Limiter{},
-		perAddr: newAddrLimiters(o.PublicRate, o.PublicBurst), authFail: newAddrLimiters(o.AuthFailRate, o.AuthFailBurst)}
+		perAddr: addrlimit.New(o.PublicRate, o.PublicBurst), authFail: addrlimit.New(o.AuthFailRate, o.AuthFailBurst)}
 	reg := prometheus.NewRegistry()
 	var r prometheus.Registerer = reg
 	if o.Metrics != nil {
@@ -437,20 +438,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		addr := infoOf(r).client
-		if s.authFail.exhausted(addr) {
+		if s.authFail.Exhausted(addr) {
 			return registry.Errorf(CodeRateLimited, "too many failed authentications from %s; retry later", addr)
 		}
 		// the scheme is case-insensitive (RFC 9110 §11.1)
 		scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 		token = strings.TrimSpace(token)
 		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-			s.authFail.allow(addr)
+			s.authFail.Allow(addr)
 			return registry.Errorf(registry.CodeUnauthorized, "an API token is required: Authorization: Bearer TOKEN")
 		}
 		reg, err := s.svc.Authenticate(r.Context(), token)
 		if err != nil {
 			if registry.CodeOf(err) == registry.CodeUnauthorized {
-				s.authFail.allow(addr)
+				s.authFail.Allow(addr)
 			}
 			return err
 		}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"golang.org/x/time/rate"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -110,59 +109,10 @@ func (s *Server) trusted(host string) bool {
 	return false
 }
 
-// addrLimiters are token buckets per client address, forgotten after ten
-// idle minutes so that the map stays small.
-type addrLimiters struct {
-	mu    sync.Mutex
-	r     rate.Limit
-	burst int
-	m     map[string]*addrLimiter
-	sweep time.Time
-}
-
-type addrLimiter struct {
-	*rate.Limiter
-	seen time.Time
-}
-
-func newAddrLimiters(perSecond float64, burst int) *addrLimiters {
-	if perSecond < 0 {
-		return nil // off
-	}
-	return &addrLimiters{r: rate.Limit(perSecond), burst: burst, m: map[string]*addrLimiter{}}
-}
-
-func (a *addrLimiters) get(addr string) *rate.Limiter {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := time.Now()
-	if now.Sub(a.sweep) > time.Minute {
-		for k, l := range a.m {
-			if now.Sub(l.seen) > 10*time.Minute {
-				delete(a.m, k)
-			}
-		}
-		a.sweep = now
-	}
-	l := a.m[addr]
-	if l == nil {
-		l = &addrLimiter{Limiter: rate.NewLimiter(a.r, a.burst)}
-		a.m[addr] = l
-	}
-	l.seen = now
-	return l.Limiter
-}
-
-// allow takes a token for addr (always true when the limiter is off).
-func (a *addrLimiters) allow(addr string) bool { return a == nil || a.get(addr).Allow() }
-
-// exhausted reports whether addr has no token left, without taking one.
-func (a *addrLimiters) exhausted(addr string) bool { return a != nil && a.get(addr).Tokens() < 1 }
-
 // public applies the per-address rate limit of the public endpoints.
 func (s *Server) public(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if addr := infoOf(r).client; !s.perAddr.allow(addr) {
+		if addr := infoOf(r).client; !s.perAddr.Allow(addr) {
 			return registry.Errorf(CodeRateLimited, "too many requests from %s; retry later", addr)
 		}
 		return h(w, r)

@@ -19,16 +19,15 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
-	"golang.org/x/time/rate"
 
 	akshara "github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/addrlimit"
 	"github.com/akshara-idn/akshara/internal/tcpserve"
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -69,7 +68,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	slots   chan struct{}
-	limiter *addrLimiters
+	limiter *addrlimit.Limiters
 
 	tcp tcpserve.Conns // listeners and connections
 
@@ -111,7 +110,7 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy)."}, []string{"reason"}),
 	}
 	if o.RateLimit > 0 {
-		s.limiter = &addrLimiters{r: rate.Limit(o.RateLimit), burst: o.RateBurst, m: map[string]*addrLimiter{}}
+		s.limiter = addrlimit.New(o.RateLimit, o.RateBurst)
 	}
 	if o.Metrics != nil {
 		for _, c := range []prometheus.Collector{s.queries, s.refused} {
@@ -167,7 +166,7 @@ func (s *Server) conn(c net.Conn) {
 		s.refuse(c, client, "busy", registry.CodeUnavailable, "the server is busy; retry later")
 		return
 	}
-	if !s.limiter.allow(client) {
+	if !s.limiter.Allow(client) {
 		s.refuse(c, client, "rate_limited", CodeRateLimited,
 			fmt.Sprintf("too many queries from %s (at most %g per second, bursts of %d); retry later", client, s.opts.RateLimit, s.opts.RateBurst))
 		return
@@ -481,43 +480,4 @@ func (s *Server) zoneSaid(zone string) string {
 		}
 	}
 	return zone + " is not served here"
-}
-
-// addrLimiters are token buckets per client address, forgotten after ten
-// idle minutes so that the map stays small. nil: no limit.
-type addrLimiters struct {
-	mu    sync.Mutex
-	r     rate.Limit
-	burst int
-	m     map[string]*addrLimiter
-	sweep time.Time
-}
-
-type addrLimiter struct {
-	*rate.Limiter
-	seen time.Time
-}
-
-func (a *addrLimiters) allow(addr string) bool {
-	if a == nil {
-		return true
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := time.Now()
-	if now.Sub(a.sweep) > time.Minute {
-		for k, l := range a.m {
-			if now.Sub(l.seen) > 10*time.Minute {
-				delete(a.m, k)
-			}
-		}
-		a.sweep = now
-	}
-	l := a.m[addr]
-	if l == nil {
-		l = &addrLimiter{Limiter: rate.NewLimiter(a.r, a.burst)}
-		a.m[addr] = l
-	}
-	l.seen = now
-	return l.Allow()
 }
