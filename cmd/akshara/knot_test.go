@@ -27,7 +27,7 @@ type knotServer struct {
 // startKnot starts knotd for the test, or skips where it is not installed
 // (fails when CI=true: .ci/run installs Debian knot and knot-dnsutils).
 // The zone file must exist first: publish it before calling.
-func startKnot(t *testing.T, dir string) *knotServer {
+func startKnot(t testing.TB, dir string) *knotServer {
 	t.Helper()
 	for _, p := range []string{"knotd", "knotc", "kdig"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -37,12 +37,7 @@ func startKnot(t *testing.T, dir string) *knotServer {
 			t.Skipf("%s is not installed (Debian knot, knot-dnsutils): the Knot end-to-end test did not run", p)
 		}
 	}
-	l, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.LocalAddr().(*net.UDPAddr).Port
-	l.Close()
+	port := freePort(t)
 	k := &knotServer{dir: dir, socket: filepath.Join(dir, "knot.sock"), file: filepath.Join(dir, "in.zone"), port: port}
 	conf := fmt.Sprintf(`server:
     listen: 127.0.0.1@%d
@@ -108,9 +103,28 @@ log:
 	return k
 }
 
+// freePort is a port of 127.0.0.1 free for both TCP and UDP.
+func freePort(t testing.TB) int {
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
+		l.Close()
+		if err == nil {
+			u.Close()
+			return port
+		}
+	}
+	t.Fatal("no port free for both TCP and UDP")
+	return 0
+}
+
 // query asks knotd with kdig (+norec, answer, authority and additional
 // sections) and returns the records, one a line, sorted, without TTLs.
-func (k *knotServer) query(t *testing.T, name, typ string, dnssec bool) string {
+func (k *knotServer) query(t testing.TB, name, typ string, dnssec bool) string {
 	t.Helper()
 	args := []string{"@127.0.0.1", "-p", fmt.Sprint(k.port), "+norec", "+noall", "+answer", "+authority", "+additional", "+tcp", "-t", typ, "-q", name}
 	if dnssec {
@@ -267,4 +281,66 @@ func TestKnotPublish(t *testing.T) {
 	if !slices.IsSorted(serials) || len(slices.Compact(slices.Clone(serials))) != len(serials) {
 		t.Errorf("serials %v, want strictly increasing", serials)
 	}
+}
+
+// BenchmarkKnotPublishLatency: the time from a registry create (domain
+// and its name server) to the name resolving in Knot: create, delegate,
+// publish (knotc -b zone-reload: Knot has re-signed when it returns),
+// then kdig until Knot answers the delegation. Reports the median and
+// the worst over b.N creates (go test ./cmd/akshara -run '^$'
+// -bench KnotPublishLatency -benchtime 50x).
+func BenchmarkKnotPublishLatency(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "r.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _, err := svc.AddRegistrar(ctx, "acme")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.CreateHost(ctx, r, "ns.example.net", nil); err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(dir, "in.zone")
+	eo := registry.ZoneExportOptions{NS: []string{"a.nic.example.org"}}
+	if _, _, _, err := publishZone(ctx, svc, "in", eo, publishOptions{Out: file}); err != nil {
+		b.Fatal(err)
+	}
+	k := startKnot(b, dir)
+	po := publishOptions{Out: file, MaxDrop: 0.1, Reload: func(z string) error {
+		return runReload(exec.Command("knotc", "-s", k.socket, "-b", "zone-reload", z))
+	}}
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		name := fmt.Sprintf("latency%d.in", i)
+		t0 := time.Now()
+		if _, err := svc.Create(ctx, r, name, ""); err != nil {
+			b.Fatal(err)
+		}
+		if err := svc.UpdateDelegation(ctx, r, name, registry.Delegation{AddNS: []string{"ns.example.net"}}); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, _, err := publishZone(ctx, svc, "in", eo, po); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; !strings.Contains(k.query(b, name, "NS", false), name+". NS ns.example.net."); j++ {
+			if j == 1000 {
+				b.Fatalf("%s does not resolve", name)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
 }
