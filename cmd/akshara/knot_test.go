@@ -153,7 +153,9 @@ const knotDigest = "E2D3C916F6DEEAC73294E8268FB5885044A833FC5459588F4A9184CFC41A
 // a deleted domain (pendingDelete) and one on clientHold are gone after
 // the next publish, and back when the hold is removed; the change guard
 // refuses a publish that drops too many delegations, and -force overrides
-// it; every publish raises the serial.
+// it; every publish raises the serial. zone verify (AXFR from the same
+// knotd) finds no difference after a publish, and lists a change not yet
+// published and a record the registry does not have.
 func TestKnotPublish(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -277,6 +279,33 @@ func TestKnotPublish(t *testing.T) {
 	}
 	if delegated("echo.in") {
 		t.Errorf("echo.in is still delegated after the forced publish")
+	}
+	// zone verify: Knot serves what the registry publishes; a change not
+	// yet published, and a record only Knot has, are listed
+	server := fmt.Sprintf("127.0.0.1:%d", k.port)
+	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || len(diff) != 0 {
+		t.Errorf("verify after publish: %v %q, want no difference", err, diff)
+	}
+	if _, err := svc.UpdateStatuses(ctx, r, "echo.in", nil, []string{registry.StatusClientHold}); err != nil {
+		t.Fatal(err)
+	}
+	zf, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, append(zf, "rogue.in.\t3600\tIN\tNS\tns.example.com.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runReload(exec.Command("knotc", "-s", k.socket, "-b", "zone-reload", "in")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"- echo.in. NS ns.example.net.", "+ rogue.in. NS ns.example.com."}
+	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || !slices.Equal(diff, want) {
+		t.Errorf("verify: %v\n%q\nwant\n%q", err, diff, want)
+	}
+	out, errOut, code := runCLI(t, "", "zone", "verify", "-db", filepath.Join(dir, "r.db"), "-zone", "in", "-server", server)
+	if code != exitInvalid || out != strings.Join(want, "\n")+"\n" || !strings.Contains(errOut, "other delegations") {
+		t.Errorf("akshara zone verify: exit %d, %q %q, want exit 1 and the differences", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "", "zone", "verify", "-db", filepath.Join(dir, "r.db"), "-zone", "in", "-server", "127.0.0.1:1"); code != exitUsage || !strings.Contains(errOut, "AXFR") {
+		t.Errorf("verify against no server: exit %d, %q", code, errOut)
 	}
 	if !slices.IsSorted(serials) || len(slices.Compact(slices.Clone(serials))) != len(serials) {
 		t.Errorf("serials %v, want strictly increasing", serials)

@@ -289,7 +289,7 @@ func cmdReserve(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-const zoneUsage = `usage: akshara zone list|add|export|publish [-db FILE | -dsn DSN] [flags] [ZONE]
+const zoneUsage = `usage: akshara zone list|add|export|publish|verify [-db FILE | -dsn DSN] [flags] [ZONE]
 
   list                               the zones, one JSON object a line
   add ZONE -langs TAG,TAG [-ldh]     add a zone (a running server takes it
@@ -307,13 +307,19 @@ const zoneUsage = `usage: akshara zone list|add|export|publish [-db FILE | -dsn 
                                      Knot reload it; refused (exit 1) when
                                      more than -max-drop (10) percent of the
                                      old file's delegations would go
+  verify -zone ZONE -server HOST[:PORT]
+                                     transfer the zone (AXFR, by kdig) and
+                                     list every NS, DS and glue record that
+                                     differs from the registry's ("- " the
+                                     registry's, "+ " the server's); exit 1
+                                     when any does
 
 The built-in zones are created on first start; more are data in the
 store, added here.
 `
 
 func cmdZone(args []string, stdout, stderr io.Writer) int {
-	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export", "publish")
+	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export", "publish", "verify")
 	if !ok {
 		return exitUsage
 	}
@@ -322,6 +328,9 @@ func cmdZone(args []string, stdout, stderr io.Writer) int {
 	}
 	if sub == "publish" {
 		return cmdZonePublish(rest, stdout, stderr) // zonepublish.go
+	}
+	if sub == "verify" {
+		return cmdZoneVerify(rest, stdout, stderr) // zoneverify.go
 	}
 	fs := newFlags("zone "+sub, zoneUsage, stderr)
 	openStore := storeFlags(fs)
