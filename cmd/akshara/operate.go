@@ -289,7 +289,7 @@ func cmdReserve(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-const zoneUsage = `usage: akshara zone list|add|export [-db FILE | -dsn DSN] [flags] [ZONE]
+const zoneUsage = `usage: akshara zone list|add|export|publish|verify [-db FILE | -dsn DSN] [flags] [ZONE]
 
   list                               the zones, one JSON object a line
   add ZONE -langs TAG,TAG [-ldh]     add a zone (a running server takes it
@@ -300,18 +300,37 @@ const zoneUsage = `usage: akshara zone list|add|export [-db FILE | -dsn DSN] [fl
                                      DS and glue of every domain with name
                                      servers; docs/delegation.md): the same
                                      data gives the same bytes
+  publish -zone ZONE -ns NS,NS -o FILE [-knotc SOCKET | -reload CMD]
+         [-max-drop PERCENT] [-force]
+                                     write the zone file atomically with a
+                                     serial above the old file's, then have
+                                     Knot reload it; refused (exit 1) when
+                                     more than -max-drop (10) percent of the
+                                     old file's delegations would go
+  verify -zone ZONE -server HOST[:PORT]
+                                     transfer the zone (AXFR, by kdig) and
+                                     list every NS, DS and glue record that
+                                     differs from the registry's ("- " the
+                                     registry's, "+ " the server's); exit 1
+                                     when any does
 
 The built-in zones are created on first start; more are data in the
 store, added here.
 `
 
 func cmdZone(args []string, stdout, stderr io.Writer) int {
-	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export")
+	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export", "publish", "verify")
 	if !ok {
 		return exitUsage
 	}
 	if sub == "export" {
 		return cmdZoneExport(rest, stdout, stderr) // zoneexport.go
+	}
+	if sub == "publish" {
+		return cmdZonePublish(rest, stdout, stderr) // zonepublish.go
+	}
+	if sub == "verify" {
+		return cmdZoneVerify(rest, stdout, stderr) // zoneverify.go
 	}
 	fs := newFlags("zone "+sub, zoneUsage, stderr)
 	openStore := storeFlags(fs)

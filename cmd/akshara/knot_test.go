@@ -1,0 +1,375 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+// knotServer is a knotd serving the zone "in" from dir/in.zone, signed
+// (automatic DNSSEC), on 127.0.0.1:port, with its control socket in dir.
+type knotServer struct {
+	dir, socket, file string
+	port              int
+}
+
+// startKnot starts knotd for the test, or skips where it is not installed
+// (fails when CI=true: .ci/run installs Debian knot and knot-dnsutils).
+// The zone file must exist first: publish it before calling.
+func startKnot(t testing.TB, dir string) *knotServer {
+	t.Helper()
+	for _, p := range []string{"knotd", "knotc", "kdig"} {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required in CI (Debian knot, knot-dnsutils): %v", p, err)
+			}
+			t.Skipf("%s is not installed (Debian knot, knot-dnsutils): the Knot end-to-end test did not run", p)
+		}
+	}
+	port := freePort(t)
+	k := &knotServer{dir: dir, socket: filepath.Join(dir, "knot.sock"), file: filepath.Join(dir, "in.zone"), port: port}
+	conf := fmt.Sprintf(`server:
+    listen: 127.0.0.1@%d
+    rundir: %[2]s
+database:
+    storage: %[2]s/db
+acl:
+  - id: local
+    address: 127.0.0.1
+    action: transfer
+policy:
+  - id: tld
+    algorithm: ecdsap256sha256
+    nsec3: off
+template:
+  - id: default
+    storage: %[2]s
+zone:
+  - domain: in
+    file: %[3]s
+    zonefile-sync: -1
+    zonefile-load: whole
+    journal-content: none
+    serial-policy: increment
+    dnssec-signing: on
+    dnssec-policy: tld
+    acl: local
+log:
+  - target: stderr
+    any: warning
+`, port, dir, k.file)
+	if err := os.MkdirAll(filepath.Join(dir, "db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cf := filepath.Join(dir, "knot.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("knotd", "-c", cf)
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("knotd log:\n%s", logs.String())
+		}
+	})
+	// wait for the zone to be loaded and signed (at most 10 s)
+	for i := 0; ; i++ {
+		out, err := exec.Command("kdig", "@127.0.0.1", "-p", fmt.Sprint(port), "+tcp", "+short", "-t", "SOA", "-q", "in.").CombinedOutput()
+		if err == nil && strings.Contains(string(out), "a.nic.example.org.") {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("knotd did not serve the zone: %v %s\n%s", err, out, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return k
+}
+
+// freePort is a port of 127.0.0.1 free for both TCP and UDP.
+func freePort(t testing.TB) int {
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
+		l.Close()
+		if err == nil {
+			u.Close()
+			return port
+		}
+	}
+	t.Fatal("no port free for both TCP and UDP")
+	return 0
+}
+
+// query asks knotd with kdig (+norec, answer, authority and additional
+// sections) and returns the records, one a line, sorted, without TTLs.
+func (k *knotServer) query(t testing.TB, name, typ string, dnssec bool) string {
+	t.Helper()
+	args := []string{"@127.0.0.1", "-p", fmt.Sprint(k.port), "+norec", "+noall", "+answer", "+authority", "+additional", "+tcp", "-t", typ, "-q", name}
+	if dnssec {
+		args = append(args, "+dnssec")
+	}
+	out, err := exec.Command("kdig", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kdig %v: %v: %s", args, err, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 4 || strings.HasPrefix(l, ";") {
+			continue
+		}
+		lines = append(lines, f[0]+" "+strings.Join(f[3:], " "))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+const knotDigest = "E2D3C916F6DEEAC73294E8268FB5885044A833FC5459588F4A9184CFC41A5766"
+
+// TestKnotPublish: akshara zone publish against a real knotd signing the
+// zone: a domain's NS, glue and DS come back from Knot, signed (RRSIG);
+// a deleted domain (pendingDelete) and one on clientHold are gone after
+// the next publish, and back when the hold is removed; the change guard
+// refuses a publish that drops too many delegations, and -force overrides
+// it; every publish raises the serial. zone verify (AXFR from the same
+// knotd) finds no difference after a publish, and lists a change not yet
+// published and a record the registry does not have.
+func TestKnotPublish(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	clock := registry.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := svc.AddRegistrar(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"alpha.in", "bravo.in", "charlie.in", "delta.in", "echo.in", "foxtrot.in", "golf.in", "hotel.in", "india.in", "juliett.in", "kilo.in", "lima.in"}
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("filler%d.in", i)) // 24 delegations: two going is within the guard's 10%
+	}
+	for _, n := range names {
+		if _, err := svc.Create(ctx, r, n, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.CreateHost(ctx, r, "ns1.alpha.in", []registry.Addr{{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateHost(ctx, r, "ns.example.net", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		d := registry.Delegation{AddNS: []string{"ns.example.net"}}
+		if n == "alpha.in" {
+			d = registry.Delegation{AddNS: []string{"ns1.alpha.in", "ns.example.net"}, AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: knotDigest}}}
+		}
+		if err := svc.UpdateDelegation(ctx, r, n, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "in.zone")
+	var k *knotServer
+	var serials []uint32
+	publish := func(force bool) error {
+		t.Helper()
+		po := publishOptions{Out: file, MaxDrop: 0.10, Force: force}
+		if k != nil {
+			po.Reload = func(z string) error {
+				return runReload(exec.Command("knotc", "-s", k.socket, "-b", "zone-reload", z))
+			}
+		}
+		s, _, _, err := publishZone(ctx, svc, "in", registry.ZoneExportOptions{NS: []string{"a.nic.example.org", "b.nic.example.org"}}, po)
+		if err == nil {
+			serials = append(serials, s)
+		}
+		return err
+	}
+	if err := publish(false); err != nil {
+		t.Fatal(err)
+	}
+	k = startKnot(t, dir)
+
+	if got, want := k.query(t, "alpha.in", "NS", false), strings.Join([]string{
+		"alpha.in. NS ns.example.net.", "alpha.in. NS ns1.alpha.in.",
+		"ns1.alpha.in. A 8.8.8.8", "ns1.alpha.in. AAAA 2001:4860:4860::8888"}, "\n"); got != want {
+		t.Errorf("alpha.in NS from Knot:\n%s\nwant:\n%s", got, want)
+	}
+	ds := k.query(t, "alpha.in", "DS", true)
+	if !strings.Contains(ds, "alpha.in. DS 12345 13 2 "+knotDigest) || !strings.Contains(ds, "alpha.in. RRSIG DS 13 2 ") {
+		t.Errorf("alpha.in DS from Knot, want the DS and Knot's RRSIG over it:\n%s", ds)
+	}
+	if soa := k.query(t, "in", "SOA", true); !strings.Contains(soa, "in. RRSIG SOA 13 1 ") {
+		t.Errorf("the zone is not signed:\n%s", soa)
+	}
+	delegated := func(n string) bool {
+		t.Helper()
+		return strings.Contains(k.query(t, n, "NS", false), n+". NS ns.example.net.")
+	}
+
+	// delete (past the add grace: pendingDelete) and clientHold: gone
+	clock.Set(clock.Now().AddDate(0, 0, 6))
+	if d, err := svc.DeleteDomain(ctx, r, "bravo.in"); err != nil || !d.Deleted() {
+		t.Fatalf("delete bravo.in: %+v %v, want pendingDelete", d, err)
+	}
+	if _, err := svc.UpdateStatuses(ctx, r, "charlie.in", []string{registry.StatusClientHold}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := publish(false); err != nil {
+		t.Fatal(err)
+	}
+	if delegated("bravo.in") || delegated("charlie.in") || !delegated("delta.in") {
+		t.Errorf("after delete and hold: bravo.in %v, charlie.in %v (want both gone), delta.in %v (want kept)", delegated("bravo.in"), delegated("charlie.in"), delegated("delta.in"))
+	}
+	// the hold removed: back
+	if _, err := svc.UpdateStatuses(ctx, r, "charlie.in", nil, []string{registry.StatusClientHold}); err != nil {
+		t.Fatal(err)
+	}
+	if err := publish(false); err != nil {
+		t.Fatal(err)
+	}
+	if !delegated("charlie.in") {
+		t.Errorf("charlie.in is not back after its hold was removed")
+	}
+	// the change guard: 23 delegations, 3 go (13% > 10%): refused, nothing
+	// changes in Knot; -force publishes
+	for _, n := range []string{"echo.in", "foxtrot.in", "golf.in"} {
+		if _, err := svc.UpdateStatuses(ctx, r, n, []string{registry.StatusClientHold}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := os.ReadFile(file)
+	if err := publish(false); err == nil || !strings.Contains(err.Error(), "change guard") {
+		t.Errorf("a publish dropping 3 of 23 delegations: %v, want the change guard's refusal", err)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) || !delegated("echo.in") {
+		t.Errorf("the refused publish changed the zone")
+	}
+	if err := publish(true); err != nil {
+		t.Fatal(err)
+	}
+	if delegated("echo.in") {
+		t.Errorf("echo.in is still delegated after the forced publish")
+	}
+	// zone verify: Knot serves what the registry publishes; a change not
+	// yet published, and a record only Knot has, are listed
+	server := fmt.Sprintf("127.0.0.1:%d", k.port)
+	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || len(diff) != 0 {
+		t.Errorf("verify after publish: %v %q, want no difference", err, diff)
+	}
+	if _, err := svc.UpdateStatuses(ctx, r, "echo.in", nil, []string{registry.StatusClientHold}); err != nil {
+		t.Fatal(err)
+	}
+	zf, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, append(zf, "rogue.in.\t3600\tIN\tNS\tns.example.com.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runReload(exec.Command("knotc", "-s", k.socket, "-b", "zone-reload", "in")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"- echo.in. NS ns.example.net.", "+ rogue.in. NS ns.example.com."}
+	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || !slices.Equal(diff, want) {
+		t.Errorf("verify: %v\n%q\nwant\n%q", err, diff, want)
+	}
+	out, errOut, code := runCLI(t, "", "zone", "verify", "-db", filepath.Join(dir, "r.db"), "-zone", "in", "-server", server)
+	if code != exitInvalid || out != strings.Join(want, "\n")+"\n" || !strings.Contains(errOut, "other delegations") {
+		t.Errorf("akshara zone verify: exit %d, %q %q, want exit 1 and the differences", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "", "zone", "verify", "-db", filepath.Join(dir, "r.db"), "-zone", "in", "-server", "127.0.0.1:1"); code != exitUsage || !strings.Contains(errOut, "AXFR") {
+		t.Errorf("verify against no server: exit %d, %q", code, errOut)
+	}
+	if !slices.IsSorted(serials) || len(slices.Compact(slices.Clone(serials))) != len(serials) {
+		t.Errorf("serials %v, want strictly increasing", serials)
+	}
+}
+
+// BenchmarkKnotPublishLatency: the time from a registry create (domain
+// and its name server) to the name resolving in Knot: create, delegate,
+// publish (knotc -b zone-reload: Knot has re-signed when it returns),
+// then kdig until Knot answers the delegation. Reports the median and
+// the worst over b.N creates (go test ./cmd/akshara -run '^$'
+// -bench KnotPublishLatency -benchtime 50x).
+func BenchmarkKnotPublishLatency(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "r.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _, err := svc.AddRegistrar(ctx, "acme")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.CreateHost(ctx, r, "ns.example.net", nil); err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(dir, "in.zone")
+	eo := registry.ZoneExportOptions{NS: []string{"a.nic.example.org"}}
+	if _, _, _, err := publishZone(ctx, svc, "in", eo, publishOptions{Out: file}); err != nil {
+		b.Fatal(err)
+	}
+	k := startKnot(b, dir)
+	po := publishOptions{Out: file, MaxDrop: 0.1, Reload: func(z string) error {
+		return runReload(exec.Command("knotc", "-s", k.socket, "-b", "zone-reload", z))
+	}}
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		name := fmt.Sprintf("latency%d.in", i)
+		t0 := time.Now()
+		if _, err := svc.Create(ctx, r, name, ""); err != nil {
+			b.Fatal(err)
+		}
+		if err := svc.UpdateDelegation(ctx, r, name, registry.Delegation{AddNS: []string{"ns.example.net"}}); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, _, err := publishZone(ctx, svc, "in", eo, po); err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; !strings.Contains(k.query(b, name, "NS", false), name+". NS ns.example.net."); j++ {
+			if j == 1000 {
+				b.Fatalf("%s does not resolve", name)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// akshara zone publish (issue 24): the zone written atomically to the
+// file Knot DNS serves, then Knot asked to reload it (docs/delegation.md,
+// "Publishing to Knot DNS").
+
+// errPublishGuard is the change guard's refusal.
+var errPublishGuard = errors.New("change guard")
+
+// publishOptions are what zone publish does besides the export.
+type publishOptions struct {
+	Out     string             // the zone file Knot reads
+	MaxDrop float64            // the share of the old file's delegations that may go, 0..1
+	Force   bool               // publish whatever the guard says
+	Reload  func(string) error // called with the zone's A-label after the rename; nil for none
+	Now     func() time.Time   // the serial's clock (the CLI's, not the registry's)
+}
+
+// publishZone writes the zone to o.Out with a serial above the one of the
+// file it replaces (the unix time, or the old serial + 1 if that is not
+// larger), refuses when the new file has fewer than (1 - MaxDrop) of the
+// old file's delegations (unless Force), renames it into place and calls
+// Reload. It returns the serial and the old and new delegation counts.
+func publishZone(ctx context.Context, svc *registry.Service, zone string, eo registry.ZoneExportOptions, o publishOptions) (serial uint32, oldN, newN int, err error) {
+	old, rerr := os.ReadFile(o.Out)
+	if rerr != nil && !os.IsNotExist(rerr) {
+		return 0, 0, 0, rerr
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	serial = uint32(now().Unix())
+	if s, ok := zoneFileSerial(old); ok && s >= serial {
+		serial = s + 1
+	}
+	eo.Serial = serial
+	var buf bytes.Buffer
+	if err := svc.ExportZone(ctx, zone, eo, &buf); err != nil {
+		return 0, 0, 0, err
+	}
+	oldN, newN = zoneFileDelegations(old), zoneFileDelegations(buf.Bytes())
+	if !o.Force && oldN > 0 && float64(newN) < float64(oldN)*(1-o.MaxDrop) {
+		return serial, oldN, newN, fmt.Errorf("%w: the new zone has %d delegations, the file it would replace %d: more than %.0f%% would go; nothing published (check the registry, or -force)", errPublishGuard, newN, oldN, o.MaxDrop*100)
+	}
+	if err := writeFileAtomic(o.Out, buf.Bytes()); err != nil {
+		return serial, oldN, newN, err
+	}
+	if o.Reload != nil {
+		origin := zoneFileOrigin(buf.Bytes())
+		if err := o.Reload(strings.TrimSuffix(origin, ".")); err != nil {
+			return serial, oldN, newN, fmt.Errorf("the zone file is written, the reload failed: %w", err)
+		}
+	}
+	return serial, oldN, newN, nil
+}
+
+// writeFileAtomic writes b to a temporary file beside path, syncs it and
+// renames it onto path.
+func writeFileAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".zone-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// zoneFileOrigin is the $ORIGIN of a file zone export wrote.
+func zoneFileOrigin(b []byte) string {
+	for _, l := range strings.Split(string(b), "\n") {
+		if o, ok := strings.CutPrefix(l, "$ORIGIN "); ok {
+			return strings.TrimSpace(o)
+		}
+	}
+	return ""
+}
+
+// zoneFileSerial is the SOA serial of a file zone export wrote.
+func zoneFileSerial(b []byte) (uint32, bool) {
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) == 5 && f[3] == "SOA" {
+			r := strings.Fields(f[4])
+			if len(r) >= 3 {
+				s, err := strconv.ParseUint(r[2], 10, 32)
+				return uint32(s), err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// zoneFileDelegations counts the delegated names (owners of NS records
+// other than the apex) of a file zone export wrote.
+func zoneFileDelegations(b []byte) int {
+	origin := zoneFileOrigin(b)
+	seen := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) == 5 && f[3] == "NS" && f[0] != origin {
+			seen[f[0]] = true
+		}
+	}
+	return len(seen)
+}
+
+// cmdZonePublish runs akshara zone publish.
+func cmdZonePublish(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("zone publish", zoneUsage, stderr)
+	openStore := storeFlags(fs)
+	zone := fs.String("zone", "", "the `ZONE` to publish (U-label or A-label)")
+	ns := fs.String("ns", "", "the zone's own name servers, comma-separated `HOSTS` (outside the zone)")
+	mname := fs.String("mname", "", "the SOA MNAME `HOST` (default: the first -ns)")
+	rname := fs.String("rname", "", "the SOA RNAME `MAILBOX` as a domain name (default: hostmaster.ZONE.)")
+	ttl := fs.Int("ttl", 3600, "the TTL of every record, `SECONDS`")
+	out := fs.String("o", "", "the zone `FILE` Knot serves (written atomically: a temporary file renamed)")
+	socket := fs.String("knotc", "", "reload with knotc -s `SOCKET` -b zone-reload ZONE")
+	reload := fs.String("reload", "", "reload with the shell `COMMAND` (the zone's A-label in $ZONE) instead of -knotc")
+	maxDrop := fs.Float64("max-drop", 10, "refuse when more than `PERCENT` of the old file's delegations would go")
+	force := fs.Bool("force", false, "publish whatever the change guard says")
+	if status, ok := parseFlags(fs, args, 0); !ok {
+		return status
+	}
+	if *out == "" || *maxDrop < 0 || *maxDrop > 100 || (*socket != "" && *reload != "") {
+		fmt.Fprintln(stderr, "akshara zone publish: -o FILE is required, -max-drop is 0 to 100, and -knotc and -reload exclude each other")
+		return exitUsage
+	}
+	var hosts []string
+	for _, h := range strings.Split(*ns, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	po := publishOptions{Out: *out, MaxDrop: *maxDrop / 100, Force: *force}
+	switch {
+	case *socket != "":
+		po.Reload = func(z string) error { return runReload(exec.Command("knotc", "-s", *socket, "-b", "zone-reload", z)) }
+	case *reload != "":
+		po.Reload = func(z string) error {
+			c := exec.Command("sh", "-c", *reload)
+			c.Env = append(os.Environ(), "ZONE="+z)
+			return runReload(c)
+		}
+	}
+	eo := registry.ZoneExportOptions{NS: hosts, MName: *mname, RName: *rname, TTL: *ttl}
+	guard := false
+	code := withService("zone publish", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+		if *zone == "" {
+			return registry.Errorf(registry.CodeBadName, "-zone is required")
+		}
+		serial, oldN, newN, err := publishZone(ctx, svc, *zone, eo, po)
+		if errors.Is(err, errPublishGuard) {
+			guard = true
+		}
+		if err == nil {
+			fmt.Fprintf(stdout, "published %s serial %d: %d delegations (were %d)\n", *out, serial, newN, oldN)
+		}
+		return err
+	})
+	if guard {
+		return exitInvalid
+	}
+	return code
+}
+
+// runReload runs a reload command, its output in the error.
+func runReload(c *exec.Cmd) error {
+	if b, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(c.Args, " "), err, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
