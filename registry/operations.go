@@ -289,7 +289,7 @@ func (s *Service) Reserve(ctx context.Context, input, reason string) (*ReservedN
 	if err != nil {
 		return nil, err
 	}
-	r := ReservedName{Zone: z.Name, Label: c.label, Reason: strings.TrimSpace(reason), Created: time.Now().UTC()}
+	r := ReservedName{Zone: z.Name, Label: c.label, Reason: strings.TrimSpace(reason), Created: s.clock.Now()}
 	if len(r.Reason) > 200 || !utf8.ValidString(r.Reason) {
 		return nil, Errorf(CodeBadName, "a reason has at most 200 bytes of UTF-8")
 	}
