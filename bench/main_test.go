@@ -6,16 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/akshara-idn/akshara/internal/inputdir"
 )
 
 // TestMain lets a test run the command itself (BENCH_MAIN=1).
-func TestMain(m *testing.M) {
-	if os.Getenv("BENCH_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { inputdir.Main(m, "BENCH_MAIN", main) }
 
 // TestLanguagesMissingDir: `bench -languages DIR` with a DIR that does not
 // exist, or holds no word list, fails with an error naming DIR (issue 22:

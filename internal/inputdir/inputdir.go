@@ -58,3 +58,14 @@ func TestRequired(t *testing.T, env, flag, dir, out string, args ...string) {
 		}
 	}
 }
+
+// Main is a command's TestMain: with env set to "1" the test binary is the
+// command (it runs main and exits), so that a test can run it as a child
+// process (TestRequired); otherwise it runs the tests.
+func Main(m *testing.M, env string, main func()) {
+	if os.Getenv(env) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,13 +8,7 @@ import (
 )
 
 // TestMain lets a test run the command itself (GEN_MAIN=1).
-func TestMain(m *testing.M) {
-	if os.Getenv("GEN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { inputdir.Main(m, "GEN_MAIN", main) }
 
 // TestInputRequired: the command's input lies outside the repository; it
 // must be named with -corpora, and a folder that is not there stops the command
