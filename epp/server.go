@@ -543,8 +543,8 @@ func (ss *session) throttle(c *command) *response {
 	defer cancel()
 	if err := l.Wait(ctx); err != nil {
 		ss.log.Warn("epp: command rate exceeded", "rate", ss.s.opts.CommandRate)
-		// RATE_LIMITED of the code table: 2502
-		return fail(CodeSessionLimit, fmt.Sprintf("%s: too many commands for registrar %s (at most %g a second); retry later", messages[CodeSessionLimit], ss.registrar.Name, ss.s.opts.CommandRate))
+		// RATE_LIMITED of the code table
+		return fail(registry.InfoOf(registry.CodeRateLimited).EPP, fmt.Sprintf("%s: too many commands for registrar %s (at most %g a second); retry later", messages[CodeSessionLimit], ss.registrar.Name, ss.s.opts.CommandRate))
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ const (
 	CodeBadJSON          = "BAD_JSON"
 	CodeBadUTF8          = "BAD_UTF8"
 	CodeTooLarge         = "TOO_LARGE"
-	CodeRateLimited      = "RATE_LIMITED"
+	CodeRateLimited      = registry.CodeRateLimited
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	CodeTimeout          = "TIMEOUT"
 	CodeBadParam         = "BAD_PARAM"
@@ -47,7 +47,6 @@ func init() {
 	registry.DefineCode(CodeBadJSON, registry.CodeInfo{HTTP: http.StatusBadRequest, EPP: 2001, Reason: "bad request"})
 	registry.DefineCode(CodeBadUTF8, registry.CodeInfo{HTTP: http.StatusBadRequest, EPP: 2005, Reason: "bad utf-8"})
 	registry.DefineCode(CodeTooLarge, registry.CodeInfo{HTTP: http.StatusRequestEntityTooLarge, EPP: 2001, Reason: "too large"})
-	registry.DefineCode(CodeRateLimited, registry.CodeInfo{HTTP: http.StatusTooManyRequests, EPP: 2502, Reason: "rate limited"})
 	registry.DefineCode(CodeMethodNotAllowed, registry.CodeInfo{HTTP: http.StatusMethodNotAllowed, EPP: 2101, Reason: "method not allowed"})
 	registry.DefineCode(CodeTimeout, registry.CodeInfo{HTTP: http.StatusServiceUnavailable, EPP: 2400, Reason: "timeout"})
 	registry.DefineCode(CodeBadParam, registry.CodeInfo{HTTP: http.StatusBadRequest, EPP: 2005, Reason: "bad parameter"})

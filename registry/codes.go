@@ -15,6 +15,10 @@ type CodeInfo struct {
 	Reason string // short, lower case, ≤ 32 characters
 }
 
+// CodeRateLimited refuses a client over its rate: HTTP 429, EPP 2502
+// (closing), WHOIS a refusal line; every front end limits its clients.
+const CodeRateLimited = "RATE_LIMITED"
+
 // codeTable is the one table from error codes to what the front ends
 // answer. Front ends with codes of their own (httpapi's BAD_JSON, …) add
 // them with DefineCode; nothing else maps codes to statuses.
@@ -37,6 +41,7 @@ var (
 		CodeNotRenewable:    {409, 2105, "not eligible for renewal"},
 		CodeBadStatus:       {400, 2306, "status not allowed"},
 		CodeRevoked:         {403, 2200, "registrar revoked"},
+		CodeRateLimited:     {429, 2502, "rate limited"},
 	}
 )
 

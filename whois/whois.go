@@ -32,8 +32,8 @@ import (
 	"github.com/akshara-idn/akshara/registry"
 )
 
-// CodeRateLimited is the code of a refused query (as the HTTP API's).
-const CodeRateLimited = "RATE_LIMITED"
+// CodeRateLimited is the code of a refused query: the code table's.
+const CodeRateLimited = registry.CodeRateLimited
 
 // Options configure a Server.
 type Options struct {
