@@ -637,6 +637,29 @@ func (s *Service) CreateDelegated(ctx context.Context, r *Registrar, input, lang
 // CreateDelegatedWith is CreateDelegated with a create's options (authInfo,
 // period: CreateWith).
 func (s *Service) CreateDelegatedWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
+	if !o.WithContacts {
+		return s.createDelegated(ctx, r, input, lang, o, ns, dsRecs)
+	}
+	z, _, err := s.locate(input)
+	if err == nil {
+		err = s.precheckContacts(ctx, r, z, o.Contacts) // contacts.go
+	}
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	d, err := s.createDelegated(ctx, r, input, lang, o, ns, dsRecs)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.linkContacts(ctx, r, d, z, o.Contacts); err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	return d, nil
+}
+
+func (s *Service) createDelegated(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
 	if len(ns) == 0 && len(dsRecs) == 0 {
 		return s.CreateWith(ctx, r, input, lang, o)
 	}
@@ -698,6 +721,7 @@ func zoneSettings(z *Zone, defaults []Zone) {
 	for _, d := range defaults {
 		if d.Name == z.Name {
 			z.MaxNameServers = d.MaxNameServers
+			z.Contacts = d.Contacts // contacts.go
 		}
 	}
 }

@@ -343,7 +343,7 @@ func (s *Store) deleteDelegation(ctx context.Context, tx *sql.Tx, domainID int64
 	if err := s.noHostsUnder(ctx, tx, domainID, name); err != nil {
 		return err
 	}
-	for _, q := range []string{`DELETE FROM domain_hosts WHERE domain_id = ?`, `DELETE FROM ds_records WHERE domain_id = ?`} {
+	for _, q := range []string{`DELETE FROM domain_hosts WHERE domain_id = ?`, `DELETE FROM ds_records WHERE domain_id = ?`, `DELETE FROM domain_contacts WHERE domain_id = ?`} {
 		if _, err := tx.ExecContext(ctx, s.q(q), domainID); err != nil {
 			return err
 		}
@@ -443,6 +443,7 @@ func (s *Store) purgeDelegation(ctx context.Context, tx *sql.Tx, ids []any) erro
 		{`DELETE FROM host_addrs WHERE host_id IN ` + sub, ids},
 		{`DELETE FROM hosts WHERE domain_id IN ` + in, ids},
 		{`DELETE FROM ds_records WHERE domain_id IN ` + in, ids},
+		{`DELETE FROM domain_contacts WHERE domain_id IN ` + in, ids}, // contacts.go: the contacts stay
 	} {
 		if _, err := tx.ExecContext(ctx, s.q(q.sql), q.args...); err != nil {
 			return err

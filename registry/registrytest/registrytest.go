@@ -53,6 +53,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Hosts", testHosts},
 		{"HostRace", testHostRace},
 		{"DNSSEC", testDNSSEC},
+		{"Contacts", testContacts},
+		{"DomainContacts", testDomainContacts},
 		{"ZoneExport", testZoneExport},
 		{"ZoneExportLifecycle", testZoneExportLifecycle},
 		{"LifecycleScenario", testLifecycleScenario},
