@@ -436,11 +436,11 @@ type ContactUpdate struct {
 	AddStatuses, RemStatuses []string
 	// Postal replaces the postal info of each type it has (one of a
 	// type the contact lacks is added).
-	Postal       []PostalInfo
-	Voice, Fax   *Phone // nil: unchanged; an empty Number removes it
-	Email        string // "": unchanged
-	Disclose     *Disclose
-	AuthInfo     string // "": unchanged
+	Postal     []PostalInfo
+	Voice, Fax *Phone // nil: unchanged; an empty Number removes it
+	Email      string // "": unchanged
+	Disclose   *Disclose
+	AuthInfo   string // "": unchanged
 }
 
 // UpdateContact changes a contact the registrar sponsors.

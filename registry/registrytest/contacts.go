@@ -17,9 +17,9 @@ func DevanagariContact() registry.ContactData {
 			{Type: "int", Name: "Rahul Sharma", Org: "Kitab Prakashan", Street: []string{"12 MG Marg", "Hazratganj"}, City: "Lucknow", SP: "UP", PC: "226001", CC: "IN"},
 			{Type: "loc", Name: "राहुल शर्मा \u0958ादिर", Org: "किताब प्रकाशन", Street: []string{"१२ एम॰ जी॰ मार्ग", "हज़रतगंज"}, City: "लखनऊ", SP: "उत्तर प्रदेश", PC: "226001", CC: "IN"},
 		},
-		Voice: &registry.Phone{Number: "+91.5222345678", Ext: "12"},
-		Fax:   &registry.Phone{Number: "+91.5222345679"},
-		Email: "rahul@example.in",
+		Voice:    &registry.Phone{Number: "+91.5222345678", Ext: "12"},
+		Fax:      &registry.Phone{Number: "+91.5222345679"},
+		Email:    "rahul@example.in",
 		Disclose: &registry.Disclose{Flag: false, Fields: []string{"voice", "email"}},
 	}
 }
