@@ -151,14 +151,17 @@ func (ss *session) dispatch(c *command) *response {
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
+	if r := ss.dispatchContact(obj, verb, c.Ext); r != nil { // contacts (contact.go)
+		return r
+	}
 	if r := ss.dispatchDelegation(obj, verb, c.Ext); r != nil { // hosts, domain update (host.go)
 		return r
 	}
 	op, got := obj.op()
 	if op == nil {
 		switch got.Space {
-		case NSCont:
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain and host objects only (%s, %s)", messages[CodeUnimplObject], NSDomain, NSHost))
+		case NSCont: // a contact verb the registry does not serve (renew)
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <contact:%s> (contacts are checked, created, read, updated and deleted; they are not renewed or transferred)", messages[CodeUnimplemented], verb))
 		case "":
 			return fail(CodeMissing, fmt.Sprintf("%s: <%s> holds a <domain:%s>", messages[CodeMissing], verb, verb))
 		}
@@ -200,7 +203,11 @@ func (ss *session) dispatch(c *command) *response {
 		if r != nil {
 			return r
 		}
-		return ss.create(names[0], idn, pw, op.Period, ns, ds)
+		cs, r := domainContacts(op.Registrant, op.Contacts) // contact.go
+		if r != nil {
+			return r
+		}
+		return ss.create(names[0], idn, registry.CreateOptions{AuthInfo: pw, Contacts: cs, WithContacts: true}, op.Period, ns, ds)
 	case "renew":
 		return ss.renew(names[0], op)
 	default:
@@ -261,7 +268,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 	}
 	for _, u := range l.Svcs.ObjURI {
 		if !servedObject(strings.TrimSpace(u)) {
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost))
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s, %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost, NSCont))
 		}
 	}
 	for _, u := range l.Svcs.ExtURI {
@@ -406,11 +413,12 @@ func readPeriod(p *period) (registry.Period, *response) {
 	return registry.Period{N: n, Unit: unit[0]}, nil
 }
 
-func (ss *session) create(name string, idn *idnData, authInfo string, p *period, ns []string, ds []registry.DS) *response {
+func (ss *session) create(name string, idn *idnData, o registry.CreateOptions, p *period, ns []string, ds []registry.DS) *response {
 	per, bad := readPeriod(p)
 	if bad != nil {
 		return bad
 	}
+	o.Period = per
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -428,7 +436,7 @@ func (ss *session) create(name string, idn *idnData, authInfo string, p *period,
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.CreateDelegatedWith(ctx, ss.registrar, name, lang, registry.CreateOptions{AuthInfo: authInfo, Period: per}, ns, ds) // host.go
+	d, err := ss.s.svc.CreateDelegatedWith(ctx, ss.registrar, name, lang, o, ns, ds) // host.go
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -528,7 +536,7 @@ func (ss *session) info(name string) *response {
 		}
 		b.WriteString(`<domain:status s="` + st + `"/>`)
 	}
-	b.WriteString(domainNSXML(d) + `<domain:clID>`) // host.go
+	b.WriteString(domainContactsXML(d) + domainNSXML(d) + `<domain:clID>`) // contact.go, host.go
 	esc(&b, clID(d.Registrar))
 	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
 	if !d.Updated.IsZero() && !d.Updated.Equal(d.Created) {

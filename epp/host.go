@@ -46,7 +46,7 @@ type domainNS struct {
 }
 
 // servedObject reports whether the server serves an object namespace.
-func servedObject(u string) bool { return u == NSDomain || u == NSHost }
+func servedObject(u string) bool { return u == NSDomain || u == NSHost || u == NSCont }
 
 // servedExtension reports whether the server implements an extension.
 func servedExtension(u string) bool { return u == NSIDN || u == NSRGP || u == NSSecDNS }

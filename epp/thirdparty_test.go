@@ -13,6 +13,7 @@ import (
 	domainr "github.com/domainr/epp"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
 // TestDomainrClient drives the server with github.com/domainr/epp, a Go
@@ -220,6 +221,52 @@ func TestNetEPPTransfer(t *testing.T) {
 	for i, w := range want {
 		if lines[i] != w {
 			t.Errorf("line %d: %q, want %q", i+1, lines[i], w)
+		}
+	}
+}
+
+// TestNetEPPContacts drives contact create and info with a loc postal
+// address in Devanagari (its name not in NFC: it must come back byte for
+// byte), and a domain create with registrant, admin and tech, with
+// Debian's Net::EPP (testdata/netepp_contact.pl), on a registry with the
+// zones file's contact policy (भारत requires registrant, admin and
+// tech). Every frame the server sends is validated with xmllint.
+func TestNetEPPContacts(t *testing.T) {
+	t.Parallel()
+	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
+		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
+	})
+	e := newEnvOn(t, registrytest.SQLiteService(t), epp.Options{})
+	_, port, _ := net.SplitHostPort(e.addr)
+	cmd := exec.Command("perl", "testdata/netepp_contact.pl")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("netepp_contact.pl: %v\n%s", err, out)
+	}
+	want := []string{
+		`^login: 1000$`,
+		`^check: avail=1 \(1000\)$`,
+		`^create rs-1: 1000$`,
+		`^create adm-1: 1000$`,
+		`^create tech-1: 1000$`,
+		`^create bad email: 2005$`,
+		`^info: 1000 id=rs-1 email=rahul@example.in voice=\+91\.5222345678$`,
+		`^loc: ` + regexp.QuoteMeta("राहुल शर्मा \u0958ादिर|किताब प्रकाशन|१२ एम॰ जी॰ मार्ग|हज़रतगंज|लखनऊ|उत्तर प्रदेश|226001|IN") + `$`,
+		`^int: Rahul Sharma\|Lucknow$`,
+		`^domain create without tech: 2306$`,
+		`^domain create: 1000$`,
+		`^domain info: 1000 registrant=rs-1 admin=adm-1 tech=tech-1$`,
+		`^delete linked: 2305$`,
+		`^logout: ok$`,
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("netepp_contact.pl printed:\n%s", out)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
 		}
 	}
 }

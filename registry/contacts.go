@@ -120,7 +120,7 @@ type Contact struct {
 	Version int64 `json:"-"`
 }
 
-// Postal returns the contact's postal info of a type, or nil.
+// PostalOf returns the contact's postal info of a type, or nil.
 func (c *Contact) PostalOf(typ string) *PostalInfo {
 	for i := range c.Postal {
 		if c.Postal[i].Type == typ {
@@ -434,13 +434,21 @@ func (s *Service) PublicContact(ctx context.Context, id string) (*Contact, error
 // the fields of Chg that are set replace the contact's.
 type ContactUpdate struct {
 	AddStatuses, RemStatuses []string
-	// Postal replaces the postal info of each type it has (one of a
+	// Postal changes the postal info of each type it names (one of a
 	// type the contact lacks is added).
-	Postal     []PostalInfo
+	Postal     []PostalChange
 	Voice, Fax *Phone // nil: unchanged; an empty Number removes it
 	Email      string // "": unchanged
 	Disclose   *Disclose
 	AuthInfo   string // "": unchanged
+}
+
+// PostalChange is a <contact:chg>'s postal info: the fields set replace
+// the contact's of that type.
+type PostalChange struct {
+	Type      string
+	Name, Org *string
+	Addr      *PostalInfo // its Street, City, SP, PC and CC
 }
 
 // UpdateContact changes a contact the registrar sponsors.
@@ -502,14 +510,22 @@ func (s *Service) updateContact(ctx context.Context, r *Registrar, id string, u 
 	sort.Strings(next.Statuses)
 	next.Postal = append([]PostalInfo(nil), c.Postal...)
 	for _, p := range u.Postal {
-		replaced := false
-		for i := range next.Postal {
-			if next.Postal[i].Type == p.Type {
-				next.Postal[i], replaced = p, true
-			}
+		i := 0
+		for i < len(next.Postal) && next.Postal[i].Type != p.Type {
+			i++
 		}
-		if !replaced {
-			next.Postal = append(next.Postal, p)
+		if i == len(next.Postal) {
+			next.Postal = append(next.Postal, PostalInfo{Type: p.Type})
+		}
+		q := &next.Postal[i]
+		if p.Name != nil {
+			q.Name = *p.Name
+		}
+		if p.Org != nil {
+			q.Org = *p.Org
+		}
+		if a := p.Addr; a != nil {
+			q.Street, q.City, q.SP, q.PC, q.CC = a.Street, a.City, a.SP, a.PC, a.CC
 		}
 	}
 	sort.Slice(next.Postal, func(i, j int) bool { return next.Postal[i].Type < next.Postal[j].Type })
@@ -674,18 +690,29 @@ func sortContacts(cs []DomainContact) []DomainContact {
 	return cs
 }
 
+// DomainContactUpdate is a change of a domain's contacts: removals, then
+// additions; Registrant ("" for none) replaces the registrant.
+type DomainContactUpdate struct {
+	Add, Rem   []DomainContact
+	Registrant string
+}
+
 // UpdateDomainContacts changes the contacts of a domain the registrar
-// sponsors (add, remove, a new registrant), atomically.
-func (s *Service) UpdateDomainContacts(ctx context.Context, r *Registrar, input string, add, rem []DomainContact) error {
-	err := s.updateDomainContacts(ctx, r, input, add, rem)
+// sponsors, atomically.
+func (s *Service) UpdateDomainContacts(ctx context.Context, r *Registrar, input string, u DomainContactUpdate) error {
+	err := s.updateDomainContacts(ctx, r, input, u)
 	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "update", Name: input, Result: resultOf(err)})
 	return err
 }
 
-func (s *Service) updateDomainContacts(ctx context.Context, r *Registrar, input string, add, rem []DomainContact) error {
+func (s *Service) updateDomainContacts(ctx context.Context, r *Registrar, input string, u DomainContactUpdate) error {
 	z, label, err := s.locate(input)
 	if err != nil {
 		return err
+	}
+	add, rem := u.Add, u.Rem
+	if u.Registrant != "" {
+		add = append(append([]DomainContact(nil), add...), DomainContact{Role: RoleRegistrant, ID: u.Registrant})
 	}
 	for _, list := range [][]DomainContact{add, rem} {
 		for _, c := range list {
@@ -707,6 +734,17 @@ func (s *Service) updateDomainContacts(ctx context.Context, r *Registrar, input 
 	}
 	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
 		return err
+	}
+	if u.Registrant != "" { // the registrant it replaces
+		cur, err := store.DomainContacts(ctx, dom.ID)
+		if err != nil {
+			return err
+		}
+		for _, c := range cur {
+			if c.Role == RoleRegistrant {
+				rem = append(append([]DomainContact(nil), rem...), c)
+			}
+		}
 	}
 	return store.ChangeDomainContacts(ctx, z.Name, label, r.ID, &ContactChange{Add: add, Rem: rem, Required: requiredRoles(z)})
 }

@@ -135,10 +135,10 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	wantCode(t, "UpdateContact bad email", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{Email: "not-an-address"}), registry.CodeBadContact)
 	loc := DevanagariContact().Postal[1]
 	loc.City = "कानपुर"
-	must(t, "UpdateContact", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{Email: "rs@example.in", Postal: []registry.PostalInfo{loc}, Fax: &registry.Phone{}}))
+	must(t, "UpdateContact", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{Email: "rs@example.in", Postal: []registry.PostalChange{{Type: "loc", Addr: &loc}}, Fax: &registry.Phone{}}))
 	got, err = e.svc.ContactInfo(ctx, a, "rs-1", "")
 	must(t, "ContactInfo", err)
-	if got.Email != "rs@example.in" || got.Postal[1].City != "कानपुर" || got.Postal[0].City != "Lucknow" || got.Fax != nil || !got.Updated.After(got.Created) && !got.Updated.Equal(got.Created) {
+	if got.Email != "rs@example.in" || got.Postal[1].City != "कानपुर" || got.Postal[1].Name != DevanagariContact().Postal[1].Name || got.Postal[0].City != "Lucknow" || got.Fax != nil || !got.Updated.After(got.Created) && !got.Updated.Equal(got.Created) {
 		t.Fatalf("after the update: %+v", got)
 	}
 	must(t, "UpdateContact authInfo", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{AuthInfo: "Contact-pw-new"}))
@@ -230,16 +230,17 @@ func testDomainContacts(t *testing.T, open func(*testing.T) registry.Store) {
 
 	// update: a new registrant in one update; a change leaving a
 	// required role empty, or taking another's contact, changes nothing
-	wantCode(t, "rem tech", e.svc.UpdateDomainContacts(ctx, a, kitab, nil, dc("tech", "a-tech")), registry.CodeContactRequired)
-	wantCode(t, "second registrant", e.svc.UpdateDomainContacts(ctx, a, kitab, dc("registrant", "a-new"), nil), registry.CodeContactPolicy)
-	wantCode(t, "beta's contact", e.svc.UpdateDomainContacts(ctx, a, kitab, dc("admin", "b-reg"), nil), registry.CodeContactNotSponsored)
-	wantCode(t, "by beta", e.svc.UpdateDomainContacts(ctx, b, kitab, dc("admin", "b-reg"), nil), registry.CodeForbidden)
-	wantCode(t, "rem absent", e.svc.UpdateDomainContacts(ctx, a, kitab, nil, dc("admin", "a-new")), registry.CodeContactPolicy)
+	wantCode(t, "rem tech", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Rem: dc("tech", "a-tech")}), registry.CodeContactRequired)
+	wantCode(t, "second registrant", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Add: dc("registrant", "a-new")}), registry.CodeContactPolicy)
+	wantCode(t, "beta's contact", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Add: dc("admin", "b-reg")}), registry.CodeContactNotSponsored)
+	wantCode(t, "by beta", e.svc.UpdateDomainContacts(ctx, b, kitab, registry.DomainContactUpdate{Add: dc("admin", "b-reg")}), registry.CodeForbidden)
+	wantCode(t, "rem absent", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Rem: dc("admin", "a-new")}), registry.CodeContactPolicy)
+	wantCode(t, "chg registrant to beta's", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Registrant: "b-reg"}), registry.CodeContactNotSponsored)
 	d, _ = e.svc.Info(ctx, kitab)
 	if !reflect.DeepEqual(d.Contacts, want) {
 		t.Fatalf("a refused update changed the contacts: %v", d.Contacts)
 	}
-	must(t, "chg registrant", e.svc.UpdateDomainContacts(ctx, a, kitab, dc("registrant", "a-new"), dc("registrant", "a-reg")))
+	must(t, "chg registrant", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Registrant: "a-new"}))
 	d, _ = e.svc.Info(ctx, kitab)
 	if want := dc("registrant", "a-new", "admin", "a-adm", "tech", "a-tech", "billing", "a-new"); !reflect.DeepEqual(d.Contacts, want) {
 		t.Fatalf("after chg registrant: %v, want %v", d.Contacts, want)
