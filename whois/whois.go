@@ -367,6 +367,7 @@ func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	if d.Deleted() && !d.PurgeAt.IsZero() {
 		w.field("Pending Delete Until", d.PurgeAt.UTC().Format(time.RFC3339))
 	}
+	s.contacts(ctx, w, d)
 	if d.Lang == registry.LDH {
 		w.field("Language", "ldh (plain ASCII letters, digits and hyphens)")
 	} else if l, err := akshara.Lookup(d.Lang); err == nil {
@@ -480,4 +481,42 @@ func (s *Server) zoneSaid(zone string) string {
 		}
 	}
 	return zone + " is not served here"
+}
+
+// redactedForPrivacy is the value of a redacted contact field, as ccTLD
+// WHOIS servers write it.
+const redactedForPrivacy = "REDACTED FOR PRIVACY"
+
+// whoisRole is the word of a contact role in WHOIS field names.
+var whoisRole = map[string]string{
+	registry.RoleRegistrant: "Registrant",
+	registry.RoleAdmin:      "Admin",
+	registry.RoleTech:       "Tech",
+	registry.RoleBilling:    "Billing",
+}
+
+// contacts writes a domain's contacts, redacted: for each, the fields it
+// has, each REDACTED FOR PRIVACY (what RDAP removes; docs/contacts.md).
+func (s *Server) contacts(ctx context.Context, w *writer, d *registry.Domain) {
+	for _, dc := range d.Contacts {
+		role := whoisRole[dc.Role]
+		c, err := s.svc.PublicContact(ctx, dc.ID)
+		if err != nil { // read meanwhile: the role is still said
+			w.field("Registry "+role+" ID", redactedForPrivacy)
+			continue
+		}
+		org, street, sp, pc := false, false, false, false
+		for _, p := range c.Postal {
+			org, street, sp, pc = org || p.Org != "", street || len(p.Street) > 0, sp || p.SP != "", pc || p.PC != ""
+		}
+		for _, f := range []struct {
+			name    string
+			present bool
+		}{{"Registry %s ID", true}, {"%s Name", true}, {"%s Organization", org}, {"%s Street", street}, {"%s City", true},
+			{"%s State/Province", sp}, {"%s Postal Code", pc}, {"%s Country", true}, {"%s Phone", c.Voice != nil}, {"%s Fax", c.Fax != nil}, {"%s Email", true}} {
+			if f.present {
+				w.field(fmt.Sprintf(f.name, role), redactedForPrivacy)
+			}
+		}
+	}
 }

@@ -47,6 +47,16 @@ func newEnv(t testing.TB, svc *registry.Service, o whois.Options) *env {
 	if _, err := svc.Create(ctx, r, kitab, "hi"); err != nil {
 		t.Fatal(err)
 	}
+	// its contacts (docs/contacts.md), shown redacted
+	for _, id := range []string{"rs-1", "adm-1"} {
+		if _, err := svc.CreateContact(ctx, r, id, registrytest.DevanagariContact(), "Contact-pw-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dc := []registry.DomainContact{{Role: "registrant", ID: "rs-1"}, {Role: "admin", ID: "adm-1"}, {Role: "tech", ID: "adm-1"}}
+	if err := svc.UpdateDomainContacts(ctx, r, kitab, registry.DomainContactUpdate{Add: dc}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Create(ctx, r, "example.in", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +117,10 @@ func TestAnswers(t *testing.T) {
 		{"registered", []string{kitab, kitabA, kitab + ".", "XN--11B4AYA5ED.xn--h2brj9c.", "domain " + kitab}, []string{
 			"Domain Name: " + kitabA + "\r\n", "Domain Name (U-label): " + kitab + "\r\n", "Registrar: acme\r\n",
 			"Creation Date: ", "Registry Expiry Date: ", "Domain Status: ok\r\n", "Language: hi (Hindi)\r\n",
-			"Blocked Variant: " + kittab + " (" + kittabA + ")\r\n"},
-			[]string{"Blocked Variant: " + kitab + " "}},
+			"Blocked Variant: " + kittab + " (" + kittabA + ")\r\n",
+			"Registry Registrant ID: REDACTED FOR PRIVACY\r\nRegistrant Name: REDACTED FOR PRIVACY\r\nRegistrant Organization: REDACTED FOR PRIVACY\r\n",
+			"Registrant Email: REDACTED FOR PRIVACY\r\nRegistry Admin ID: REDACTED FOR PRIVACY\r\n", "Tech Phone: REDACTED FOR PRIVACY\r\n", "Tech Fax: REDACTED FOR PRIVACY\r\n"},
+			[]string{"Blocked Variant: " + kitab + " ", "Billing", "rahul@example.in", "+91.", "Rahul", "राहुल", "Lucknow", "लखनऊ", "226001", "rs-1", "adm-1"}},
 		{"blocked variant", []string{kittab, kittabA, kittab + ".", kittabA + "."}, []string{
 			"Domain Name: " + kittabA + "\r\n", "Domain Name (U-label): " + kittab + "\r\n", "Status: blocked\r\n",
 			"Code: CONFLICT\r\n", "Blocked By: " + kitab + " (" + kitabA + ")\r\n",
