@@ -61,7 +61,7 @@ func TestDelegation(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		testDelegation(t, newEnvOn(t, registrytest.PostgresService(t), epp.Options{}))
+		testDelegation(t, newEnvOn(t, registrytest.PostgresServiceWith(t, registrytest.ContactsOptional()), epp.Options{}))
 	})
 }
 
