@@ -65,6 +65,25 @@ func (s *Store) Contact(ctx context.Context, id string) (c *registry.Contact, er
 	return c, nil
 }
 
+// lockContact takes the contact's row lock (PostgreSQL; SQLite's writes
+// are serialized anyway) until the transaction ends: a delete and a link
+// of the same contact then run one after the other, so a delete never
+// misses a link made meanwhile, nor a link lands on a deleted contact.
+// CodeNotFound if the contact is gone.
+func (s *Store) lockContact(ctx context.Context, tx *sql.Tx, rowID int64, id string) error {
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE contacts SET handle = handle WHERE id = ?`), rowID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = registry.Errorf(registry.CodeNotFound, "there is no contact %s", id)
+		}
+		return err
+	}
+	return nil
+}
+
 // contactOf finds a contact's row id and sponsor in a transaction.
 func (s *Store) contactOf(ctx context.Context, tx *sql.Tx, id string) (rowID, owner int64, err error) {
 	err = tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM contacts WHERE handle = ?`), id).Scan(&rowID, &owner)
@@ -113,6 +132,9 @@ func (s *Store) DeleteContact(ctx context.Context, id string, registrarID int64)
 		if owner != registrarID {
 			return registry.Errorf(registry.CodeForbidden, "contact %s is sponsored by another registrar", id)
 		}
+		if err := s.lockContact(ctx, tx, rowID, id); err != nil { // before counting the links
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(DISTINCT domain_id) FROM domain_contacts WHERE contact_id = ?`), rowID).Scan(&n); err != nil {
 			return err
@@ -160,6 +182,9 @@ func (s *Store) ChangeDomainContacts(ctx context.Context, zone, label string, re
 			}
 			if cowner != registrarID {
 				return registry.Errorf(registry.CodeContactNotSponsored, "contact %s is sponsored by another registrar: a domain takes its own registrar's contacts only", dc.ID)
+			}
+			if err := s.lockContact(ctx, tx, cid, dc.ID); err != nil { // a concurrent delete
+				return err
 			}
 			var k int
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_contacts WHERE domain_id = ? AND role = ? AND contact_id = ?`), id, dc.Role, cid).Scan(&k); err != nil {

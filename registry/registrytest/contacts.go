@@ -1,8 +1,10 @@
 package registrytest
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -257,3 +259,66 @@ func testDomainContacts(t *testing.T, open func(*testing.T) registry.Store) {
 }
 
 func ignoreContact(_ *registry.Contact, err error) error { return err }
+
+// testContactRace: a contact deleted while domains are created naming it:
+// either the delete wins and no domain names the contact (their creates
+// refused NOT_FOUND, nothing stored), or it is refused ASSOCIATED and the
+// contact stays with its domains; never a domain naming a contact that
+// is gone, never an internal error.
+func testContactRace(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	for round := 0; round < 8; round++ {
+		id := fmt.Sprintf("race-%d", round)
+		_, err := e.svc.CreateContact(ctx, a, id, DevanagariContact(), "Contact-pw-1")
+		must(t, "CreateContact", err)
+		cs := []registry.DomainContact{{Role: "registrant", ID: id}, {Role: "admin", ID: id}, {Role: "tech", ID: id}}
+		const creates = 4
+		var wg sync.WaitGroup
+		errs := make([]error, creates+1)
+		for i := 0; i < creates; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				_, errs[i] = e.svc.CreateDelegatedWith(ctx, a, fmt.Sprintf("race%d-%d.in", round, i), "", registry.CreateOptions{Contacts: cs, WithContacts: true}, nil, nil)
+			}(i)
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[creates] = e.svc.DeleteContact(ctx, a, id) }()
+		wg.Wait()
+		created := 0
+		for i := 0; i < creates; i++ {
+			switch code := registry.CodeOf(errs[i]); {
+			case errs[i] == nil:
+				created++
+				d, err := e.svc.Info(ctx, fmt.Sprintf("race%d-%d.in", round, i))
+				must(t, "Info", err)
+				if len(d.Contacts) != 3 {
+					t.Fatalf("round %d: a created domain has contacts %v", round, d.Contacts)
+				}
+			case code == registry.CodeNotFound:
+				if d, err := e.svc.Info(ctx, fmt.Sprintf("race%d-%d.in", round, i)); registry.CodeOf(err) != registry.CodeNotFound {
+					t.Fatalf("round %d: a refused create left %+v, %v", round, d, err)
+				}
+			default:
+				t.Fatalf("round %d: create: %v", round, errs[i])
+			}
+		}
+		switch code := registry.CodeOf(errs[creates]); {
+		case errs[creates] == nil:
+			if created > 0 {
+				t.Fatalf("round %d: the contact was deleted and %d domains name it", round, created)
+			}
+		case code == registry.CodeAssociated:
+			if created == 0 {
+				t.Fatalf("round %d: the delete was refused ASSOCIATED and no domain names the contact", round)
+			}
+			if _, err := e.svc.ContactInfo(ctx, a, id, ""); err != nil {
+				t.Fatalf("round %d: the contact of %d domains: %v", round, created, err)
+			}
+		default:
+			t.Fatalf("round %d: delete: %v", round, errs[creates])
+		}
+	}
+}

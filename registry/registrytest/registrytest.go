@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"DNSSEC", testDNSSEC},
 		{"Contacts", testContacts},
 		{"DomainContacts", testDomainContacts},
+		{"ContactRace", testContactRace},
 		{"ZoneExport", testZoneExport},
 		{"ZoneExportLifecycle", testZoneExportLifecycle},
 		{"LifecycleScenario", testLifecycleScenario},
