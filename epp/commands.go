@@ -167,23 +167,9 @@ func (ss *session) dispatch(c *command) *response {
 		}
 		return fail(CodeUnimplObject, fmt.Sprintf("%s: object namespace %q", messages[CodeUnimplObject], got.Space))
 	}
-	names := make([]string, len(op.Names))
-	for i, n := range op.Names {
-		names[i] = strings.TrimSpace(n.V)
-		if names[i] == "" {
-			return fail(CodeMissing, messages[CodeMissing]+": an empty <domain:name>")
-		}
-		if utf8.RuneCountInString(names[i]) > 255 {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <domain:name> has at most 255 characters")
-		}
-	}
-	switch {
-	case len(names) == 0:
-		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>")
-	case verb == "check" && len(names) > maxCheck:
-		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
-	case verb != "check" && len(names) > 1:
-		return fail(CodeSyntax, messages[CodeSyntax]+": one <domain:name> per "+verb)
+	names, r := objectNames(op.Names, "domain:name", "names", verb, 1, 255)
+	if r != nil {
+		return r
 	}
 	switch verb {
 	case "check":
@@ -213,6 +199,35 @@ func (ss *session) dispatch(c *command) *response {
 	default:
 		return ss.delete(names[0])
 	}
+}
+
+// objectNames reads the names (or ids) of an object command: trimmed, of
+// min to max characters, several for a check (at most maxCheck), one for
+// the other verbs. elem is the element (domain:name), plural what the
+// check counts (names, ids).
+func objectNames(in []domainName, elem, plural, verb string, min, max int) ([]string, *response) {
+	names := make([]string, len(in))
+	for i, n := range in {
+		names[i] = strings.TrimSpace(n.V)
+		if names[i] == "" {
+			return nil, fail(CodeMissing, messages[CodeMissing]+": an empty <"+elem+">")
+		}
+		if k := utf8.RuneCountInString(names[i]); k < min || k > max {
+			if min > 1 {
+				return nil, fail(CodeValueSyntax, fmt.Sprintf("%s: a <%s> has %d to %d characters", messages[CodeValueSyntax], elem, min, max))
+			}
+			return nil, fail(CodeValueSyntax, fmt.Sprintf("%s: a <%s> has at most %d characters", messages[CodeValueSyntax], elem, max))
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return nil, fail(CodeMissing, messages[CodeMissing]+": <"+elem+">")
+	case verb == "check" && len(names) > maxCheck:
+		return nil, fail(CodeRange, fmt.Sprintf("%s: at most %d %s per check", messages[CodeRange], maxCheck, plural))
+	case verb != "check" && len(names) > 1:
+		return nil, fail(CodeSyntax, messages[CodeSyntax]+": one <"+elem+"> per "+verb)
+	}
+	return names, nil
 }
 
 // checkExtensions refuses extensions the server does not implement, and

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -15,21 +14,17 @@ import (
 // the work (registry/contacts.go); this file parses and maps codes.
 // Contact transfers are not served (2101).
 
-// contactOp is a <contact:check|info|create|delete|update>.
+// contactOp is a <contact:check|info|create|delete|update>: the fields of
+// a create (those of an update's <contact:chg>) and an update's changes.
 type contactOp struct {
-	IDs      []domainName      `xml:"urn:ietf:params:xml:ns:contact-1.0 id"`
-	Postal   []contactPostal   `xml:"urn:ietf:params:xml:ns:contact-1.0 postalInfo"`
-	Voice    *contactPhone     `xml:"urn:ietf:params:xml:ns:contact-1.0 voice"`
-	Fax      *contactPhone     `xml:"urn:ietf:params:xml:ns:contact-1.0 fax"`
-	Email    *string           `xml:"urn:ietf:params:xml:ns:contact-1.0 email"`
-	AuthInfo *contactAuthInfo  `xml:"urn:ietf:params:xml:ns:contact-1.0 authInfo"`
-	Disclose *contactDisclose  `xml:"urn:ietf:params:xml:ns:contact-1.0 disclose"`
-	Add      *contactStatuses  `xml:"urn:ietf:params:xml:ns:contact-1.0 add"`
-	Rem      *contactStatuses  `xml:"urn:ietf:params:xml:ns:contact-1.0 rem"`
-	Chg      *contactOpChanges `xml:"urn:ietf:params:xml:ns:contact-1.0 chg"`
+	IDs []domainName `xml:"urn:ietf:params:xml:ns:contact-1.0 id"`
+	contactFields
+	Add *contactStatuses `xml:"urn:ietf:params:xml:ns:contact-1.0 add"`
+	Rem *contactStatuses `xml:"urn:ietf:params:xml:ns:contact-1.0 rem"`
+	Chg *contactFields   `xml:"urn:ietf:params:xml:ns:contact-1.0 chg"`
 }
 
-type contactOpChanges struct {
+type contactFields struct {
 	Postal   []contactPostal  `xml:"urn:ietf:params:xml:ns:contact-1.0 postalInfo"`
 	Voice    *contactPhone    `xml:"urn:ietf:params:xml:ns:contact-1.0 voice"`
 	Fax      *contactPhone    `xml:"urn:ietf:params:xml:ns:contact-1.0 fax"`
@@ -106,22 +101,9 @@ func (ss *session) dispatchContact(obj *object, verb string, ext *cmdExt) *respo
 	if ext != nil && (ext.IDN != nil || ext.SecCreate != nil || ext.SecUpdate != nil || ext.RGP != nil) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a contact command takes no extension")
 	}
-	ids := make([]string, len(c.IDs))
-	for i, n := range c.IDs {
-		if ids[i] = strings.TrimSpace(n.V); ids[i] == "" {
-			return fail(CodeMissing, messages[CodeMissing]+": an empty <contact:id>")
-		}
-		if k := utf8.RuneCountInString(ids[i]); k < 3 || k > 16 {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <contact:id> has 3 to 16 characters (eppcom:clIDType)")
-		}
-	}
-	switch {
-	case len(ids) == 0:
-		return fail(CodeMissing, messages[CodeMissing]+": <contact:id>")
-	case verb == "check" && len(ids) > maxCheck:
-		return fail(CodeRange, fmt.Sprintf("%s: at most %d ids per check", messages[CodeRange], maxCheck))
-	case verb != "check" && len(ids) > 1:
-		return fail(CodeSyntax, messages[CodeSyntax]+": one <contact:id> per "+verb)
+	ids, r := objectNames(c.IDs, "contact:id", "ids", verb, 3, 16) // commands.go; eppcom:clIDType
+	if r != nil {
+		return r
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()

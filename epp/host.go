@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -77,23 +76,9 @@ func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *re
 	if ext != nil && (ext.IDN != nil || ext.SecCreate != nil || ext.SecUpdate != nil) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a host command takes no extension")
 	}
-	names := make([]string, len(h.Names))
-	for i, n := range h.Names {
-		names[i] = strings.TrimSpace(n.V)
-		if names[i] == "" {
-			return fail(CodeMissing, messages[CodeMissing]+": an empty <host:name>")
-		}
-		if utf8.RuneCountInString(names[i]) > 255 {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <host:name> has at most 255 characters")
-		}
-	}
-	switch {
-	case len(names) == 0:
-		return fail(CodeMissing, messages[CodeMissing]+": <host:name>")
-	case verb == "check" && len(names) > maxCheck:
-		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
-	case verb != "check" && len(names) > 1:
-		return fail(CodeSyntax, messages[CodeSyntax]+": one <host:name> per "+verb)
+	names, r := objectNames(h.Names, "host:name", "names", verb, 1, 255) // commands.go
+	if r != nil {
+		return r
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()

@@ -179,6 +179,19 @@ func (s *Service) contactStore() (ContactStore, error) {
 	return cs, nil
 }
 
+// contact reads a contact by id (checked first), with its store.
+func (s *Service) contact(ctx context.Context, id string) (ContactStore, *Contact, error) {
+	cs, err := s.contactStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := contactID(id); err != nil {
+		return nil, nil, err
+	}
+	c, err := cs.Contact(ctx, id)
+	return cs, c, err
+}
+
 // contactID checks a contact's id: the schema's clIDType (3 to 16
 // characters) and the registry's policy (ASCII letters, digits, '-', '_',
 // '.': an id is typed by people at registrars, and a joiner or bidi
@@ -398,14 +411,7 @@ func (s *Service) createContact(ctx context.Context, r *Registrar, id string, da
 // Sponsor reports whether r sponsors it (only the sponsor learns that an
 // authInfo is set).
 func (s *Service) ContactInfo(ctx context.Context, r *Registrar, id, authInfo string) (*Contact, error) {
-	cs, err := s.contactStore()
-	if err != nil {
-		return nil, err
-	}
-	if err := contactID(id); err != nil {
-		return nil, err
-	}
-	c, err := cs.Contact(ctx, id)
+	_, c, err := s.contact(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -464,14 +470,7 @@ func (s *Service) UpdateContact(ctx context.Context, r *Registrar, id string, u 
 }
 
 func (s *Service) updateContact(ctx context.Context, r *Registrar, id string, u ContactUpdate) error {
-	cs, err := s.contactStore()
-	if err != nil {
-		return err
-	}
-	if err := contactID(id); err != nil {
-		return err
-	}
-	c, err := cs.Contact(ctx, id)
+	cs, c, err := s.contact(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -567,14 +566,7 @@ func (s *Service) DeleteContact(ctx context.Context, r *Registrar, id string) er
 }
 
 func (s *Service) deleteContact(ctx context.Context, r *Registrar, id string) error {
-	cs, err := s.contactStore()
-	if err != nil {
-		return err
-	}
-	if err := contactID(id); err != nil {
-		return err
-	}
-	c, err := cs.Contact(ctx, id)
+	cs, c, err := s.contact(ctx, id)
 	if err != nil {
 		return err
 	}

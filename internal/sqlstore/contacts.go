@@ -152,16 +152,9 @@ func (s *Store) DeleteContact(ctx context.Context, id string, registrarID int64)
 // ChangeDomainContacts implements registry.ContactStore.
 func (s *Store) ChangeDomainContacts(ctx context.Context, zone, label string, registrarID int64, c *registry.ContactChange) error {
 	return s.internal("changing domain contacts", s.tx(ctx, func(tx *sql.Tx) error {
-		var id, owner int64
-		err := tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM domains WHERE zone = ? AND label = ?`), zone, label).Scan(&id, &owner)
-		if errors.Is(err, sql.ErrNoRows) {
-			return registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
-		}
+		id, err := s.ownedDomain(ctx, tx, zone, label, registrarID) // hosts.go
 		if err != nil {
 			return err
-		}
-		if owner != registrarID {
-			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
 		for _, dc := range c.Rem {
 			res, err := tx.ExecContext(ctx, s.q(`DELETE FROM domain_contacts WHERE domain_id = ? AND role = ? AND contact_id = (SELECT id FROM contacts WHERE handle = ?)`), id, dc.Role, dc.ID)
