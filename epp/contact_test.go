@@ -75,13 +75,7 @@ func testContactsEPP(t *testing.T, e *env) {
 			return strings.Replace(s, old, new, 1)
 		}
 	}
-	steps := []struct {
-		name  string
-		c     *client
-		frame string
-		code  int
-		want  []string
-	}{
+	steps := []step{
 		{"check", a, contactCmd("check", contactID("rs-1")+contactID("rs-2")), 1000, []string{`<contact:id avail="1">rs-1</contact:id>`}},
 		{"create", a, contactCreate("rs-1", nil), 1000, []string{"<contact:id>rs-1</contact:id><contact:crDate>"}},
 		{"create again", b, contactCreate("rs-1", nil), 2302, nil},
@@ -134,17 +128,7 @@ func testContactsEPP(t *testing.T, e *env) {
 		{"delete no longer linked", a, contactCmd("delete", contactID("rs-1")), 1000, nil},
 		{"info deleted", a, contactCmd("info", contactID("rs-1")), 2303, nil},
 	}
-	for _, s := range steps {
-		r := s.c.do(s.frame)
-		if code(r) != s.code {
-			t.Errorf("%s: code %d, want %d\n%s", s.name, code(r), s.code, r)
-		}
-		for _, w := range s.want {
-			if !strings.Contains(r, w) {
-				t.Errorf("%s: answer lacks %q\n%s", s.name, w, r)
-			}
-		}
-	}
+	runSteps(t, steps)
 	// nothing of a refused create was stored
 	for _, id := range []string{"h-4", "h-5", "h-6", "h-7", "h-8", "h-9", "h-10"} {
 		if r := a.do(contactCmd("check", contactID(id))); !strings.Contains(r, `avail="1"`) {
