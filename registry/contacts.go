@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/mail"
 	"regexp"
@@ -347,6 +348,16 @@ func checkEmail(e string) error {
 	return nil
 }
 
+// asBadContact reports an authInfo CheckAuthInfo refuses as BAD_CONTACT
+// (a contact field; for a domain the same refusal is BAD_NAME).
+func asBadContact(err error) error {
+	var re *Error
+	if errors.As(err, &re) {
+		return Errorf(CodeBadContact, "%s", re.Message)
+	}
+	return err
+}
+
 // ContactCheck is the answer to "may this contact id be created?".
 type ContactCheck struct {
 	ID     string
@@ -395,7 +406,7 @@ func (s *Service) createContact(ctx context.Context, r *Registrar, id string, da
 		return nil, err
 	}
 	if err := CheckAuthInfo(authInfo); err != nil {
-		return nil, Errorf(CodeBadContact, "%s", err.(*Error).Message)
+		return nil, asBadContact(err)
 	}
 	hash, err := HashAuthInfo(authInfo)
 	if err != nil {
@@ -547,7 +558,7 @@ func (s *Service) updateContact(ctx context.Context, r *Registrar, id string, u 
 	}
 	if u.AuthInfo != "" {
 		if err := CheckAuthInfo(u.AuthInfo); err != nil {
-			return Errorf(CodeBadContact, "%s", err.(*Error).Message)
+			return asBadContact(err)
 		}
 		if next.AuthHash, err = HashAuthInfo(u.AuthInfo); err != nil {
 			return &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
