@@ -178,3 +178,38 @@ func TestEntity(t *testing.T) {
 		}
 	}
 }
+
+// TestContactDisclosed: the fields a contact's <contact:disclose
+// flag="1"> names are published in its vCard (fn, adr, email) and have no
+// redaction; the others stay removed.
+func TestContactDisclosed(t *testing.T) {
+	e := newEnv(t)
+	e.withContacts(t)
+	r := &registry.Registrar{ID: 1, Name: "acme"}
+	if err := e.svc.UpdateContact(t.Context(), r, "tech-1", registry.ContactUpdate{Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:loc", "addr:int", "email"}}}); err != nil {
+		t.Fatal(err)
+	}
+	server, _ := url.Parse(e.srv.URL + "/rdap")
+	resp, err := (&openrdap.Client{}).Do(&openrdap.Request{Type: openrdap.EntityRequest, Query: "tech-1", Server: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := registrytest.DevanagariContact()
+	// (openrdap flattens the adr's components, its two street lines
+	// included, so its Locality() is not the city: read the values)
+	v := resp.Object.(*openrdap.Entity).VCard
+	if v == nil || v.Name() != d.Postal[1].Name || v.Email() != d.Email || v.GetFirst("adr") == nil || !slices.Contains(v.GetFirst("adr").Values(), "Lucknow") || v.Tel() != "" {
+		t.Errorf("vCard %+v", v)
+	}
+	_, body := e.raw(t, "/rdap/domain/"+kitabA)
+	for _, no := range []string{`"Tech Name"`, `"Tech Email"`, `"Tech City"`, d.Voice.Number} {
+		if strings.Contains(body, no) {
+			t.Errorf("the domain has %s:\n%s", no, body)
+		}
+	}
+	for _, yes := range []string{`"Tech Phone"`, `"Registrant Name"`, `"Tech Organization"`, d.Postal[1].Name} {
+		if !strings.Contains(body, yes) {
+			t.Errorf("the domain lacks %s:\n%s", yes, body)
+		}
+	}
+}

@@ -11,9 +11,9 @@ import (
 
 // Contacts as RDAP entities (RFC 9083 §5.1), redacted by default (RFC
 // 9537): a contact's entity keeps its handle and roles; its name,
-// organization, address, telephone, fax and email are removed, and the
-// response's "redacted" member says which and where they were
-// (docs/contacts.md).
+// organization, address, telephone, fax and email are removed unless its
+// <contact:disclose flag="1"> names them, and the response's "redacted"
+// member says which were removed and where they were (docs/contacts.md).
 
 // Redacted is one member of RFC 9537's "redacted" array.
 type Redacted struct {
@@ -63,19 +63,18 @@ var redactionRole = map[string]string{
 
 var redactionReason = RedactedName{Description: "Server policy: the personal data of contacts is not published"}
 
-// redactedEntity renders a contact as a redacted entity of roles (RDAP
-// words), and the redactions, with the prePath of each removed field in
-// the entity at base (a JSONPath such as "$.entities[?(@.handle=='X')]").
+// redactedEntity renders a contact as an entity of roles (RDAP words):
+// the fields its <contact:disclose flag="1"> names are published in its
+// vCard, the others removed, and a redaction says so for each, with the
+// prePath of the removed field in the entity at base (a JSONPath such as
+// "$.entities[?(@.handle=='X')]").
 func redactedEntity(c *registry.Contact, rdapRoles []string, names []string, base string) (Entity, []Redacted) {
-	e := Entity{
-		ObjectClassName: "entity",
-		Handle:          c.ID,
-		Roles:           rdapRoles,
-		VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}}},
-	}
+	card := []any{[]any{"version", map[string]any{}, "text", "4.0"}}
+	e := Entity{ObjectClassName: "entity", Handle: c.ID, Roles: rdapRoles}
 	type field struct {
 		name, prop string
 		present    bool
+		shown      []any // the vCard property when published
 	}
 	org, street, sp, pc := false, false, false, false
 	for _, p := range c.Postal {
@@ -84,22 +83,46 @@ func redactedEntity(c *registry.Contact, rdapRoles []string, names []string, bas
 		sp = sp || p.SP != ""
 		pc = pc || p.PC != ""
 	}
+	var fn, orgProp, adr, voice, fax, email []any
+	if p := c.Disclosed("name"); p != nil {
+		fn = []any{"fn", map[string]any{}, "text", p.Name}
+	}
+	if p := c.Disclosed("org"); p != nil && p.Org != "" {
+		orgProp = []any{"org", map[string]any{}, "text", p.Org}
+	}
+	if p := c.Disclosed("addr"); p != nil {
+		adr = []any{"adr", map[string]any{"cc": p.CC}, "text", []any{"", "", streets(p.Street), p.City, p.SP, p.PC, ""}}
+	}
+	if c.Voice != nil && c.Discloses("voice") {
+		voice = []any{"tel", map[string]any{"type": []string{"voice"}}, "uri", telURI(c.Voice)}
+	}
+	if c.Fax != nil && c.Discloses("fax") {
+		fax = []any{"tel", map[string]any{"type": []string{"fax"}}, "uri", telURI(c.Fax)}
+	}
+	if c.Discloses("email") {
+		email = []any{"email", map[string]any{}, "text", c.Email}
+	}
 	fields := []field{
-		{"Name", "fn", true},
-		{"Organization", "org", org},
-		{"Street", "adr", street},
-		{"City", "adr", true},
-		{"State/Province", "adr", sp},
-		{"Postal Code", "adr", pc},
-		{"Country", "adr", true},
-		{"Phone", "tel", c.Voice != nil},
-		{"Fax", "tel", c.Fax != nil},
-		{"Email", "email", true},
+		{"Name", "fn", true, fn},
+		{"Organization", "org", org, orgProp},
+		{"Street", "adr", street, adr},
+		{"City", "adr", true, adr},
+		{"State/Province", "adr", sp, adr},
+		{"Postal Code", "adr", pc, adr},
+		{"Country", "adr", true, adr},
+		{"Phone", "tel", c.Voice != nil, voice},
+		{"Fax", "tel", c.Fax != nil, fax},
+		{"Email", "email", true, email},
 	}
 	var out []Redacted
+	for _, f := range fields {
+		if f.present && f.shown != nil && (len(card) == 0 || !sameProp(card[len(card)-1], f.shown)) {
+			card = append(card, f.shown)
+		}
+	}
 	for _, who := range names {
 		for _, f := range fields {
-			if !f.present {
+			if !f.present || f.shown != nil {
 				continue
 			}
 			out = append(out, Redacted{
@@ -111,7 +134,33 @@ func redactedEntity(c *registry.Contact, rdapRoles []string, names []string, bas
 			})
 		}
 	}
+	e.VCard = []any{"vcard", card}
 	return e, out
+}
+
+// sameProp reports whether two vCard properties are the same value (the
+// address fields share one adr).
+func sameProp(a, b any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// streets joins street lines as vCard's street component does.
+func streets(s []string) any {
+	if len(s) == 1 {
+		return s[0]
+	}
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// telURI is a telephone number as an RFC 3966 URI.
+func telURI(p *registry.Phone) string {
+	u := "tel:" + p.Number
+	if p.Ext != "" {
+		u += ";ext=" + p.Ext
+	}
+	return u
 }
 
 // contactEntities adds a domain's contacts to its entities (one entity

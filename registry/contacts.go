@@ -131,6 +131,30 @@ func (c *Contact) PostalOf(typ string) *PostalInfo {
 	return nil
 }
 
+// Disclosed returns the postal info whose field ("name", "org" or "addr")
+// the contact asks to publish (<contact:disclose flag="1">, the int form
+// first), or nil: RDAP and WHOIS redact a field unless the contact's
+// disclose says to publish it (docs/contacts.md).
+func (c *Contact) Disclosed(field string) *PostalInfo {
+	if c.Disclose == nil || !c.Disclose.Flag {
+		return nil
+	}
+	for _, typ := range []string{"int", "loc"} {
+		if has(c.Disclose.Fields, field+":"+typ) {
+			if p := c.PostalOf(typ); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// Discloses reports whether the contact asks to publish "voice", "fax" or
+// "email".
+func (c *Contact) Discloses(field string) bool {
+	return c.Disclose != nil && c.Disclose.Flag && has(c.Disclose.Fields, field)
+}
+
 // DomainContact is one contact of a domain in a role.
 type DomainContact struct {
 	Role string `json:"role"` // registrant, admin, tech, billing

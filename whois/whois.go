@@ -495,13 +495,14 @@ var whoisRole = map[string]string{
 	registry.RoleBilling:    "Billing",
 }
 
-// contacts writes a domain's contacts, redacted: for each, the fields it
-// has, each REDACTED FOR PRIVACY (what RDAP removes; docs/contacts.md).
+// contacts writes a domain's contacts: for each, the fields it has, each
+// REDACTED FOR PRIVACY unless its <contact:disclose flag="1"> names it
+// (what RDAP removes or publishes; docs/contacts.md).
 func (s *Server) contacts(ctx context.Context, w *writer, d *registry.Domain) {
 	for _, dc := range d.Contacts {
 		role := whoisRole[dc.Role]
 		c, err := s.svc.PublicContact(ctx, dc.ID)
-		if err != nil { // read meanwhile: the role is still said
+		if err != nil { // deleted meanwhile: the role is still said
 			w.field("Registry "+role+" ID", redactedForPrivacy)
 			continue
 		}
@@ -509,14 +510,50 @@ func (s *Server) contacts(ctx context.Context, w *writer, d *registry.Domain) {
 		for _, p := range c.Postal {
 			org, street, sp, pc = org || p.Org != "", street || len(p.Street) > 0, sp || p.SP != "", pc || p.PC != ""
 		}
+		name, o, addr := c.Disclosed("name"), c.Disclosed("org"), c.Disclosed("addr")
+		shown := func(p *registry.PostalInfo, v func(*registry.PostalInfo) string) string {
+			if p == nil {
+				return ""
+			}
+			return v(p)
+		}
+		phone := func(p *registry.Phone, field string) string {
+			if p == nil || !c.Discloses(field) {
+				return ""
+			}
+			if p.Ext != "" {
+				return p.Number + " ext. " + p.Ext
+			}
+			return p.Number
+		}
+		email := ""
+		if c.Discloses("email") {
+			email = c.Email
+		}
 		for _, f := range []struct {
 			name    string
 			present bool
-		}{{"Registry %s ID", true}, {"%s Name", true}, {"%s Organization", org}, {"%s Street", street}, {"%s City", true},
-			{"%s State/Province", sp}, {"%s Postal Code", pc}, {"%s Country", true}, {"%s Phone", c.Voice != nil}, {"%s Fax", c.Fax != nil}, {"%s Email", true}} {
-			if f.present {
-				w.field(fmt.Sprintf(f.name, role), redactedForPrivacy)
+			value   string // "" when redacted
+		}{
+			{"Registry %s ID", true, ""},
+			{"%s Name", true, shown(name, func(p *registry.PostalInfo) string { return p.Name })},
+			{"%s Organization", org, shown(o, func(p *registry.PostalInfo) string { return p.Org })},
+			{"%s Street", street, shown(addr, func(p *registry.PostalInfo) string { return strings.Join(p.Street, ", ") })},
+			{"%s City", true, shown(addr, func(p *registry.PostalInfo) string { return p.City })},
+			{"%s State/Province", sp, shown(addr, func(p *registry.PostalInfo) string { return p.SP })},
+			{"%s Postal Code", pc, shown(addr, func(p *registry.PostalInfo) string { return p.PC })},
+			{"%s Country", true, shown(addr, func(p *registry.PostalInfo) string { return p.CC })},
+			{"%s Phone", c.Voice != nil, phone(c.Voice, "voice")},
+			{"%s Fax", c.Fax != nil, phone(c.Fax, "fax")},
+			{"%s Email", true, email},
+		} {
+			if !f.present {
+				continue
 			}
+			if f.value == "" {
+				f.value = redactedForPrivacy
+			}
+			w.field(fmt.Sprintf(f.name, role), f.value)
 		}
 	}
 }

@@ -294,3 +294,25 @@ func BenchmarkQueryParallel(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 }
+
+// TestContactDisclosed: a contact whose <contact:disclose flag="1"> names
+// fields has those shown (its int name, its email), the rest still
+// REDACTED FOR PRIVACY, as RDAP publishes and removes them.
+func TestContactDisclosed(t *testing.T) {
+	svc := registrytest.SQLiteService(t)
+	e := newEnv(t, svc, whois.Options{})
+	r := &registry.Registrar{ID: 1, Name: "acme"}
+	if err := svc.UpdateContact(t.Context(), r, "adm-1", registry.ContactUpdate{Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:int", "email"}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := e.query(t, kitab+"\r\n")
+	for _, w := range []string{"Admin Name: Rahul Sharma\r\n", "Admin Email: rahul@example.in\r\n", "Tech Name: Rahul Sharma\r\n",
+		"Admin Phone: REDACTED FOR PRIVACY\r\n", "Admin City: REDACTED FOR PRIVACY\r\n", "Registrant Name: REDACTED FOR PRIVACY\r\n", "Registrant Email: REDACTED FOR PRIVACY\r\n"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the answer lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "राहुल") || strings.Contains(got, "+91.") {
+		t.Errorf("an undisclosed field is shown:\n%s", got)
+	}
+}
