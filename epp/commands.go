@@ -354,8 +354,7 @@ func checkReason(res *registry.CheckResult) string {
 func (ss *session) check(names []string) *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	var b bytes.Buffer
-	b.WriteString(`<domain:chkData xmlns:domain="` + NSDomain + `">`)
+	items := make([]checked, 0, len(names))
 	for _, name := range names {
 		avail, reason := false, ""
 		res, err := ss.s.svc.Check(ctx, name, "")
@@ -373,18 +372,37 @@ func (ss *session) check(names []string) *response {
 		default:
 			reason = checkReason(res)
 		}
-		b.WriteString(`<domain:cd><domain:name avail="` + strconv.Itoa(boolInt(avail)) + `">`)
-		esc(&b, name)
-		b.WriteString(`</domain:name>`)
-		if reason != "" {
-			b.WriteString(`<domain:reason>`)
-			esc(&b, reason)
-			b.WriteString(`</domain:reason>`)
-		}
-		b.WriteString(`</domain:cd>`)
+		items = append(items, checked{name, avail, reason})
 	}
-	b.WriteString(`</domain:chkData>`)
-	return &response{code: CodeOK, resData: b.String()}
+	return &response{code: CodeOK, resData: chkData("domain", NSDomain, "name", items)}
+}
+
+// checked is one answer of a check: the name (or id), whether it is
+// available, and if not the short reason.
+type checked struct {
+	name   string
+	avail  bool
+	reason string
+}
+
+// chkData renders a check's <P:chkData> in namespace ns: a <P:cd> per
+// item, its name in <P:ELEM avail="0|1"> and its <P:reason>.
+func chkData(p, ns, elem string, items []checked) string {
+	var b bytes.Buffer
+	b.WriteString(`<` + p + `:chkData xmlns:` + p + `="` + ns + `">`)
+	for _, it := range items {
+		b.WriteString(`<` + p + `:cd><` + p + `:` + elem + ` avail="` + strconv.Itoa(boolInt(it.avail)) + `">`)
+		esc(&b, it.name)
+		b.WriteString(`</` + p + `:` + elem + `>`)
+		if it.reason != "" {
+			b.WriteString(`<` + p + `:reason>`)
+			esc(&b, it.reason)
+			b.WriteString(`</` + p + `:reason>`)
+		}
+		b.WriteString(`</` + p + `:cd>`)
+	}
+	b.WriteString(`</` + p + `:chkData>`)
+	return b.String()
 }
 
 func boolInt(b bool) int {

@@ -110,25 +110,15 @@ func (ss *session) dispatchContact(obj *object, verb string, ext *cmdExt) *respo
 	svc := ss.s.svc
 	switch verb {
 	case "check":
-		var b bytes.Buffer
-		b.WriteString(`<contact:chkData xmlns:contact="` + NSCont + `">`)
-		for _, id := range ids {
+		items := make([]checked, len(ids))
+		for i, id := range ids {
 			ch, err := svc.CheckContact(ctx, id)
 			if err != nil {
 				return ss.failed("contact check", id, err)
 			}
-			b.WriteString(`<contact:cd><contact:id avail="` + strconv.Itoa(boolInt(ch.Avail)) + `">`)
-			esc(&b, id)
-			b.WriteString(`</contact:id>`)
-			if ch.Reason != "" {
-				b.WriteString(`<contact:reason>`)
-				esc(&b, ch.Reason)
-				b.WriteString(`</contact:reason>`)
-			}
-			b.WriteString(`</contact:cd>`)
+			items[i] = checked{id, ch.Avail, ch.Reason}
 		}
-		b.WriteString(`</contact:chkData>`)
-		return &response{code: CodeOK, resData: b.String()}
+		return &response{code: CodeOK, resData: chkData("contact", NSCont, "id", items)}
 	case "create":
 		data, r := contactData(c)
 		if r != nil {

@@ -85,25 +85,15 @@ func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *re
 	svc := ss.s.svc
 	switch verb {
 	case "check":
-		var b bytes.Buffer
-		b.WriteString(`<host:chkData xmlns:host="` + NSHost + `">`)
-		for _, n := range names {
+		items := make([]checked, len(names))
+		for i, n := range names {
 			c, err := svc.CheckHost(ctx, n)
 			if err != nil {
 				return ss.hostError("check", n, err)
 			}
-			b.WriteString(`<host:cd><host:name avail="` + strconv.Itoa(boolInt(c.Avail)) + `">`)
-			esc(&b, c.Name)
-			b.WriteString(`</host:name>`)
-			if c.Reason != "" {
-				b.WriteString(`<host:reason>`)
-				esc(&b, c.Reason)
-				b.WriteString(`</host:reason>`)
-			}
-			b.WriteString(`</host:cd>`)
+			items[i] = checked{c.Name, c.Avail, c.Reason}
 		}
-		b.WriteString(`</host:chkData>`)
-		return &response{code: CodeOK, resData: b.String()}
+		return &response{code: CodeOK, resData: chkData("host", NSHost, "name", items)} // commands.go
 	case "create":
 		ho, err := svc.CreateHost(ctx, ss.registrar, names[0], addrs(h.Addrs))
 		if err != nil {

@@ -226,7 +226,7 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 		Title: "akshara RDAP",
 		Description: []string{
 			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
-			"Entity lookups: /rdap/entity/{handle}, a contact by its id. The personal data of contacts (name, organization, address, telephone, fax, email) is redacted (RFC 9537: the \"redacted\" member lists what was removed).",
+			"Entity lookups: /rdap/entity/{handle}, a contact by its id. The personal data of contacts (name, organization, address, telephone, fax, email) is redacted unless the contact published it (EPP contact disclose flag=1); RFC 9537: the \"redacted\" member lists what was removed.",
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
 			"A blocked variant answers a domain object with status inactive and a remark naming the registered domain that blocks it; any other name that is not registered answers 404.",
 		},
