@@ -40,17 +40,23 @@ var ContactRoles = []string{"registrant", "admin", "tech", "billing"}
 
 // Required reports whether the role (one of ContactRoles) is required.
 func (c ZoneContacts) Required(role string) bool {
+	f := c.role(role)
+	return f != nil && *f
+}
+
+// role is the setting of a role, nil for an unknown role.
+func (c *ZoneContacts) role(role string) *bool {
 	switch role {
 	case "registrant":
-		return c.Registrant
+		return &c.Registrant
 	case "admin":
-		return c.Admin
+		return &c.Admin
 	case "tech":
-		return c.Tech
+		return &c.Tech
 	case "billing":
-		return c.Billing
+		return &c.Billing
 	}
-	return false
+	return nil
 }
 
 // set applies a `contacts` line's ROLE=required|optional settings.
@@ -63,19 +69,11 @@ func (c *ZoneContacts) set(fields []string) error {
 		if !ok || (v != "required" && v != "optional") {
 			return fmt.Errorf("want ROLE=required or ROLE=optional, got %q", f)
 		}
-		req := v == "required"
-		switch k {
-		case "registrant":
-			c.Registrant = req
-		case "admin":
-			c.Admin = req
-		case "tech":
-			c.Tech = req
-		case "billing":
-			c.Billing = req
-		default:
+		r := c.role(k)
+		if r == nil {
 			return fmt.Errorf("unknown contact role %q (%s)", k, strings.Join(ContactRoles, ", "))
 		}
+		*r = v == "required"
 	}
 	return nil
 }

@@ -322,17 +322,7 @@ func contactInfData(c *registry.Contact, sponsor bool) string {
 	b.WriteString(`<contact:infData xmlns:contact="` + NSCont + `"><contact:id>`)
 	esc(&b, c.ID)
 	b.WriteString(`</contact:id><contact:roid>C` + strconv.FormatInt(c.ROID, 10) + `-AKSHARA</contact:roid>`)
-	if len(c.Statuses) == 0 {
-		b.WriteString(`<contact:status s="ok"/>`)
-	}
-	for _, s := range c.Statuses {
-		b.WriteString(`<contact:status s="`)
-		esc(&b, s)
-		b.WriteString(`"/>`)
-	}
-	if c.Linked {
-		b.WriteString(`<contact:status s="linked"/>`)
-	}
+	objectStatuses(&b, "contact", c.Statuses, c.Linked) // host.go
 	for _, p := range c.Postal {
 		b.WriteString(`<contact:postalInfo type="` + p.Type + `"><contact:name>`)
 		esc(&b, p.Name)
@@ -382,14 +372,8 @@ func contactInfData(c *registry.Contact, sponsor bool) string {
 	}
 	b.WriteString(`<contact:email>`)
 	esc(&b, c.Email)
-	b.WriteString(`</contact:email><contact:clID>`)
-	esc(&b, clID(c.Registrar))
-	b.WriteString(`</contact:clID><contact:crID>`)
-	esc(&b, clID(c.Registrar))
-	b.WriteString(`</contact:crID><contact:crDate>` + c.Created.UTC().Format(timeFormat) + `</contact:crDate>`)
-	if c.Updated.After(c.Created) {
-		b.WriteString(`<contact:upDate>` + c.Updated.UTC().Format(timeFormat) + `</contact:upDate>`)
-	}
+	b.WriteString(`</contact:email>`)
+	objectSponsor(&b, "contact", c.Registrar, c.Created, c.Updated)
 	if sponsor {
 		b.WriteString(`<contact:authInfo><contact:pw/></contact:authInfo>`)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -173,17 +174,7 @@ func hostInfData(h *registry.Host) string {
 	b.WriteString(`<host:infData xmlns:host="` + NSHost + `"><host:name>`)
 	esc(&b, h.Name)
 	b.WriteString(`</host:name><host:roid>H` + strconv.FormatInt(h.ID, 10) + `-AKSHARA</host:roid>`)
-	if len(h.Statuses) == 0 {
-		b.WriteString(`<host:status s="ok"/>`)
-	}
-	for _, s := range h.Statuses {
-		b.WriteString(`<host:status s="`)
-		esc(&b, s)
-		b.WriteString(`"/>`)
-	}
-	if h.Linked {
-		b.WriteString(`<host:status s="linked"/>`)
-	}
+	objectStatuses(&b, "host", h.Statuses, h.Linked)
 	for _, a := range h.Addrs {
 		ip := "v4"
 		if strings.Contains(a, ":") {
@@ -193,16 +184,38 @@ func hostInfData(h *registry.Host) string {
 		esc(&b, a)
 		b.WriteString(`</host:addr>`)
 	}
-	b.WriteString(`<host:clID>`)
-	esc(&b, clID(h.Registrar))
-	b.WriteString(`</host:clID><host:crID>`)
-	esc(&b, clID(h.Registrar))
-	b.WriteString(`</host:crID><host:crDate>` + h.Created.UTC().Format(timeFormat) + `</host:crDate>`)
-	if h.Updated.After(h.Created) {
-		b.WriteString(`<host:upDate>` + h.Updated.UTC().Format(timeFormat) + `</host:upDate>`)
-	}
+	objectSponsor(&b, "host", h.Registrar, h.Created, h.Updated)
 	b.WriteString(`</host:infData>`)
 	return b.String()
+}
+
+// objectStatuses writes a host's or contact's <P:status> elements: ok
+// when it has no client status, linked when a domain names it.
+func objectStatuses(b *bytes.Buffer, p string, statuses []string, linked bool) {
+	if len(statuses) == 0 {
+		b.WriteString(`<` + p + `:status s="ok"/>`)
+	}
+	for _, s := range statuses {
+		b.WriteString(`<` + p + `:status s="`)
+		esc(b, s)
+		b.WriteString(`"/>`)
+	}
+	if linked {
+		b.WriteString(`<` + p + `:status s="linked"/>`)
+	}
+}
+
+// objectSponsor writes a host's or contact's <P:clID>, <P:crID> (its
+// registrar: the one that created it sponsors it), crDate and upDate.
+func objectSponsor(b *bytes.Buffer, p, registrar string, created, updated time.Time) {
+	b.WriteString(`<` + p + `:clID>`)
+	esc(b, clID(registrar))
+	b.WriteString(`</` + p + `:clID><` + p + `:crID>`)
+	esc(b, clID(registrar))
+	b.WriteString(`</` + p + `:crID><` + p + `:crDate>` + created.UTC().Format(timeFormat) + `</` + p + `:crDate>`)
+	if updated.After(created) {
+		b.WriteString(`<` + p + `:upDate>` + updated.UTC().Format(timeFormat) + `</` + p + `:upDate>`)
+	}
 }
 
 // nameServers reads a <domain:ns>: hostObj names; hostAttr is refused
