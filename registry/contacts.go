@@ -40,12 +40,7 @@ const (
 	CodeContactNotSponsored = "CONTACT_NOT_SPONSORED"
 )
 
-func init() {
-	DefineCode(CodeBadContact, CodeInfo{HTTP: 400, EPP: 2005, Reason: "bad contact field"})
-	DefineCode(CodeContactPolicy, CodeInfo{HTTP: 422, EPP: 2306, Reason: "contact policy"})
-	DefineCode(CodeContactRequired, CodeInfo{HTTP: 422, EPP: 2306, Reason: "contact required"})
-	DefineCode(CodeContactNotSponsored, CodeInfo{HTTP: 403, EPP: 2201, Reason: "contact not yours"})
-}
+// (their entries are in the code table, codes.go)
 
 // The roles of a domain's contacts.
 const (
