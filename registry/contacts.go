@@ -747,14 +747,8 @@ func (s *Service) updateDomainContacts(ctx context.Context, r *Registrar, input 
 	if err != nil {
 		return err
 	}
-	dom, err := s.store.Domain(ctx, z.Name, label)
+	dom, err := s.updatable(ctx, z, label, r) // hosts.go
 	if err != nil {
-		return err
-	}
-	if err := owned(dom, r); err != nil {
-		return err
-	}
-	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
 		return err
 	}
 	if u.Registrant != "" { // the registrant it replaces

@@ -22,28 +22,12 @@ func BenchmarkContacts(b *testing.B) {
 				b.Fatal(err)
 			}
 			data := registrytest.DevanagariContact()
-			n := 0
-			b.Run("create", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := svc.CreateContact(ctx, r, fmt.Sprintf("b-%d", n), data, "Contact-pw-1"); err != nil {
-						b.Fatal(err)
-					}
-					n++
-				}
-			})
-			if n == 0 {
-				b.Skip("no contact created")
-			}
-			b.Run("info", func(b *testing.B) {
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					if _, err := svc.ContactInfo(ctx, r, fmt.Sprintf("b-%d", i%n), ""); err != nil {
-						b.Fatal(err)
-					}
-					i++
-				}
+			registrytest.BenchCreateRead(b, func(i int) error {
+				_, err := svc.CreateContact(ctx, r, fmt.Sprintf("b-%d", i), data, "Contact-pw-1")
+				return err
+			}, func(i int) error {
+				_, err := svc.ContactInfo(ctx, r, fmt.Sprintf("b-%d", i), "")
+				return err
 			})
 		})
 	}

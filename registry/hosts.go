@@ -581,19 +581,27 @@ func (s *Service) updateDelegation(ctx context.Context, r *Registrar, input stri
 	if err != nil {
 		return err
 	}
-	// the lifecycle's statuses (lifecycle.go): a deleted domain, or one
-	// on update prohibition, keeps its delegation
-	dom, err := s.store.Domain(ctx, z.Name, label)
-	if err != nil {
-		return err
-	}
-	if err := owned(dom, r); err != nil {
-		return err
-	}
-	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
+	if _, err := s.updatable(ctx, z, label, r); err != nil {
 		return err
 	}
 	return ds.ChangeDelegation(ctx, z.Name, label, r.ID, c)
+}
+
+// updatable reads a domain the registrar may update: its own, and by the
+// lifecycle's statuses (lifecycle.go) neither deleted nor on update
+// prohibition (a domain that is keeps its delegation and contacts).
+func (s *Service) updatable(ctx context.Context, z *Zone, label string, r *Registrar) (*Domain, error) {
+	dom, err := s.store.Domain(ctx, z.Name, label)
+	if err != nil {
+		return nil, err
+	}
+	if err := owned(dom, r); err != nil {
+		return nil, err
+	}
+	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
+		return nil, err
+	}
+	return dom, nil
 }
 
 // delegationChange checks a delegation and makes the store's change.

@@ -322,3 +322,31 @@ func testContactRace(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 }
+
+// BenchCreateRead runs two sub-benchmarks with ReportAllocs: "create"
+// calls create(i) for i = 0, 1, …, then "read" calls read(i % created).
+func BenchCreateRead(b *testing.B, create, read func(i int) error) {
+	n := 0
+	b.Run("create", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := create(n); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	})
+	if n == 0 {
+		b.Skip("nothing created")
+	}
+	b.Run("info", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if err := read(i % n); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
