@@ -220,6 +220,35 @@ func BenchmarkVariants(b *testing.B) {
 	b.ReportMetric(float64(total)/float64(n), "variants/label")
 }
 
+// BenchmarkVariantsArabic measures Variants per label, as BenchmarkVariants
+// does for Hindi, for the Arabic-script languages, whose variant tables
+// come from ICANN's Arabic second-level LGR (issue 25: ه = ھ): over the
+// valid labels of languageLabels (the corpus words with AKSHARA_CORPORA).
+func BenchmarkVariantsArabic(b *testing.B) {
+	for _, tag := range []string{"ur", "sd", "ks"} {
+		l := mustLang(b, tag)
+		var valid []string
+		for _, w := range languageLabels(b, l) {
+			if l.Valid(w) {
+				valid = append(valid, w)
+			}
+		}
+		b.Run(tag, func(b *testing.B) {
+			n, total := 0, 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for _, w := range valid {
+					total += len(l.Variants(w))
+				}
+				n += len(valid)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
+			b.ReportMetric(float64(total)/float64(n), "variants/label")
+		})
+	}
+}
+
 // languageLabels returns the labels BenchmarkLanguages runs for a
 // language: the words of $AKSHARA_CORPORA/TAG.txt when that directory is
 // set (a measuring run over real word lists), else wordLike's labels.
