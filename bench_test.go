@@ -205,16 +205,21 @@ func BenchmarkHindi(b *testing.B) {
 // each checked under the language) over the valid words of the Hindi
 // sample.
 func BenchmarkVariants(b *testing.B) {
-	hi := mustLang(b, "hi")
 	_, valid := benchLabels(b)
+	benchVariants(b, mustLang(b, "hi"), valid)
+}
+
+// benchVariants runs l.Variants over labels, reporting the time and the
+// variants per label.
+func benchVariants(b *testing.B, l *Language, labels []string) {
 	n, total := 0, 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, w := range valid {
-			total += len(hi.Variants(w))
+		for _, w := range labels {
+			total += len(l.Variants(w))
 		}
-		n += len(valid)
+		n += len(labels)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
 	b.ReportMetric(float64(total)/float64(n), "variants/label")
@@ -233,19 +238,7 @@ func BenchmarkVariantsArabic(b *testing.B) {
 				valid = append(valid, w)
 			}
 		}
-		b.Run(tag, func(b *testing.B) {
-			n, total := 0, 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for _, w := range valid {
-					total += len(l.Variants(w))
-				}
-				n += len(valid)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
-			b.ReportMetric(float64(total)/float64(n), "variants/label")
-		})
+		b.Run(tag, func(b *testing.B) { benchVariants(b, l, valid) })
 	}
 }
 
