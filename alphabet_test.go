@@ -94,8 +94,9 @@ func BenchmarkValidCorpus(b *testing.B) {
 
 // TestArabicConflicts: the two encodings of yeh and heh make conflicting
 // labels across the Arabic-script languages (conflict sets intersect
-// whatever language each label is registered in), and the LGR's wider sets
-// are not variants.
+// whatever language each label is registered in), heh doachashmee ھ is a
+// variant of both hehs (issue 25), and the LGR's wider sets are not
+// variants.
 func TestArabicConflicts(t *testing.T) {
 	ur, sd, ks := mustLang(t, "ur"), mustLang(t, "sd"), mustLang(t, "ks")
 	intersect := func(a, b []string) bool {
@@ -113,13 +114,20 @@ func TestArabicConflicts(t *testing.T) {
 		lb     string
 		expect bool
 	}{
-		{ur, "بیت", sd, "بيت", true},      // Farsi yeh / Arabic yeh
-		{ur, "بیت", ks, "بیت", true},      // the same string in two languages
-		{ur, "شہر", sd, "شهر", true},      // heh goal / heh
-		{ks, "شہر", sd, "شهر", true},      // heh goal / heh
-		{sd, "تارو", sd, "ٺارو", true},    // the LGR's dotted pair ت / ٺ
-		{ur, "کتاب", sd, "ڪتاب", false},   // keheh / swash kaf: Sindhi letters of their own
-		{ur, "بھارت", ur, "بہارت", false}, // ھ is no variant of ہ (ur.lang)
+		{ur, "بیت", sd, "بيت", true},    // Farsi yeh / Arabic yeh
+		{ur, "بیت", ks, "بیت", true},    // the same string in two languages
+		{ur, "شہر", sd, "شهر", true},    // heh goal / heh
+		{ks, "شہر", sd, "شهر", true},    // heh goal / heh
+		{sd, "تارو", sd, "ٺارو", true},  // the LGR's dotted pair ت / ٺ
+		{ur, "کتاب", sd, "ڪتاب", false}, // keheh / swash kaf: Sindhi letters of their own
+		// issue 25: ه = ھ (the LGR's heh set; alike in the joined forms
+		// of Naskh fonts), so ہ = ه = ھ is one row: the corpus pairs
+		{sd, "آهي", sd, "آھي", true},       // Sindhi "is", both spellings in the corpus
+		{ur, "پهلے", ur, "پھلے", true},     // Urdu, both in the corpus
+		{ks, "آتهوار", ks, "آتھوار", true}, // Kashmiri, both in the corpus
+		{ur, "بهارت", sd, "بھارت", true},   // across languages
+		{ur, "بھارت", ur, "بہارت", true},   // through بهارت: ھ and ہ are one row with ه
+		{ur, "بھارت", ks, "بہارت", true},
 	}
 	for _, tt := range tests {
 		ca, cb := tt.a.ConflictSet(tt.la), tt.b.ConflictSet(tt.lb)

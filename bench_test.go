@@ -205,19 +205,41 @@ func BenchmarkHindi(b *testing.B) {
 // each checked under the language) over the valid words of the Hindi
 // sample.
 func BenchmarkVariants(b *testing.B) {
-	hi := mustLang(b, "hi")
 	_, valid := benchLabels(b)
+	benchVariants(b, mustLang(b, "hi"), valid)
+}
+
+// benchVariants runs l.Variants over labels, reporting the time and the
+// variants per label.
+func benchVariants(b *testing.B, l *Language, labels []string) {
 	n, total := 0, 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, w := range valid {
-			total += len(hi.Variants(w))
+		for _, w := range labels {
+			total += len(l.Variants(w))
 		}
-		n += len(valid)
+		n += len(labels)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
 	b.ReportMetric(float64(total)/float64(n), "variants/label")
+}
+
+// BenchmarkVariantsArabic measures Variants per label, as BenchmarkVariants
+// does for Hindi, for the Arabic-script languages, whose variant tables
+// come from ICANN's Arabic second-level LGR (issue 25: ه = ھ): over the
+// valid labels of languageLabels (the corpus words with AKSHARA_CORPORA).
+func BenchmarkVariantsArabic(b *testing.B) {
+	for _, tag := range []string{"ur", "sd", "ks"} {
+		l := mustLang(b, tag)
+		var valid []string
+		for _, w := range languageLabels(b, l) {
+			if l.Valid(w) {
+				valid = append(valid, w)
+			}
+		}
+		b.Run(tag, func(b *testing.B) { benchVariants(b, l, valid) })
+	}
 }
 
 // languageLabels returns the labels BenchmarkLanguages runs for a

@@ -137,7 +137,7 @@ func TestHomoglyphTable(t *testing.T) {
 		t.Fatalf("%d rows", len(h.Rows))
 	}
 	for _, r := range h.Rows {
-		var rz, uts bool
+		var rz, uts, review bool
 		score := -1.0
 		for _, f := range strings.Fields(r.Sources) {
 			switch {
@@ -145,16 +145,25 @@ func TestHomoglyphTable(t *testing.T) {
 				rz = true
 			case f == "uts39":
 				uts = true
+			case f == "review":
+				review = true
 			case strings.HasPrefix(f, "render="):
 				if _, err := fmt.Sscanf(f, "render=%f", &score); err != nil {
 					t.Errorf("line %d: bad score %q", r.Line, f)
 				}
 			default:
-				t.Errorf("line %d: unknown source %q (rz-lgr-5, uts39, render=N)", r.Line, f)
+				t.Errorf("line %d: unknown source %q (rz-lgr-5, uts39, review, render=N)", r.Line, f)
 			}
 		}
-		// the bars of internal/gen/homoglyphs (docs/variants.md)
+		// the bars of internal/gen/homoglyphs (docs/variants.md); a
+		// reviewed rendering is held to the UTS #39 bar, and is the only
+		// source of a row
 		switch {
+		case review && (rz || uts):
+			t.Errorf("line %d: %s = %s: review is for rows no source gives (%q)", r.Line, r.A, r.B, r.Sources)
+		case review && score < 0.85:
+			t.Errorf("line %d: %s = %s: a reviewed rendering under the bar 0.85 (%q)", r.Line, r.A, r.B, r.Sources)
+		case review:
 		case rz && uts:
 		case rz && score < 0.55, uts && score < 0.85:
 			t.Errorf("line %d: %s = %s: one source (%q) and a rendering score under its bar", r.Line, r.A, r.B, r.Sources)
@@ -168,6 +177,16 @@ func TestHomoglyphTable(t *testing.T) {
 func TestZoneConflictSets(t *testing.T) {
 	deva := []string{"hi", "mr", "mai", "ne", "sd-Deva", "doi", "kok", "brx", "sa"}
 	all := append(append([]string{}, deva...), "bn", "as", "te", "ta", "gu", "kn", "or", "ml", "pa")
+	var inZone []string
+	zones, err := DefaultZones()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, zn := range zones {
+		if zn.Name == "in" {
+			inZone = zn.Languages
+		}
+	}
 	for _, tc := range []struct {
 		langs []string
 		label string
@@ -187,6 +206,14 @@ func TestZoneConflictSets(t *testing.T) {
 		{all, "ਵਿਸ", []string{"हिम", "ਵਿਸ"}},
 		{all, "कमल", []string{"कमल"}}, // क has no twin: no label maps
 		{[]string{"pa"}, "ਟੀਸ", []string{"ਟੀਸ"}},
+		// issue 25: Ol Chiki and Meetei Mayek lookalikes (homoglyphs/indic.txt, review)
+		{inZone, "ᱛᱛᱛ", []string{"ଠଠଠ", "ഠഠഠ", "ᱛᱛᱛ"}},
+		{inZone, "ଠଠଠ", []string{"ଠଠଠ", "ഠഠഠ", "ᱛᱛᱛ"}},
+		{inZone, "ꯖꯖꯖ", []string{"टटट", "ਟਟਟ", "ꯖꯖꯖ"}},
+		{inZone, "टटट", []string{"टटट", "ਟਟਟ", "ꯖꯖꯖ"}},
+		{inZone, "ᱬᱬᱬ", []string{"ᱬᱬᱬ", "ꯁꯁꯁ"}},
+		{inZone, "ꯁꯁꯁ", []string{"ᱬᱬᱬ", "ꯁꯁꯁ"}},
+		{[]string{"sat", "mni-Mtei"}, "ᱛᱬᱛ", []string{"ᱛᱬᱛ"}}, // ᱛ has no Meetei Mayek twin
 	} {
 		z, err := NewZoneRelation(tc.langs)
 		if err != nil {
