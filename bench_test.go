@@ -291,3 +291,48 @@ func BenchmarkALabel(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkVariantsAlphabet: Variants per label in the Arabic-script
+// languages, over valid labels of three to ten letters of the language's
+// repertoire, each with a mark one time in three where the language has
+// marks (a fixed random sample: the corpora stay outside the repository).
+func BenchmarkVariantsAlphabet(b *testing.B) {
+	for _, tag := range []string{"ur", "sd", "ks"} {
+		l := mustLang(b, tag)
+		var letters, marks []string
+		for _, m := range l.Repertoire() {
+			switch m.Class {
+			case C:
+				letters = append(letters, string(m.Rune))
+			case M:
+				marks = append(marks, string(m.Rune))
+			}
+		}
+		rng := rand.New(rand.NewSource(25))
+		var valid []string
+		for len(valid) < 2000 {
+			var s strings.Builder
+			for i := 0; i < 3+rng.Intn(8); i++ {
+				s.WriteString(letters[rng.Intn(len(letters))])
+				if len(marks) > 0 && rng.Intn(3) == 0 {
+					s.WriteString(marks[rng.Intn(len(marks))])
+				}
+			}
+			if l.Valid(s.String()) {
+				valid = append(valid, s.String())
+			}
+		}
+		b.Run(tag, func(b *testing.B) {
+			n, total := 0, 0
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				for _, w := range valid {
+					total += len(l.Variants(w))
+				}
+				n += len(valid)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
+			b.ReportMetric(float64(total)/float64(n), "variants/label")
+		})
+	}
+}

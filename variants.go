@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -357,38 +358,52 @@ func (bc badChoices) hit(choice []int) bool {
 }
 
 func composes(p, q rune) bool {
+	if fresh(q) {
+		return false
+	}
 	s := string([]rune{p, q})
 	return norm.NFC.String(s) != s
+}
+
+// fresh reports that nothing before r composes or reorders with it under
+// NFC (a starter that NFC never combines with what precedes it).
+func fresh(r rune) bool {
+	var b [utf8.UTFMax]byte
+	p := norm.NFC.Properties(b[:utf8.EncodeRune(b[:], r)])
+	return p.CCC() == 0 && p.BoundaryBefore()
 }
 
 // unnormalized returns the label's badChoices, nil when there is none.
 func unnormalized(rs []rune, spans []span, rows [][]string) badChoices {
 	var bc badChoices
 	for j, sp := range spans {
+		afterFresh := sp.end == len(rs) || fresh(rs[sp.end])
+		if afterFresh && sp.start == 0 {
+			continue // nothing after that composes, nothing before
+		}
 		row := rows[sp.row]
-		orig := rs[sp.start:sp.end]
+		first, last := rs[sp.start], rs[sp.end-1]
 		for c, m := range row {
-			if m == string(orig) {
-				continue
-			}
-			mr := []rune(m)
-			bad := false
-			switch {
-			case len(mr) == 0:
-				bad = sp.start > 0 && sp.end < len(rs) && composes(rs[sp.start-1], rs[sp.end]) && !composes(rs[sp.start-1], orig[0])
-			default:
-				bad = sp.end < len(rs) && composes(mr[len(mr)-1], rs[sp.end]) && !composes(orig[len(orig)-1], rs[sp.end]) ||
-					sp.start > 0 && composes(rs[sp.start-1], mr[0]) && !composes(rs[sp.start-1], orig[0])
-			}
-			if bad {
-				if bc == nil {
-					bc = make(badChoices, len(spans))
+			if len(m) == 0 {
+				if afterFresh || sp.start == 0 || !composes(rs[sp.start-1], rs[sp.end]) || composes(rs[sp.start-1], first) {
+					continue
 				}
-				if bc[j] == nil {
-					bc[j] = make([]bool, len(row))
+			} else {
+				mFirst, _ := utf8.DecodeRuneInString(m)
+				mLast, _ := utf8.DecodeLastRuneInString(m)
+				after := !afterFresh && composes(mLast, rs[sp.end]) && !composes(last, rs[sp.end])
+				before := sp.start > 0 && composes(rs[sp.start-1], mFirst) && !composes(rs[sp.start-1], first)
+				if !after && !before {
+					continue
 				}
-				bc[j][c] = true
 			}
+			if bc == nil {
+				bc = make(badChoices, len(spans))
+			}
+			if bc[j] == nil {
+				bc[j] = make([]bool, len(row))
+			}
+			bc[j][c] = true
 		}
 	}
 	return bc

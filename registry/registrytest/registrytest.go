@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Lifecycle", testLifecycle},
 		{"Race", testRace},
 		{"CrossLanguage", testCrossLanguage},
+		{"KashmiriMarks", testKashmiriMarks},
 		{"Encodings", testEncodings},
 		{"RegistrarIsolation", testIsolation},
 		{"Errors", testErrors},
