@@ -311,7 +311,7 @@ func TestVariantLimitLabels(t *testing.T) {
 	ur := mustLang(t, "ur")
 	runVectors(t, ur, []vector{
 		{"ویکیپیڈیا", ""},
-		{"بیبیبیبیبیبیبیبیبیبی", ""},                // ten ی: 1,024 labels
+		{"بیبیبیبیبیبیبیبیبیبی", ""},                   // ten ی: 1,024 labels
 		{"بیبیبیبیبیبیبیبیبیبیبی", "VARIANT_LIMIT@21"}, // eleven
 	})
 	if got := len(ur.Variants("ویکیپیڈیا")); got != 15 {
