@@ -207,14 +207,20 @@ func BenchmarkHindi(b *testing.B) {
 func BenchmarkVariants(b *testing.B) {
 	hi := mustLang(b, "hi")
 	_, valid := benchLabels(b)
+	b.ResetTimer()
+	benchVariants(b, hi, valid)
+}
+
+// benchVariants runs Variants over the labels, reporting allocations, the
+// time per label and the variants per label.
+func benchVariants(b *testing.B, l *Language, labels []string) {
 	n, total := 0, 0
 	b.ReportAllocs()
-	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, w := range valid {
-			total += len(hi.Variants(w))
+		for _, w := range labels {
+			total += len(l.Variants(w))
 		}
-		n += len(valid)
+		n += len(labels)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
 	b.ReportMetric(float64(total)/float64(n), "variants/label")
@@ -322,17 +328,6 @@ func BenchmarkVariantsAlphabet(b *testing.B) {
 				valid = append(valid, s.String())
 			}
 		}
-		b.Run(tag, func(b *testing.B) {
-			n, total := 0, 0
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				for _, w := range valid {
-					total += len(l.Variants(w))
-				}
-				n += len(valid)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/label")
-			b.ReportMetric(float64(total)/float64(n), "variants/label")
-		})
+		b.Run(tag, func(b *testing.B) { benchVariants(b, l, valid) })
 	}
 }

@@ -458,11 +458,6 @@ func (x *exporter) nfcRule(a, b []rune) string {
 	if len(after) == 0 && len(before) == 0 {
 		return ""
 	}
-	key := string(a) + "=" + string(b)
-	if n, ok := x.nfcNames[key]; ok {
-		return n
-	}
-	name := x.name("NFC-" + strings.ReplaceAll(hexSeq(b), " ", "-"))
 	var alts []*element
 	if len(after) > 0 {
 		alts = append(alts, el("rule").add(el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(b[len(b)-1])))))
@@ -470,7 +465,18 @@ func (x *exporter) nfcRule(a, b []rune) string {
 	if len(before) > 0 {
 		alts = append(alts, el("rule").add(el("look-behind").add(setE(before, "composes with "+string(b[0]))), el("anchor")))
 	}
-	r := el("rule", "name", name, "comment", string(a)+" → "+string(b)+" here would give a label that is not NFC")
+	return x.addNFCRule(string(a)+"="+string(b), "NFC-"+strings.ReplaceAll(hexSeq(b), " ", "-"),
+		string(a)+" → "+string(b)+" here would give a label that is not NFC", alts)
+}
+
+// addNFCRule adds, once per key, the rule named after base that holds
+// where one of alts does, and returns its name.
+func (x *exporter) addNFCRule(key, base, comment string, alts []*element) string {
+	if n, ok := x.nfcNames[key]; ok {
+		return n
+	}
+	name := x.name(base)
+	r := el("rule", "name", name, "comment", comment)
 	if pat := alt(alts...); pat.name == "rule" {
 		r.kids = pat.kids
 	} else {
@@ -503,20 +509,8 @@ func (x *exporter) nfcDropRule(a []rune, composes func(p, q rune) bool) string {
 	if len(alts) == 0 {
 		return ""
 	}
-	key := string(a) + "="
-	if n, ok := x.nfcNames[key]; ok {
-		return n
-	}
-	name := x.name("NFC-DROP-" + strings.ReplaceAll(hexSeq(a), " ", "-"))
-	r := el("rule", "name", name, "comment", "dropping "+string(a)+" here would give a label that is not NFC")
-	if pat := alt(alts...); pat.name == "rule" {
-		r.kids = pat.kids
-	} else {
-		r.add(pat)
-	}
-	x.nfc = append(x.nfc, r)
-	x.nfcNames[key] = name
-	return name
+	return x.addNFCRule(string(a)+"=", "NFC-DROP-"+strings.ReplaceAll(hexSeq(a), " ", "-"),
+		"dropping "+string(a)+" here would give a label that is not NFC", alts)
 }
 
 func lessRunes(a, b []rune) bool {
