@@ -835,7 +835,7 @@ func (l *Language) fastEnd(s string, st, maxSt uint32, n, nBasic int, sum, pairs
 	if n > int(safe[nBasic]) && l.fastALabelLength(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
-	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
+	if varStarts > l.varFree && !l.variantLimitOK(s) {
 		return false, true
 	}
 	if pairs&fiRulesT != 0 {

@@ -36,7 +36,7 @@ const (
 	Conjunct                        // CONJUNCT: a language-specific cluster restriction
 	Addak                           // ADDAK: Punjabi addak placement
 	TippiBindi                      // TIPPI_BINDI: Punjabi tippi where bindi belongs or the reverse
-	VariantLimit                    // VARIANT_LIMIT: more than three aksharas of the label have variants
+	VariantLimit                    // VARIANT_LIMIT: more variants than the language's variant-limit allows
 	Bidi                            // BIDI: a right-to-left label that breaks the Bidi rule of RFC 5893 (a digit first)
 	VowelMark                       // VOWEL_MARK: an Arabic vowel mark (haraka) where the language refuses it
 	LetterMix                       // LETTER_MIX: two letters the language keeps out of one label (homographs)
@@ -85,7 +85,7 @@ var codeSummaries = [numCodes]string{
 	Conjunct:            "this conjunct is not allowed in the language",
 	Addak:               "the addak is misplaced",
 	TippiBindi:          "tippi and bindi are used in the wrong place",
-	VariantLimit:        "more than three syllables of the label have variants",
+	VariantLimit:        "the label has more variants than the language allows (more than three syllables with variants, or in the Arabic-script languages more than 1,024 variant labels)",
 	Bidi:                "a right-to-left label must begin with a letter and follow the Bidi rule for domain names",
 	VowelMark:           "vowel marks (harakat) are not allowed in this language's labels",
 	LetterMix:           "these two letters cannot be used in the same label",

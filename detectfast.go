@@ -204,7 +204,7 @@ func (sl *scriptLangs) productMask(s string, offs []uint8, nBasic int, triple bo
 				continue
 			}
 		}
-		if varStartAt > MaxVariantAksharas && count(offs, &p.varStart, bit) > MaxVariantAksharas && !l.variantLimitOK(s) {
+		if varStartAt > l.varFree && count(offs, &p.varStart, bit) > l.varFree && !l.variantLimitOK(s) {
 			continue
 		}
 		if trigger&bit != 0 && !l.contextsOK(s) {
@@ -268,7 +268,7 @@ func (l *Language) walk(s string, offs []uint8, nBasic int, triple bool) (valid,
 	if n > int(l.safeLen[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
-	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
+	if varStarts > l.varFree && !l.variantLimitOK(s) {
 		return false, true
 	}
 	return !triggered || l.contextsOK(s), true

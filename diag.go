@@ -190,18 +190,23 @@ func (d *diag) contexts(u string) {
 	})
 }
 
-// variantLimit reports VariantLimit when more than three aksharas of the
-// U-label contain a variant span.
+// variantLimit reports VariantLimit when the U-label goes over the
+// language's variant-limit: more than three aksharas (by default) contain a
+// variant span, or the table generates more labels from it than the limit.
 func (d *diag) variantLimit(u string) {
-	if len(d.lang.variants) == 0 {
+	l := d.lang
+	if len(l.varIndex.rows) == 0 {
 		return
 	}
-	if d.varStarts <= MaxVariantAksharas {
+	if d.varStarts <= l.varFree {
 		return // spans are fewer than the code points that start one
 	}
-	if count, pos := d.lang.variantAksharas(d.runesOf(u)); count > MaxVariantAksharas {
+	if count, pos := l.variantAksharas(d.runesOf(u)); count > l.varLimit {
 		d.addMessageOf(VariantLimit, pos, func() string {
-			return itoa(count) + " aksharas of the label have variants (homographs in the " + d.lang.Name + " variant table); at most 3 may"
+			if l.varLimitLabels {
+				return "the label has more than " + itoa(l.varLimit) + " variant labels (homographs in the " + l.Name + " variant table), the most a label may have"
+			}
+			return itoa(count) + " aksharas of the label have variants (homographs in the " + l.Name + " variant table); at most " + itoa(l.varLimit) + " may"
 		})
 	}
 }

@@ -132,7 +132,7 @@ func (l *Language) refFast(s string) (valid, sure bool) {
 	if n > int(safe[min(nBasic, MaxALabelLength)]) && aLabelLengthOf(s, nBasic, n) > MaxALabelLength {
 		return false, true
 	}
-	if varStarts > MaxVariantAksharas && !l.variantLimitOK(s) {
+	if varStarts > l.varFree && !l.variantLimitOK(s) {
 		return false, true
 	}
 	return !triggered || l.contextsOK(s), true

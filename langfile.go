@@ -65,6 +65,11 @@ type langSpec struct {
 	refuse                            []refuseSpec
 	variants                          [][]string
 	variantsRef                       Ref
+	nullVariants                      []member // null-variants: code points a variant may drop
+	nullRef                           Ref
+	varLimitUnit                      string // variant-limit: "aksharas" (the default) or "labels"
+	varLimit                          int
+	varLimitRef                       Ref
 	examples                          []Example
 	contexts                          []contextRule
 	lgrNotes                          map[rune]string // lgr-cross-check: why the repertoire differs from an LGR
@@ -222,6 +227,28 @@ func parseLangFile(name string, data []byte) (*langSpec, error) {
 				sp.variants = append(sp.variants, row)
 				return nil
 			}
+		case "null-variants":
+			_, sp.nullRef = splitRef(rest)
+			section = func(line int, text string) error {
+				m, err := parseMember(text, line, false)
+				if err != nil {
+					return errf(line, "null-variants: %v", err)
+				}
+				sp.nullVariants = append(sp.nullVariants, m)
+				return nil
+			}
+		case "variant-limit":
+			v, ref := splitRef(rest)
+			f := strings.Fields(v)
+			n := 0
+			var err error
+			if len(f) == 2 {
+				n, err = strconv.Atoi(f[1])
+			}
+			if len(f) != 2 || err != nil || n < 1 || (f[0] != "aksharas" && f[0] != "labels") || (f[0] == "aksharas" && n > 16) || n > MaxZoneConflictSet {
+				return nil, errf(lineNo, "variant-limit: want \"aksharas N\" (N at most 16) or \"labels N\" (N at most %d), have %q", MaxZoneConflictSet, v)
+			}
+			sp.varLimitUnit, sp.varLimit, sp.varLimitRef = f[0], n, ref
 		case "only-in", "not-after", "only-after", "no-mix":
 			codeName, refText, _ := strings.Cut(rest, " ")
 			code, ok := ParseCode(codeName)

@@ -31,7 +31,18 @@ type Language struct {
 	class    map[rune]Class // the repertoire
 	refused  []refusal
 	variants [][]string
+	// nulls are the code points a variant may drop (null-variants, RFC
+	// 7940 null variants), sorted.
+	nulls    []rune
 	varIndex variantIndex
+	// VARIANT_LIMIT (variant-limit): at most varLimit aksharas with a
+	// variant span, or with varLimitLabels at most varLimit labels
+	// generated (the label and its candidate variants). varFree is the
+	// number of span starts that can never exceed it (the fast paths
+	// count the limit only above it).
+	varLimit       int
+	varLimitLabels bool
+	varFree        int
 	// varStart marks the block's code points that start a variant sequence;
 	// varStartOutside says that some sequence starts outside the block.
 	varStart        [128]bool
@@ -178,6 +189,21 @@ func (l *Language) VariantRows() [][]string {
 	return rows
 }
 
+// NullVariants returns the code points a variant of a label may drop
+// (the file's null-variants), sorted.
+func (l *Language) NullVariants() []rune { return append([]rune(nil), l.nulls...) }
+
+// VariantLimit returns what the language's VARIANT_LIMIT counts, "aksharas"
+// (the aksharas that contain a variant span) or "labels" (the labels the
+// variant table generates from a label, the label included), and the most
+// it allows.
+func (l *Language) VariantLimit() (unit string, max int) {
+	if l.varLimitLabels {
+		return "labels", l.varLimit
+	}
+	return "aksharas", l.varLimit
+}
+
 func (l *Language) String() string { return l.Tag }
 
 // compile checks a parsed language file against the policy's invariants and
@@ -276,10 +302,17 @@ func compile(file string, sp *langSpec) (*Language, error) {
 		}
 		l.variants = append(l.variants, row)
 	}
+	if err := l.compileVariantRules(file); err != nil {
+		return nil, err
+	}
 	if err := l.compileContexts(file); err != nil {
 		return nil, err
 	}
-	l.varIndex = newVariantIndex(l.variants)
+	l.varIndex = newVariantIndex(l.variants, l.nulls)
+	l.varFree = l.varLimit
+	if l.varLimitLabels {
+		l.varFree = freeSpans(l.varIndex.rows, l.varLimit)
+	}
 	l.varIndex.indexBlock(l.block)
 	for first := range l.varIndex.byFirst {
 		if off := first - l.block; off >= 0 && off < 128 {

@@ -155,7 +155,7 @@ func applicableCodes(l *Language) []Code {
 	if l.hasClass(A) {
 		codes = append(codes, Addak)
 	}
-	if len(l.variants) > 0 {
+	if len(l.varIndex.rows) > 0 {
 		codes = append(codes, VariantLimit)
 	}
 	if l.RTL {

@@ -22,6 +22,11 @@ type Policy struct {
 	Refused                           []PolicyRefusal
 	Variants                          [][]string
 	VariantsRef                       Ref
+	NullVariants                      []rune // code points a variant may drop (RFC 7940 null variants)
+	NullVariantsRef                   Ref
+	VariantLimit                      string // what VARIANT_LIMIT counts: "aksharas" or "labels"
+	VariantLimitMax                   int
+	VariantLimitRef                   Ref
 	VowelConjuncts                    []string // permitted vowel + halant + consonant + matra sequences
 	VowelConjunctRef                  Ref
 	Rules                             []PolicyRule
@@ -81,9 +86,10 @@ func (l *Language) Policy() *Policy {
 		Tag: l.Tag, Name: l.Name, Native: l.Native, Script: l.Script, Source: l.Source, Digest: sp.digest,
 		K: sp.k, KRef: sp.kRef, CcTLD: sp.cctld, CcTLDRef: sp.cctldRef,
 		NuktaAfter: policyChars(sp.nuktaAfter), NuktaRef: sp.nuktaRef,
-		SignPairs:      append([]string(nil), sp.signPairs...),
-		Variants:       l.VariantRows(),
-		VariantsRef:    sp.variantsRef,
+		SignPairs:    append([]string(nil), sp.signPairs...),
+		Variants:     l.VariantRows(),
+		VariantsRef:  sp.variantsRef,
+		NullVariants: l.NullVariants(), NullVariantsRef: sp.nullRef, VariantLimitRef: sp.varLimitRef,
 		VowelConjuncts: append([]string(nil), sp.vowelConjuncts...), VowelConjunctRef: sp.vowelConjunctRef,
 		Examples: l.Examples(),
 		Grammar:  "syllable", GrammarRef: sp.grammarRef, RTL: sp.rtl, DirectionRef: sp.directionRef,
@@ -91,6 +97,7 @@ func (l *Language) Policy() *Policy {
 	if l.Alphabet {
 		p.Grammar = "alphabet"
 	}
+	p.VariantLimit, p.VariantLimitMax = l.VariantLimit()
 	if len(sp.classWords) > 0 {
 		p.ClassWords = map[Class]string{}
 		for c, w := range sp.classWords {

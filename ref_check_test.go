@@ -66,12 +66,24 @@ func (d *refDiag) contexts(u string) {
 }
 
 func (d *refDiag) variantLimit(u string) {
-	if len(d.lang.variants) == 0 {
+	l := d.lang
+	if len(l.varIndex.rows) == 0 {
 		return
 	}
 	rs := []rune(u)
-	if count, pos := d.lang.variantAksharas(rs); count > MaxVariantAksharas {
-		d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+d.lang.Name+" variant table); at most 3 may")
+	if !l.varLimitLabels {
+		if count, pos := l.variantAksharas(rs); count > l.varLimit {
+			d.addMessage(VariantLimit, pos, itoa(count)+" aksharas of the label have variants (homographs in the "+l.Name+" variant table); at most "+itoa(l.varLimit)+" may")
+		}
+		return
+	}
+	// The labels the table generates: the product of the spans' row sizes.
+	n := 1
+	for _, sp := range l.varIndex.spans(rs, nil) {
+		if n *= len(l.varIndex.rows[sp.row]); n > l.varLimit {
+			d.addMessage(VariantLimit, sp.start, "the label has more than "+itoa(l.varLimit)+" variant labels (homographs in the "+l.Name+" variant table), the most a label may have")
+			return
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 package akshara
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -20,8 +23,79 @@ import (
 // aksharas that contain a matched span is invalid.
 
 // MaxVariantAksharas is the most aksharas of a label that may contain a
-// variant span (docs/policy.md §6, "not more than three akshara").
+// variant span (docs/policy.md §6, "not more than three akshara"): the
+// VARIANT_LIMIT of a language file that states no variant-limit.
 const MaxVariantAksharas = 3
+
+// Null variants (the file's null-variants, RFC 7940 §5.3.5): a code point
+// that a variant may drop, such as a Kashmiri vowel mark. Each is a row of
+// its own, {the code point, ""}: every occurrence not inside a longer
+// table sequence is a span, kept or dropped, so a label's variants hold
+// every label its null-variant code points can be dropped from, crossed
+// with the other rows. Two labels that differ only in those code points
+// share the label without any of them, so their conflict sets intersect.
+
+// compileVariantRules checks the file's null-variants and variant-limit.
+func (l *Language) compileVariantRules(file string) error {
+	sp := l.spec
+	single := map[rune]bool{}
+	for _, row := range l.variants {
+		for _, m := range row {
+			if rs := []rune(m); len(rs) == 1 {
+				single[rs[0]] = true
+			}
+		}
+	}
+	for _, m := range sp.nullVariants {
+		r := m.lo
+		switch {
+		case l.class[r] == NoClass:
+			return fmt.Errorf("%s:%d: null-variants: U+%04X is not in the repertoire", file, m.line, r)
+		case single[r]:
+			return fmt.Errorf("%s:%d: null-variants: U+%04X is a member of a variant row", file, m.line, r)
+		case slices.Contains(l.nulls, r):
+			return fmt.Errorf("%s:%d: null-variants: U+%04X is listed twice", file, m.line, r)
+		}
+		l.nulls = append(l.nulls, r)
+	}
+	slices.Sort(l.nulls)
+	l.varLimit, l.varLimitLabels = MaxVariantAksharas, false
+	switch sp.varLimitUnit {
+	case "":
+		if l.Alphabet && (len(l.variants) > 0 || len(l.nulls) > 0) {
+			// In an alphabet a letter is a unit of the grammar, not an
+			// akshara: the file must say what the limit counts.
+			return fmt.Errorf("%s: grammar alphabet with variants: the file must state its variant-limit (aksharas N or labels N)", file)
+		}
+	case "labels":
+		l.varLimit, l.varLimitLabels = sp.varLimit, true
+	default:
+		l.varLimit = sp.varLimit
+	}
+	return nil
+}
+
+// freeSpans is the most spans a label may have and surely generate at most
+// max labels: the largest k with (the largest row's size)^k <= max.
+func freeSpans(rows [][]string, max int) int {
+	widest := 2
+	for _, row := range rows {
+		widest = max2(widest, len(row))
+	}
+	k, n := 0, 1
+	for n*widest <= max {
+		n *= widest
+		k++
+	}
+	return k
+}
+
+func max2(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
 
 // variantSeq is one member of a row, for matching.
 type variantSeq struct {
@@ -48,11 +122,22 @@ func (vi *variantIndex) indexBlock(block rune) {
 	}
 }
 
-func newVariantIndex(rows [][]string) variantIndex {
+// newVariantIndex indexes the rows and, each as a row {r, ""}, the null
+// variants.
+func newVariantIndex(rows [][]string, nulls []rune) variantIndex {
+	if len(nulls) > 0 {
+		rows = slices.Clip(rows)
+		for _, r := range nulls {
+			rows = append(rows, []string{string(r), ""})
+		}
+	}
 	vi := variantIndex{byFirst: map[rune][]variantSeq{}, rows: rows}
 	for i, row := range rows {
 		for _, m := range row {
 			rs := []rune(m)
+			if len(rs) == 0 {
+				continue // a null variant's empty member matches nothing
+			}
 			vi.byFirst[rs[0]] = append(vi.byFirst[rs[0]], variantSeq{rs, i})
 		}
 	}
@@ -144,9 +229,11 @@ func (l *Language) syllableOf(rs []rune, dst []int) []int {
 	return dst
 }
 
-// variantAksharas returns how many aksharas of the NFC label rs contain a
-// matched span, and the position of the first code point of the akshara
-// that goes over MaxVariantAksharas.
+// variantAksharas returns what VARIANT_LIMIT counts in the NFC label rs
+// (variant-limit): how many aksharas contain a matched span, or how many
+// labels the table generates from it (the product of its spans' row sizes,
+// counted up to just over the limit); and the position of the first code
+// point of the akshara, or of the span, that goes over the limit.
 func (l *Language) variantAksharas(rs []rune) (count, overPos int) {
 	if len(l.varIndex.rows) == 0 {
 		return 0, 0
@@ -154,8 +241,18 @@ func (l *Language) variantAksharas(rs []rune) (count, overPos int) {
 	var spanBuf [16]span
 	var sylBuf [MaxALabelLength + 1]int
 	spans := l.varIndex.spans(rs, spanBuf[:0])
-	if len(spans) <= MaxVariantAksharas {
-		return len(spans), 0 // no more aksharas than spans
+	if len(spans) <= l.varFree {
+		return len(spans), 0 // no more aksharas than spans, or surely few labels
+	}
+	if l.varLimitLabels {
+		count = 1
+		for _, sp := range spans {
+			count *= len(l.varIndex.rows[sp.row])
+			if count > l.varLimit {
+				return count, sp.start
+			}
+		}
+		return count, 0
 	}
 	syl := l.syllableOf(rs, sylBuf[:0])
 	last := -2
@@ -166,7 +263,7 @@ func (l *Language) variantAksharas(rs []rune) (count, overPos int) {
 		}
 		last = s
 		count++
-		if count == MaxVariantAksharas+1 {
+		if count == l.varLimit+1 {
 			overPos = sp.start
 			for overPos > 0 && syl[overPos-1] == s {
 				overPos--
@@ -189,7 +286,7 @@ func (l *Language) variantLimitOK(u string) bool {
 		n++
 	}
 	count, _ := l.variantAksharas(buf[:n])
-	return count <= MaxVariantAksharas
+	return count <= l.varLimit
 }
 
 // Variants returns the variants of label in the language (docs/policy.md §6):
@@ -212,7 +309,11 @@ func (l *Language) Variants(label string) []string {
 	var out []string
 	seen := map[string]bool{u: true} // the label itself is not its variant
 	var b strings.Builder
+	bad := unnormalized(rs, spans, l.varIndex.rows)
 	for more := true; more; more = next(choice, spans, l.varIndex.rows) {
+		if bad != nil && bad.hit(choice) {
+			continue
+		}
 		b.Reset()
 		prev := 0
 		for j, sp := range spans {
@@ -234,6 +335,78 @@ func (l *Language) Variants(label string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// badChoices marks, per span, the row members that are not taken there:
+// a member whose last code point composes under NFC with the code point
+// after the span (or whose first with the one before), where the
+// original does not, and a null variant's empty member where dropping it
+// puts two code points that compose side by side. The variant would not
+// be NFC in that place (Kashmiri ئ → یٔ before a vowel mark, which NFC
+// reorders; Hindi द्ग → द्र before ़); the RFC 7940 export states the same
+// as not-when rules (lgr/export.go nfcRule), so the two generate the same
+// variants.
+type badChoices [][]bool
+
+func (bc badChoices) hit(choice []int) bool {
+	for j, c := range choice {
+		if bc[j] != nil && bc[j][c] {
+			return true
+		}
+	}
+	return false
+}
+
+func composes(p, q rune) bool {
+	if fresh(q) {
+		return false
+	}
+	s := string([]rune{p, q})
+	return norm.NFC.String(s) != s
+}
+
+// fresh reports that nothing before r composes or reorders with it under
+// NFC (a starter that NFC never combines with what precedes it).
+func fresh(r rune) bool {
+	var b [utf8.UTFMax]byte
+	p := norm.NFC.Properties(b[:utf8.EncodeRune(b[:], r)])
+	return p.CCC() == 0 && p.BoundaryBefore()
+}
+
+// unnormalized returns the label's badChoices, nil when there is none.
+func unnormalized(rs []rune, spans []span, rows [][]string) badChoices {
+	var bc badChoices
+	for j, sp := range spans {
+		afterFresh := sp.end == len(rs) || fresh(rs[sp.end])
+		if afterFresh && sp.start == 0 {
+			continue // nothing after that composes, nothing before
+		}
+		row := rows[sp.row]
+		first, last := rs[sp.start], rs[sp.end-1]
+		for c, m := range row {
+			if len(m) == 0 {
+				if afterFresh || sp.start == 0 || !composes(rs[sp.start-1], rs[sp.end]) || composes(rs[sp.start-1], first) {
+					continue
+				}
+			} else {
+				mFirst, _ := utf8.DecodeRuneInString(m)
+				mLast, _ := utf8.DecodeLastRuneInString(m)
+				after := !afterFresh && composes(mLast, rs[sp.end]) && !composes(last, rs[sp.end])
+				before := sp.start > 0 && composes(rs[sp.start-1], mFirst) && !composes(rs[sp.start-1], first)
+				if !after && !before {
+					continue
+				}
+			}
+			if bc == nil {
+				bc = make(badChoices, len(spans))
+			}
+			if bc[j] == nil {
+				bc[j] = make([]bool, len(row))
+			}
+			bc[j][c] = true
+		}
+	}
+	return bc
 }
 
 // next advances the cross-product counter; false when every combination

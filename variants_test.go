@@ -2,6 +2,7 @@ package akshara
 
 import (
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -214,7 +215,9 @@ func TestVariantsNFCEveryLanguage(t *testing.T) {
 				if !l.Valid(v) || v == ua {
 					t.Fatalf("%s: variant %s of %s is invalid or the label itself", tag, hexOf(v), hexOf(ua))
 				}
-				if !contains(l.Variants(v), ua) {
+				// Null variants are one way (RFC 7940 §5.3.5): a variant
+				// with fewer of them need not have the label as its own.
+				if !contains(l.Variants(v), ua) && nullCount(l, v) >= nullCount(l, ua) {
 					t.Fatalf("%s: %s ∈ variants(%s) but not the reverse (%v)", tag, hexOf(v), hexOf(ua), l.Variants(v))
 				}
 			}
@@ -245,4 +248,114 @@ func FuzzVariants(f *testing.F) {
 			}
 		}
 	})
+}
+
+// nullCount counts the spans of s that a null variant may drop (a null
+// variant's code point inside a longer sequence of the table is not one).
+func nullCount(l *Language, s string) int {
+	n := 0
+	for _, sp := range l.varIndex.spans([]rune(s), nil) {
+		if row := l.varIndex.rows[sp.row]; slices.Contains(row, "") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestNullVariants: Kashmiri's vowel marks are null variants (issue 25):
+// a marked label has its unmarked and partly marked spellings as variants,
+// one way, and any two spellings of the same letters conflict in the zone.
+func TestNullVariants(t *testing.T) {
+	ks := mustLang(t, "ks")
+	const marked, unmarked, other = "سِرینَگَر", "سرینگر", "سَرینگر"
+	v := ks.Variants(marked)
+	for _, w := range []string{unmarked, "سِرینگر", "سرینَگَر"} {
+		if !contains(v, w) {
+			t.Errorf("variants(%s) lack %s: %v", marked, w, v)
+		}
+	}
+	if contains(ks.Variants(unmarked), marked) {
+		t.Errorf("variants(%s) hold the marked %s: a null variant is one way", unmarked, marked)
+	}
+	z, err := NewZoneRelation([]string{"ks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]bool{}
+	a, _ := z.ConflictSet(marked)
+	for _, s := range a {
+		in[s] = true
+	}
+	for _, w := range []string{unmarked, other} {
+		b, ok := z.ConflictSet(w)
+		if !ok || !slices.ContainsFunc(b, func(s string) bool { return in[s] }) {
+			t.Errorf("zone sets of %s %v and %s %v do not intersect", marked, a, w, b)
+		}
+	}
+	// Languages without null-variants are unchanged: Urdu refuses marks.
+	if n := mustLang(t, "ur").NullVariants(); len(n) != 0 {
+		t.Errorf("ur has null variants %U", n)
+	}
+}
+
+// TestVariantLimitLabels: in the alphabets VARIANT_LIMIT counts the labels
+// the table generates, not letters (issue 25): ویکیپیڈیا (four ی, 16
+// labels) is valid Urdu, eleven ی (2,048 labels) are not.
+func TestVariantLimitLabels(t *testing.T) {
+	for _, tag := range []string{"ur", "sd", "ks"} {
+		l := mustLang(t, tag)
+		if unit, n := l.VariantLimit(); unit != "labels" || n != 1024 {
+			t.Errorf("%s: variant-limit %s %d, want labels 1024", tag, unit, n)
+		}
+	}
+	ur := mustLang(t, "ur")
+	runVectors(t, ur, []vector{
+		{"ویکیپیڈیا", ""},
+		{"بیبیبیبیبیبیبیبیبیبی", ""},                   // ten ی: 1,024 labels
+		{"بیبیبیبیبیبیبیبیبیبیبی", "VARIANT_LIMIT@21"}, // eleven
+	})
+	if got := len(ur.Variants("ویکیپیڈیا")); got != 15 {
+		t.Errorf("ویکیپیڈیا has %d variants, want 15", got)
+	}
+	if unit, n := mustLang(t, "hi").VariantLimit(); unit != "aksharas" || n != 3 {
+		t.Errorf("hi: variant-limit %s %d, want the default aksharas 3", unit, n)
+	}
+}
+
+// TestVariantRuleErrors: the loader refuses null-variants and variant-limit
+// lines that break their rules.
+func TestVariantRuleErrors(t *testing.T) {
+	base := `language  xx
+name      Test
+native    تست
+script    Arab
+source    test
+k         0   § test
+grammar   alphabet  § test
+direction rtl  § test
+class C  § test
+  U+0628  ب  ARABIC LETTER BEH
+  U+06CC  ی  ARABIC LETTER FARSI YEH
+  U+064A  ي  ARABIC LETTER YEH
+class M  § test
+  U+064E  ◌َ  ARABIC FATHA
+`
+	rows := "variants  § test\n  ی = ي   | 06CC = 064A\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"ok", base + rows + "variant-limit labels 64  § test\nnull-variants  § test\n  U+064E  ◌َ  ARABIC FATHA\n", ""},
+		{"no limit", base + rows, "must state its variant-limit"},
+		{"not in repertoire", base + "variant-limit labels 64\nnull-variants\n  U+064F  ◌ُ  ARABIC DAMMA\n", "not in the repertoire"},
+		{"in a row", base + rows + "variant-limit labels 64\nnull-variants\n  U+064A  ي  ARABIC LETTER YEH\n", "member of a variant row"},
+		{"twice", base + "variant-limit labels 64\nnull-variants\n  U+064E  ◌َ  ARABIC FATHA\n  U+064E  ◌َ  ARABIC FATHA\n", "listed twice"},
+		{"unit", base + rows + "variant-limit letters 3\n", "variant-limit: want"},
+		{"too many", base + rows + "variant-limit labels 5000\n", "variant-limit: want"},
+	} {
+		_, err := LoadLanguage("xx.lang", []byte(tc.text))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package akshara
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -72,10 +73,13 @@ func NewZoneRelationWith(tags []string, lookup func(string) (*Language, error)) 
 	}
 	for _, zs := range z.scripts {
 		var rows [][]string
+		var nulls []rune
 		for _, l := range zs.langs {
 			rows = append(rows, l.variants...)
+			nulls = append(nulls, l.nulls...)
 		}
-		zs.index = newVariantIndex(mergeRows(rows))
+		slices.Sort(nulls)
+		zs.index = newVariantIndex(mergeRows(rows), slices.Compact(nulls))
 	}
 	z.twins = len(z.scripts) > 1
 	return z, nil
@@ -203,7 +207,11 @@ func (zs *zoneScript) variants(u string, seen map[string]bool) ([]string, bool) 
 	choice := make([]int, len(spans))
 	var out []string
 	var b strings.Builder
+	bad := unnormalized(rs, spans, zs.index.rows)
 	for more := true; more; more = next(choice, spans, zs.index.rows) {
+		if bad != nil && bad.hit(choice) {
+			continue
+		}
 		b.Reset()
 		prev := 0
 		for j, sp := range spans {

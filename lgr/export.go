@@ -312,9 +312,17 @@ implement (docs/rules.md); a rule named CODE-2 is the second rule with that code
 	}
 	b.WriteString("\n")
 	b.WriteString(`What RFC 7940 cannot express, and this LGR therefore does not check:
-- VARIANT_LIMIT: a label with more than three aksharas that contain a variant sequence is invalid
-  (counting aksharas is not a pattern).
-- TOO_LONG: the A-label (Punycode) must be at most 63 octets; its length is not a function of a pattern.
+- VARIANT_LIMIT: `)
+	if p.VariantLimit == "labels" {
+		fmt.Fprintf(&b, "a label from which the variant table generates more than %d labels (itself included) is invalid\n  (counting generated labels is not a pattern).\n", p.VariantLimitMax)
+	} else {
+		n := strconv.Itoa(p.VariantLimitMax)
+		if p.VariantLimitMax == 3 {
+			n = "three"
+		}
+		fmt.Fprintf(&b, "a label with more than %s aksharas that contain a variant sequence is invalid\n  (counting aksharas is not a pattern).\n", n)
+	}
+	b.WriteString(`- TOO_LONG: the A-label (Punycode) must be at most 63 octets; its length is not a function of a pattern.
 - The zone's minimum length: TOO_SHORT here is the default of 3 code points; a zone may configure another.
 - The refusal categories: code points that akshara refuses with a specific code are simply outside the
   repertoire here (not-in-repertoire):
@@ -330,6 +338,9 @@ implement (docs/rules.md); a rule named CODE-2 is the second rule with that code
 - Input mapping: labels are judged as NFC U-labels; akshara normalizes input and decodes A-labels first.
 Variants (policy section 6) are blocked variants of each other, in both directions.
 `)
+	if len(p.NullVariants) > 0 {
+		b.WriteString("The null variants (a var with an empty cp, RFC 7940 section 5.3.5) drop a code point: one way, as the RFC defines them.\n")
+	}
 	return b.String()
 }
 
@@ -396,6 +407,22 @@ func (x *exporter) data() (*element, error) {
 			}
 		}
 	}
+	// Null variants (RFC 7940 §5.3.5): the code point maps to nothing.
+	// They are one-way: nothing maps to a code point.
+	for _, r := range x.l.NullVariants() {
+		a := []rune{r}
+		en, ok := byKey[string(a)]
+		if !ok {
+			return nil, fmt.Errorf("null variant U+%04X is not in the repertoire", r)
+		}
+		v := el("var")
+		v.set("cp", "") // the empty sequence (el leaves out empty values)
+		v.attrs = append(v.attrs, el("", "type", "blocked", "ref", x.ref(x.p.NullVariantsRef), "comment", "a label without "+string(r)+" is a homograph of the label with it").attrs...)
+		if nw := x.nfcRule(a, nil); nw != "" {
+			v.set("not-when", nw)
+		}
+		en.e.add(v)
+	}
 	sort.Slice(entries, func(i, j int) bool { return lessRunes(entries[i].cps, entries[j].cps) })
 	data := el("data")
 	for _, en := range entries {
@@ -416,6 +443,9 @@ func (x *exporter) nfcRule(a, b []rune) string {
 		s := string([]rune{p, q})
 		return norm.NFC.String(s) != s
 	}
+	if len(b) == 0 {
+		return x.nfcDropRule(a, composes)
+	}
 	var after, before []rune
 	for _, r := range x.universe {
 		if composes(b[len(b)-1], r) && !composes(a[len(a)-1], r) {
@@ -428,11 +458,6 @@ func (x *exporter) nfcRule(a, b []rune) string {
 	if len(after) == 0 && len(before) == 0 {
 		return ""
 	}
-	key := string(a) + "=" + string(b)
-	if n, ok := x.nfcNames[key]; ok {
-		return n
-	}
-	name := x.name("NFC-" + strings.ReplaceAll(hexSeq(b), " ", "-"))
 	var alts []*element
 	if len(after) > 0 {
 		alts = append(alts, el("rule").add(el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(b[len(b)-1])))))
@@ -440,7 +465,18 @@ func (x *exporter) nfcRule(a, b []rune) string {
 	if len(before) > 0 {
 		alts = append(alts, el("rule").add(el("look-behind").add(setE(before, "composes with "+string(b[0]))), el("anchor")))
 	}
-	r := el("rule", "name", name, "comment", string(a)+" → "+string(b)+" here would give a label that is not NFC")
+	return x.addNFCRule(string(a)+"="+string(b), "NFC-"+strings.ReplaceAll(hexSeq(b), " ", "-"),
+		string(a)+" → "+string(b)+" here would give a label that is not NFC", alts)
+}
+
+// addNFCRule adds, once per key, the rule named after base that holds
+// where one of alts does, and returns its name.
+func (x *exporter) addNFCRule(key, base, comment string, alts []*element) string {
+	if n, ok := x.nfcNames[key]; ok {
+		return n
+	}
+	name := x.name(base)
+	r := el("rule", "name", name, "comment", comment)
 	if pat := alt(alts...); pat.name == "rule" {
 		r.kids = pat.kids
 	} else {
@@ -449,6 +485,32 @@ func (x *exporter) nfcRule(a, b []rune) string {
 	x.nfc = append(x.nfc, r)
 	x.nfcNames[key] = name
 	return name
+}
+
+// nfcDropRule is nfcRule for a null variant: dropping a puts the code point
+// before it beside the one after, and the rule holds where those two
+// compose (and, before the drop, did not compose with a).
+func (x *exporter) nfcDropRule(a []rune, composes func(p, q rune) bool) string {
+	var alts []*element
+	for _, p := range x.universe {
+		if composes(p, a[0]) {
+			continue
+		}
+		var after []rune
+		for _, q := range x.universe {
+			if composes(p, q) {
+				after = append(after, q)
+			}
+		}
+		if len(after) > 0 {
+			alts = append(alts, el("rule").add(el("look-behind").add(char(p)), el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(p)))))
+		}
+	}
+	if len(alts) == 0 {
+		return ""
+	}
+	return x.addNFCRule(string(a)+"=", "NFC-DROP-"+strings.ReplaceAll(hexSeq(a), " ", "-"),
+		"dropping "+string(a)+" here would give a label that is not NFC", alts)
 }
 
 func lessRunes(a, b []rune) bool {

@@ -186,7 +186,11 @@ func (g *LGR) loadData(data *element) error {
 				if v.name != "var" {
 					return fmt.Errorf("line %d: unknown element <%s> in <char>", v.line, v.name)
 				}
-				vcps, err := parseSequence(v.get("cp"))
+				cp, ok := v.attr("cp")
+				if !ok {
+					return fmt.Errorf("line %d: a <var> needs cp", v.line)
+				}
+				vcps, err := parseVariantSequence(cp)
 				if err != nil {
 					return fmt.Errorf("line %d: %v", v.line, err)
 				}

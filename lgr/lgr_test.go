@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,7 +188,7 @@ func structure(l *akshara.Language, data []byte) []string {
 			if vars[string(cps)] == nil {
 				vars[string(cps)] = map[string]bool{}
 			}
-			vcps, _ := parseSequence(v.get("cp"))
+			vcps, _ := parseVariantSequence(v.get("cp"))
 			vars[string(cps)][string(vcps)+"/"+v.get("type")] = true
 			used[v.get("when")], used[v.get("not-when")] = true, true
 			varRules[v.get("when")], varRules[v.get("not-when")] = true, true
@@ -196,6 +197,14 @@ func structure(l *akshara.Language, data []byte) []string {
 	for a, bs := range vars {
 		for bt := range bs {
 			b, typ, _ := strings.Cut(bt, "/")
+			if b == "" {
+				// A null variant (RFC 7940 §5.3.5) has no reverse: only
+				// the language's null-variants may have one.
+				if !slices.Contains(l.NullVariants(), []rune(a)[0]) || len([]rune(a)) != 1 {
+					t.Errorf("%s: null variant of %s, which is not a null-variant of the language", l.Tag, hexSeq([]rune(a)))
+				}
+				continue
+			}
 			if !vars[b][a+"/"+typ] {
 				t.Errorf("%s: variant %s -> %s (%s) has no reverse mapping", l.Tag, hexSeq([]rune(a)), hexSeq([]rune(b)), typ)
 			}
@@ -746,6 +755,24 @@ func TestVariantMappingsNFC(t *testing.T) {
 			a := e.cps
 			for _, v := range e.vars {
 				b := v.cps
+				if len(b) == 0 {
+					// A null variant: dropping a puts p and q side by side.
+					for _, p := range rep {
+						for _, q := range rep {
+							if !composes(p, q) || composes(p, a[0]) {
+								continue
+							}
+							checked++
+							label := append(append([]rune{p}, a...), q)
+							m := &matcher{rs: label}
+							if v.notWhen == "" || !m.context(g.rules[v.notWhen], 1, len(a)) {
+								t.Errorf("%s: dropping %s in %s gives %s, not NFC, and no not-when rule holds there",
+									l.Tag, string(a), string(label), string([]rune{p, q}))
+							}
+						}
+					}
+					continue
+				}
 				for _, r := range rep {
 					for _, ctx := range []struct {
 						bad   bool

@@ -117,6 +117,20 @@ func parseSequence(s string) ([]rune, error) {
 	if len(fs) == 0 {
 		return nil, fmt.Errorf("empty code point sequence")
 	}
+	return parseCodePoints(fs)
+}
+
+// parseVariantSequence is parseSequence for a variant mapping, where the
+// empty sequence is a null variant (RFC 7940 §5.3.5).
+func parseVariantSequence(s string) ([]rune, error) {
+	fs := strings.Fields(s)
+	if len(fs) == 0 && strings.TrimSpace(s) == "" {
+		return []rune{}, nil
+	}
+	return parseCodePoints(fs)
+}
+
+func parseCodePoints(fs []string) ([]rune, error) {
 	rs := make([]rune, len(fs))
 	for i, f := range fs {
 		r, err := parseCodePoint(f)

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Race", testRace},
 		{"CrossLanguage", testCrossLanguage},
 		{"ArabicHeh", testArabicHeh},
+		{"KashmiriMarks", testKashmiriMarks},
 		{"Encodings", testEncodings},
 		{"RegistrarIsolation", testIsolation},
 		{"Errors", testErrors},
