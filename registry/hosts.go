@@ -105,15 +105,12 @@ type DelegationStore interface {
 	// Delegation returns a domain's name servers (A-label form, sorted)
 	// and DS records.
 	Delegation(ctx context.Context, domainID int64) ([]string, []DS, error)
-	// ZoneData returns the delegations of the zone's domains that have
-	// name servers, and the addresses of the hosts under its domains.
-	ZoneData(ctx context.Context, zone string) (*ZoneData, error)
-}
-
-// ZoneData is what a zone's master file is made of (zoneexport.go).
-type ZoneData struct {
-	Delegations []ZoneDelegation
-	Glue        map[string][]string // host name (A-label form) -> addresses
+	// ZonePage returns up to limit delegations of the zone's domains that
+	// have name servers, in the byte order of their A-labels (Go's string
+	// order), after the A-label after ("" for the first page); each with
+	// its name servers, DS records and the glue hosts under it. The
+	// export reads a zone by pages, never the whole of it at once.
+	ZonePage(ctx context.Context, zone, after string, limit int) ([]ZoneDelegation, error)
 }
 
 // ZoneDelegation is one domain's delegation.
@@ -121,7 +118,18 @@ type ZoneDelegation struct {
 	Name     string   // A-label form
 	NS       []string // host names, A-label form
 	DS       []DS
-	Statuses []string // the domain's stored statuses (Domain.Statuses)
+	Statuses []string   // the domain's stored statuses (Domain.Statuses)
+	Glue     []ZoneGlue // the hosts under the domain that have addresses
+}
+
+// ZoneGlue is a host under a domain, with its addresses.
+type ZoneGlue struct {
+	Name  string   // A-label form
+	Addrs []string // canonical text form
+	// NamedBy holds the distinct stored statuses of the zone's domains
+	// that name the host: its glue is published if one of them is.
+	NamedBy [][]string
+	Domain  int // the store's own use (the index in its page)
 }
 
 // DelegationChange is a change of a domain's name servers and DS records.

@@ -353,75 +353,121 @@ func (s *Store) deleteDelegation(ctx context.Context, tx *sql.Tx, domainID int64
 
 var _ registry.DelegationStore = (*Store)(nil)
 
-// ZoneData implements registry.DelegationStore.
-func (s *Store) ZoneData(ctx context.Context, zone string) (zd *registry.ZoneData, err error) {
+// ZonePage implements registry.DelegationStore: a page of the zone's
+// delegated domains after the A-label after, in byte order (Dialect.ByteOrder),
+// and, by four queries on the page's ids, their name servers, DS records,
+// glue and the statuses of the zone's domains that name each glue host.
+// Each page is read on its own (no transaction around the export: on
+// SQLite a transaction holds the write lock).
+func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (page []registry.ZoneDelegation, err error) {
 	err = s.do(ctx, func() error {
-		zd = &registry.ZoneData{Glue: map[string][]string{}}
-		byID := map[int64]*registry.ZoneDelegation{}
-		var order []int64
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.id, d.alabel, d.statuses, h.name FROM domains d JOIN domain_hosts dh ON dh.domain_id = d.id JOIN hosts h ON h.id = dh.host_id WHERE d.zone = ? ORDER BY d.id, h.name`), zone)
+		page = page[:0]
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.id, d.alabel, d.statuses FROM domains d WHERE d.zone = ? AND d.alabel`+s.d.ByteOrder+` > ?
+			AND EXISTS (SELECT 1 FROM domain_hosts dh WHERE dh.domain_id = d.id) ORDER BY d.alabel`+s.d.ByteOrder+` LIMIT ?`), zone, after, limit)
 		if err != nil {
 			return err
 		}
+		byID := map[int64]int{}
+		var ids []any
 		for rows.Next() {
 			var id int64
-			var name, statuses, host string
-			if err := rows.Scan(&id, &name, &statuses, &host); err != nil {
+			var name, statuses string
+			if err := rows.Scan(&id, &name, &statuses); err != nil {
 				rows.Close()
 				return err
 			}
-			d := byID[id]
-			if d == nil {
-				d = &registry.ZoneDelegation{Name: name, Statuses: strings.Fields(statuses)}
-				byID[id] = d
-				order = append(order, id)
-			}
-			d.NS = append(d.NS, host)
+			byID[id] = len(page)
+			ids = append(ids, id)
+			page = append(page, registry.ZoneDelegation{Name: name, Statuses: strings.Fields(statuses)})
 		}
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := rows.Err(); err != nil || len(ids) == 0 {
 			return err
 		}
-		rows, err = s.db.QueryContext(ctx, s.q(`SELECT x.domain_id, x.key_tag, x.alg, x.digest_type, x.digest FROM ds_records x JOIN domains d ON d.id = x.domain_id WHERE d.zone = ? ORDER BY x.domain_id, x.key_tag, x.alg, x.digest_type, x.digest`), zone)
-		if err != nil {
+		in := `(` + marks(len(ids)) + `)`
+		if err := s.eachRow(ctx, `SELECT dh.domain_id, h.name FROM domain_hosts dh JOIN hosts h ON h.id = dh.host_id WHERE dh.domain_id IN `+in, ids, func(rows *sql.Rows) error {
+			var id int64
+			var host string
+			if err := rows.Scan(&id, &host); err != nil {
+				return err
+			}
+			d := &page[byID[id]]
+			d.NS = append(d.NS, host)
+			return nil
+		}); err != nil {
 			return err
 		}
-		for rows.Next() {
+		if err := s.eachRow(ctx, `SELECT domain_id, key_tag, alg, digest_type, digest FROM ds_records WHERE domain_id IN `+in, ids, func(rows *sql.Rows) error {
 			var id int64
 			var r registry.DS
 			if err := rows.Scan(&id, &r.KeyTag, &r.Algorithm, &r.DigestType, &r.Digest); err != nil {
-				rows.Close()
 				return err
 			}
-			if d := byID[id]; d != nil { // DS of a domain without name servers: not published
-				d.DS = append(d.DS, r)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			d := &page[byID[id]]
+			d.DS = append(d.DS, r)
+			return nil
+		}); err != nil {
 			return err
 		}
-		rows, err = s.db.QueryContext(ctx, s.q(`SELECT h.name, a.addr FROM hosts h JOIN domains d ON d.id = h.domain_id JOIN host_addrs a ON a.host_id = h.id WHERE d.zone = ? ORDER BY h.name, a.addr`), zone)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var h, a string
-			if err := rows.Scan(&h, &a); err != nil {
+		glue := map[string]*registry.ZoneGlue{}
+		var order []string
+		if err := s.eachRow(ctx, `SELECT h.domain_id, h.name, a.addr FROM hosts h JOIN host_addrs a ON a.host_id = h.id WHERE h.domain_id IN `+in, ids, func(rows *sql.Rows) error {
+			var id int64
+			var host, addr string
+			if err := rows.Scan(&id, &host, &addr); err != nil {
 				return err
 			}
-			zd.Glue[h] = append(zd.Glue[h], a)
-		}
-		if err := rows.Err(); err != nil {
+			g := glue[host]
+			if g == nil {
+				g = &registry.ZoneGlue{Name: host, Domain: byID[id]}
+				glue[host] = g
+				order = append(order, host)
+			}
+			g.Addrs = append(g.Addrs, addr)
+			return nil
+		}); err != nil {
 			return err
 		}
-		for _, id := range order {
-			zd.Delegations = append(zd.Delegations, *byID[id])
+		if len(glue) == 0 {
+			return nil
+		}
+		// the distinct statuses of the zone's domains that name each glue host
+		if err := s.eachRow(ctx, `SELECT DISTINCT h.name, n.statuses FROM hosts h JOIN domain_hosts dh ON dh.host_id = h.id JOIN domains n ON n.id = dh.domain_id
+			WHERE h.domain_id IN `+in+` AND n.zone = ? AND EXISTS (SELECT 1 FROM host_addrs a WHERE a.host_id = h.id)`, append(ids[:len(ids):len(ids)], zone), func(rows *sql.Rows) error {
+			var host, statuses string
+			if err := rows.Scan(&host, &statuses); err != nil {
+				return err
+			}
+			if g := glue[host]; g != nil {
+				g.NamedBy = append(g.NamedBy, strings.Fields(statuses))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, h := range order {
+			g := glue[h]
+			d := &page[g.Domain]
+			d.Glue = append(d.Glue, *g)
 		}
 		return nil
 	})
-	return zd, internal("reading zone data", err)
+	return page, internal("reading zone data", err)
+}
+
+// eachRow runs a query and f on each of its rows.
+func (s *Store) eachRow(ctx context.Context, query string, args []any, f func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // purgeDelegation removes what the delegation tables hold of domains being
