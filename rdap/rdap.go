@@ -1,6 +1,6 @@
 // Package rdap serves registration data over RDAP (RFC 7480 HTTP use, RFC
-// 9082 queries, RFC 9083 JSON responses): GET /rdap/domain/{name} and
-// /rdap/help. A domain's response lists its blocked variants (RFC 9083
+// 9082 queries, RFC 9083 JSON responses): GET /rdap/domain/{name},
+// /rdap/nameserver/{name} (nameserver.go) and /rdap/help. A domain's response lists its blocked variants (RFC 9083
 // §5.3 "variants"): the members of its conflict set that no one else may
 // register, with relation "unregistered" and "registration restricted"
 // and idnTable = the language tag (of the variant's own script for a
@@ -56,8 +56,9 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 	h := &handler{svc: svc, opts: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rdap/domain/{name}", h.domain)
+	mux.HandleFunc("GET /rdap/nameserver/{name}", h.nameserver)
 	mux.HandleFunc("GET /rdap/help", h.help)
-	for _, t := range []string{"nameserver", "entity", "ip", "autnum", "domains", "nameservers", "entities"} {
+	for _, t := range []string{"entity", "ip", "autnum", "domains", "nameservers", "entities"} {
 		mux.HandleFunc("GET /rdap/"+t+"/", h.unsupported)
 		mux.HandleFunc("GET /rdap/"+t, h.unsupported)
 	}
@@ -141,6 +142,7 @@ type (
 		ObjectClassName string `json:"objectClassName"`
 		LDHName         string `json:"ldhName"`
 		UnicodeName     string `json:"unicodeName,omitempty"`
+		Links           []Link `json:"links,omitempty"` // self: /rdap/nameserver/{ldhName}
 	}
 	// SecureDNS is RFC 9083 §5.3's secureDNS member (DS data only).
 	SecureDNS struct {
@@ -222,6 +224,7 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 		Title: "akshara RDAP",
 		Description: []string{
 			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
+			"Name server lookups: /rdap/nameserver/{name}, a host object of this registry (its glue addresses for a host inside a zone of the registry).",
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
 			"A blocked variant answers a domain object with status inactive and a remark naming the registered domain that blocks it; any other name that is not registered answers 404.",
 		},
@@ -278,12 +281,7 @@ func DomainOf(d *registry.Domain) *Domain {
 		Handle:          fmt.Sprintf("D%d-AKSHARA", d.ID),
 		LDHName:         d.ALabel,
 		Status:          rdapStatuses(d.Statuses),
-		Entities: []Entity{{
-			ObjectClassName: "entity",
-			Handle:          d.Registrar,
-			Roles:           []string{"registrar"},
-			VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}, []any{"fn", map[string]any{}, "text", d.Registrar}}},
-		}},
+		Entities:        []Entity{registrarEntity(d.Registrar)},
 		Events: []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
 	}
 	// the lifecycle's events (RFC 9083 §10.2.3): expiration, last changed,
@@ -336,6 +334,16 @@ func DomainOf(d *registry.Domain) *Domain {
 		out.Variants = append(out.Variants, Variants{Relation: exemptRelation, IDNTable: table, VariantNames: registered})
 	}
 	return out
+}
+
+// registrarEntity is the entity of a sponsoring registrar.
+func registrarEntity(name string) Entity {
+	return Entity{
+		ObjectClassName: "entity",
+		Handle:          name,
+		Roles:           []string{"registrar"},
+		VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}, []any{"fn", map[string]any{}, "text", name}}},
+	}
 }
 
 // idnTable is the idnTable of a language tag: none for plain ASCII.
@@ -391,6 +399,7 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	out := DomainOf(d)
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{h.selfLink(r, path, ContentType)}
+	h.nameserverLinks(r, out)
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
 	out.Notices = h.opts.Notices
 	if len(out.Variants) > 0 {
