@@ -282,7 +282,7 @@ func DomainOf(d *registry.Domain) *Domain {
 		LDHName:         d.ALabel,
 		Status:          rdapStatuses(d.Statuses),
 		Entities:        []Entity{registrarEntity(d.Registrar)},
-		Events: []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
+		Events:          []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
 	}
 	// the lifecycle's events (RFC 9083 §10.2.3): expiration, last changed,
 	// and while a deleted domain waits for its purge, its deletion
