@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
@@ -199,6 +201,11 @@ func (s *Service) canonHost(input string) (hostName, error) {
 		u, err := hostIDNA.ToUnicode(a)
 		if err != nil {
 			u = a
+		}
+		for _, l := range strings.Split(u, ".") {
+			if s1, s2 := twoScripts(l); s2 != "" {
+				return hostName{}, Errorf(CodeBadName, "%q is not a host name this registry takes: its label %s mixes scripts (%s and %s)", input, l, s1, s2)
+			}
 		}
 		return hostName{alabel: a, ulabel: u}, nil
 	}
@@ -708,4 +715,49 @@ func zoneSettings(z *Zone, defaults []Zone) {
 			z.MaxNameServers = d.MaxNameServers
 		}
 	}
+}
+
+// twoScripts returns two Unicode scripts of a label's characters that
+// UTS 39's "Highly Restrictive" level does not let one label mix (Common
+// and Inherited go with any; Latin, Han, Hiragana and Katakana together
+// are Japanese, Latin, Han and Bopomofo Chinese, Latin, Han and Hangul
+// Korean): s2 is "" for a label it allows. IDNA2008 lets a label mix
+// scripts; a name server's name that does (ns1.exampleक.com) is refused
+// all the same (BAD_NAME), as a label of a zone of the registry is
+// (MIXED_SCRIPT).
+func twoScripts(label string) (s1, s2 string) {
+	var seen []string
+	for _, r := range label {
+		sc := ""
+		switch {
+		case r < 0x80:
+			if unicode.IsLetter(r) {
+				sc = "Latin"
+			}
+		case unicode.In(r, unicode.Common, unicode.Inherited):
+		default:
+			for name, t := range unicode.Scripts {
+				if name != "Common" && name != "Inherited" && unicode.Is(t, r) {
+					sc = name
+					break
+				}
+			}
+		}
+		if sc != "" && !slices.Contains(seen, sc) {
+			seen = append(seen, sc)
+		}
+	}
+	if len(seen) < 2 {
+		return "", ""
+	}
+	for _, ok := range [][]string{{"Latin", "Han", "Hiragana", "Katakana"}, {"Latin", "Han", "Bopomofo"}, {"Latin", "Han", "Hangul"}} {
+		all := true
+		for _, sc := range seen {
+			all = all && slices.Contains(ok, sc)
+		}
+		if all {
+			return "", ""
+		}
+	}
+	return seen[0], seen[1]
 }
