@@ -409,19 +409,19 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 		}); err != nil {
 			return err
 		}
-		glue := map[string]*registry.ZoneGlue{}
-		var order []string
-		if err := s.eachRow(ctx, `SELECT h.domain_id, h.name, a.addr FROM hosts h JOIN host_addrs a ON a.host_id = h.id WHERE h.domain_id IN `+in, ids, func(rows *sql.Rows) error {
-			var id int64
+		glue := map[int64]*registry.ZoneGlue{}
+		var order []any // the glue hosts' ids
+		if err := s.eachRow(ctx, `SELECT h.domain_id, h.id, h.name, a.addr FROM hosts h JOIN host_addrs a ON a.host_id = h.id WHERE h.domain_id IN `+in, ids, func(rows *sql.Rows) error {
+			var id, hostID int64
 			var host, addr string
-			if err := rows.Scan(&id, &host, &addr); err != nil {
+			if err := rows.Scan(&id, &hostID, &host, &addr); err != nil {
 				return err
 			}
-			g := glue[host]
+			g := glue[hostID]
 			if g == nil {
 				g = &registry.ZoneGlue{Name: host, Domain: byID[id]}
-				glue[host] = g
-				order = append(order, host)
+				glue[hostID] = g
+				order = append(order, hostID)
 			}
 			g.Addrs = append(g.Addrs, addr)
 			return nil
@@ -431,14 +431,17 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 		if len(glue) == 0 {
 			return nil
 		}
-		// the distinct statuses of the zone's domains that name each glue host
-		if err := s.eachRow(ctx, `SELECT DISTINCT h.name, n.statuses FROM hosts h JOIN domain_hosts dh ON dh.host_id = h.id JOIN domains n ON n.id = dh.domain_id
-			WHERE h.domain_id IN `+in+` AND n.zone = ? AND EXISTS (SELECT 1 FROM host_addrs a WHERE a.host_id = h.id)`, append(ids[:len(ids):len(ids)], zone), func(rows *sql.Rows) error {
-			var host, statuses string
-			if err := rows.Scan(&host, &statuses); err != nil {
+		// the distinct statuses of the zone's domains that name each glue
+		// host, by the hosts' ids (the zone compared here, not in SQL: a
+		// condition on the zone leads the planners to read the zone's
+		// domains by their index, a whole zone for every page)
+		if err := s.eachRow(ctx, `SELECT DISTINCT dh.host_id, n.zone, n.statuses FROM domain_hosts dh JOIN domains n ON n.id = dh.domain_id WHERE dh.host_id IN (`+marks(len(order))+`)`, order, func(rows *sql.Rows) error {
+			var hostID int64
+			var z, statuses string
+			if err := rows.Scan(&hostID, &z, &statuses); err != nil {
 				return err
 			}
-			if g := glue[host]; g != nil {
+			if g := glue[hostID]; g != nil && z == zone {
 				g.NamedBy = append(g.NamedBy, strings.Fields(statuses))
 			}
 			return nil
@@ -446,7 +449,7 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 			return err
 		}
 		for _, h := range order {
-			g := glue[h]
+			g := glue[h.(int64)]
 			d := &page[g.Domain]
 			d.Glue = append(d.Glue, *g)
 		}
