@@ -133,11 +133,11 @@ func serveEPP(t *testing.T, store ...string) string {
 
 // eppConn is a bare EPP client over TLS.
 type eppConn struct {
-	t    *testing.T
+	t    testing.TB
 	conn *tls.Conn
 }
 
-func dialEPP(t *testing.T, addr string) *eppConn {
+func dialEPP(t testing.TB, addr string) *eppConn {
 	t.Helper()
 	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
 	if err != nil {
