@@ -107,10 +107,10 @@ type DelegationStore interface {
 	// Delegation returns a domain's name servers (A-label form, sorted)
 	// and DS records.
 	Delegation(ctx context.Context, domainID int64) ([]string, []DS, error)
-	// ZonePage returns up to limit delegations of the zone's domains that
-	// have name servers, in the byte order of their A-labels (Go's string
-	// order), after the A-label after ("" for the first page); each with
-	// its name servers, DS records and the glue hosts under it. The
+	// ZonePage returns up to limit of the zone's domains in the byte
+	// order of their A-labels (Go's string order), after the A-label
+	// after ("" for the first page); each with its name servers (none for
+	// a domain without), DS records and the glue hosts under it. The
 	// export reads a zone by pages, never the whole of it at once.
 	ZonePage(ctx context.Context, zone, after string, limit int) ([]ZoneDelegation, error)
 }
