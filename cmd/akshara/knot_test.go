@@ -363,12 +363,18 @@ func TestKnotPublish(t *testing.T) {
 	}
 }
 
-// BenchmarkKnotPublishLatency: the time from a registry create (domain
-// and its name server) to the name resolving in Knot: create, delegate,
-// publish (knotc -b zone-reload: Knot has re-signed when it returns),
-// then kdig until Knot answers the delegation. Reports the median and
-// the worst over b.N creates (go test ./cmd/akshara -run '^$'
-// -bench KnotPublishLatency -benchtime 50x).
+// BenchmarkKnotPublishLatency: the time from an EPP create (a domain with
+// its name server, one <domain:create> over a logged-in session) to the
+// name resolving in Knot: the create, a publish (publishZone, what akshara
+// zone publish runs: export, atomic rename, knotc -b zone-reload, which
+// returns when Knot has loaded and re-signed the zone), then kdig until
+// Knot answers the delegation. Publication is on command (akshara serve
+// does not publish; an operator runs zone publish from a timer or after
+// changes), so this is create → publish → resolves, one publish per
+// create, the zone growing by one delegation each time. Reports the
+// median, the 99th percentile and the worst over b.N creates:
+//
+//	go test ./cmd/akshara -run '^$' -bench KnotPublishLatency -benchtime 1000x
 func BenchmarkKnotPublishLatency(b *testing.B) {
 	dir := b.TempDir()
 	ctx := context.Background()
@@ -394,6 +400,7 @@ func BenchmarkKnotPublishLatency(b *testing.B) {
 		b.Fatal(err)
 	}
 	k := startKnot(b, dir)
+	c := startEPP(b, svc, "acme")
 	po := publishOptions{Out: file, MaxDrop: 0.1, Reload: func(z string) error {
 		return runReload(exec.Command("knotc", "-s", k.socket, "-b", "zone-reload", z))
 	}}
@@ -402,12 +409,7 @@ func BenchmarkKnotPublishLatency(b *testing.B) {
 	for i := range b.N {
 		name := fmt.Sprintf("latency%d.in", i)
 		t0 := time.Now()
-		if _, err := svc.Create(ctx, r, name, ""); err != nil {
-			b.Fatal(err)
-		}
-		if err := svc.UpdateDelegation(ctx, r, name, registry.Delegation{AddNS: []string{"ns.example.net"}}); err != nil {
-			b.Fatal(err)
-		}
+		c.createDomain(name, []string{"ns.example.net"}, nil)
 		if _, _, _, err := publishZone(ctx, svc, "in", eo, po); err != nil {
 			b.Fatal(err)
 		}
@@ -421,6 +423,8 @@ func BenchmarkKnotPublishLatency(b *testing.B) {
 	}
 	b.StopTimer()
 	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "median-ms")
-	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(lat[len(lat)/2]), "median-ms")
+	b.ReportMetric(ms(lat[min(len(lat)-1, len(lat)*99/100)]), "p99-ms")
+	b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
 }
