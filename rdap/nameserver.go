@@ -77,9 +77,8 @@ func NameserverOf(h *registry.Host) *NameserverObject {
 }
 
 func (h *handler) nameserver(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if !utf8.ValidString(name) || len(name) > h.opts.MaxName {
-		h.fail(w, http.StatusBadRequest, "the name is not valid UTF-8 or is too long")
+	name, ok := h.pathName(w, r)
+	if !ok {
 		return
 	}
 	host, err := h.svc.HostInfo(r.Context(), name)
@@ -96,6 +95,17 @@ func (h *handler) nameserver(w http.ResponseWriter, r *http.Request) {
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
 	out.Notices = append([]Notice{}, h.opts.Notices...)
 	write(w, http.StatusOK, out)
+}
+
+// pathName is the {name} of a lookup's path; false (answered 400) if it
+// is not UTF-8 or longer than Options.MaxName.
+func (h *handler) pathName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := r.PathValue("name")
+	if !utf8.ValidString(name) || len(name) > h.opts.MaxName {
+		h.fail(w, http.StatusBadRequest, "the name is not valid UTF-8 or is too long")
+		return "", false
+	}
+	return name, true
 }
 
 // nameserverLinks links each of a domain's name servers to its own object.

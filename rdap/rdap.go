@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -377,9 +376,8 @@ func tableOf(label, lang string) string {
 var exemptRelation = []string{"registered"}
 
 func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if !utf8.ValidString(name) || len(name) > h.opts.MaxName {
-		h.fail(w, http.StatusBadRequest, "the name is not valid UTF-8 or is too long")
+	name, ok := h.pathName(w, r)
+	if !ok {
 		return
 	}
 	d, err := h.svc.Info(r.Context(), name)

@@ -3,11 +3,11 @@ package main
 import (
 	"crypto/tls"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/internal/loopback"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -28,13 +28,7 @@ func startEPP(t testing.TB, svc *registry.Service, registrar string) *eppConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	c := dialEPP(t, ln.Addr().String())
+	c := dialEPP(t, loopback.Serve(t, srv))
 	c.must(`<login><clID>` + registrar + `</clID><pw>secret12</pw><options><version>1.0</version><lang>en</lang></options><svcs>` +
 		`<objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:host-1.0</objURI>` +
 		`<svcExtension><extURI>urn:ietf:params:xml:ns:secDNS-1.1</extURI></svcExtension></svcs></login>`)

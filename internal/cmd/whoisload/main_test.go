@@ -1,11 +1,11 @@
 package main
 
 import (
-	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/akshara-idn/akshara/internal/loopback"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 	"github.com/akshara-idn/akshara/whois"
 )
@@ -37,13 +37,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			go srv.Serve(ln)
-			t.Cleanup(func() { srv.Close() })
-			res := run(ln.Addr().String(), []string{"example.in"}, 2, 300*time.Millisecond)
+			res := run(loopback.Serve(t, srv), []string{"example.in"}, 2, 300*time.Millisecond)
 			if res.answered < tc.wantAnsweredN || res.failed > 0 || (res.limited > 0) != tc.wantLimited {
 				t.Errorf("%+v", res)
 			}
