@@ -34,6 +34,9 @@ type Zone struct {
 	// deletion periods), from the zones file (akshara.DefaultLifecycle for
 	// a zone it does not name).
 	Lifecycle akshara.ZoneLifecycle `json:"-"`
+	// Contacts is which contacts an EPP domain create must carry (the
+	// zones file's `contacts`; docs/contacts.md).
+	Contacts akshara.ZoneContacts `json:"-"`
 }
 
 // Registrar is an account that registers domains.
@@ -76,6 +79,9 @@ type Domain struct {
 	// (docs/delegation.md); loaded by Service.Info.
 	NameServers []string `json:"name_servers,omitempty"`
 	DS          []DS     `json:"ds,omitempty"`
+	// Contacts are the domain's registrant and admin/tech/billing
+	// contacts (contacts.go); loaded by Service.Info.
+	Contacts []DomainContact `json:"contacts,omitempty"`
 
 	// The lifecycle (lifecycle.go, docs/lifecycle.md).
 	//
