@@ -173,3 +173,58 @@ func runSteps(t *testing.T, steps []step) {
 		}
 	}
 }
+
+// TestServedURIs (issue 24 item 7): the greeting lists host-1.0 among the
+// objects and secDNS-1.1 and rgp-1.0 among the extensions, and a login
+// that names them, each alone or all at once, is accepted (1000); a URI
+// the server does not serve is still refused (2307 for an object, 2103
+// for an extension), so the test fails if login stops reading the list.
+func TestServedURIs(t *testing.T) {
+	e := newEnv(t, epp.Options{})
+	c, err := e.dialRaw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<objURI>urn:ietf:params:xml:ns:domain-1.0</objURI>", "<objURI>urn:ietf:params:xml:ns:host-1.0</objURI>",
+		"<extURI>urn:ietf:params:xml:ns:secDNS-1.1</extURI>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI>",
+	} {
+		if !strings.Contains(g, want) {
+			t.Errorf("the greeting lacks %s:\n%s", want, g)
+		}
+	}
+	const obj, ext = "domain-1.0</objURI>", "</svcExtension>"
+	withURIs := func(objs, exts []string) string {
+		l := loginFrame("acme", "secret12", "")
+		for _, o := range objs {
+			l = strings.Replace(l, obj, obj+"<objURI>urn:ietf:params:xml:ns:"+o+"</objURI>", 1)
+		}
+		for _, x := range exts {
+			l = strings.Replace(l, ext, "<extURI>urn:ietf:params:xml:ns:"+x+"</extURI>"+ext, 1)
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		name       string
+		objs, exts []string
+		code       int
+	}{
+		{"host-1.0", []string{"host-1.0"}, nil, 1000},
+		{"secDNS-1.1", nil, []string{"secDNS-1.1"}, 1000},
+		{"rgp-1.0", nil, []string{"rgp-1.0"}, 1000},
+		{"all three", []string{"host-1.0"}, []string{"secDNS-1.1", "rgp-1.0"}, 1000},
+		{"an object not served", []string{"host-1.0", "example-1.0"}, nil, 2307},
+		{"an extension not served", nil, []string{"rgp-1.0", "launch-1.0"}, 2103},
+		{"secDNS-1.0 (the old version)", nil, []string{"secDNS-1.0"}, 2103},
+	} {
+		c := e.dial()
+		if r := c.do(withURIs(tc.objs, tc.exts)); code(r) != tc.code {
+			t.Errorf("login with %s: %d, want %d\n%s", tc.name, code(r), tc.code, r)
+		}
+	}
+	e.validate()
+}

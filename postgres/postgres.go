@@ -34,7 +34,7 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, CheckInOneStatement: true, IsUnique: isUnique, Migrations: sub,
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, ByteOrder: ` COLLATE "C"`, CheckInOneStatement: true, IsUnique: isUnique, Migrations: sub,
 		IsTransient: isTransient, IsRefused: isRefused, IsFull: isFull,
 		// A bulk import's lookups are point lookups by (zone, label) in
 		// tables that grow from nothing: with statistics of the small

@@ -24,7 +24,7 @@ func TestSecureDNS(t *testing.T) {
 	}
 	_, doc := e.get(t, "/rdap/domain/"+kitabA)
 	b, _ := json.Marshal(map[string]any{"nameservers": doc["nameservers"], "secureDNS": doc["secureDNS"]})
-	want := `{"nameservers":[{"ldhName":"ns1.` + kitabA + `","objectClassName":"nameserver","unicodeName":"ns1.` + kitab + `"}],` +
+	want := `{"nameservers":[{"ldhName":"ns1.` + kitabA + `","links":[{"href":"` + e.srv.URL + `/rdap/nameserver/ns1.` + kitabA + `","rel":"self","type":"application/rdap+json","value":"` + e.srv.URL + `/rdap/nameserver/ns1.` + kitabA + `"}],"objectClassName":"nameserver","unicodeName":"ns1.` + kitab + `"}],` +
 		`"secureDNS":{"delegationSigned":true,"dsData":[{"algorithm":13,"digest":"` + digest + `","digestType":2,"keyTag":4242}]}}`
 	if string(b) != want {
 		t.Errorf("RDAP delegation:\n got %s\nwant %s", b, want)

@@ -1,6 +1,6 @@
 // Package rdap serves registration data over RDAP (RFC 7480 HTTP use, RFC
-// 9082 queries, RFC 9083 JSON responses): GET /rdap/domain/{name} and
-// /rdap/help. A domain's response lists its blocked variants (RFC 9083
+// 9082 queries, RFC 9083 JSON responses): GET /rdap/domain/{name},
+// /rdap/nameserver/{name} (nameserver.go) and /rdap/help. A domain's response lists its blocked variants (RFC 9083
 // §5.3 "variants"): the members of its conflict set that no one else may
 // register, with relation "unregistered" and "registration restricted"
 // and idnTable = the language tag (of the variant's own script for a
@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -56,6 +55,7 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 	h := &handler{svc: svc, opts: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rdap/domain/{name}", h.domain)
+	mux.HandleFunc("GET /rdap/nameserver/{name}", h.nameserver)
 	mux.HandleFunc("GET /rdap/help", h.help)
 	mux.HandleFunc("GET /rdap/entity/{handle}", h.entity) // entity.go
 	for _, t := range []string{"nameserver", "entity", "ip", "autnum", "domains", "nameservers", "entities"} {
@@ -145,6 +145,7 @@ type (
 		ObjectClassName string `json:"objectClassName"`
 		LDHName         string `json:"ldhName"`
 		UnicodeName     string `json:"unicodeName,omitempty"`
+		Links           []Link `json:"links,omitempty"` // self: /rdap/nameserver/{ldhName}
 	}
 	// SecureDNS is RFC 9083 §5.3's secureDNS member (DS data only).
 	SecureDNS struct {
@@ -226,6 +227,7 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 		Title: "akshara RDAP",
 		Description: []string{
 			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
+			"Name server lookups: /rdap/nameserver/{name}, a host object of this registry (its glue addresses for a host inside a zone of the registry).",
 			"Entity lookups: /rdap/entity/{handle}, a contact by its id. The personal data of contacts (name, organization, address, telephone, fax, email) is redacted unless the contact published it (EPP contact disclose flag=1); RFC 9537: the \"redacted\" member lists what was removed.",
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
 			"A blocked variant answers a domain object with status inactive and a remark naming the registered domain that blocks it; any other name that is not registered answers 404.",
@@ -283,13 +285,8 @@ func DomainOf(d *registry.Domain) *Domain {
 		Handle:          fmt.Sprintf("D%d-AKSHARA", d.ID),
 		LDHName:         d.ALabel,
 		Status:          rdapStatuses(d.Statuses),
-		Entities: []Entity{{
-			ObjectClassName: "entity",
-			Handle:          d.Registrar,
-			Roles:           []string{"registrar"},
-			VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}, []any{"fn", map[string]any{}, "text", d.Registrar}}},
-		}},
-		Events: []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
+		Entities:        []Entity{registrarEntity(d.Registrar)},
+		Events:          []Event{{Action: "registration", Date: d.Created.UTC().Format(time.RFC3339)}},
 	}
 	// the lifecycle's events (RFC 9083 §10.2.3): expiration, last changed,
 	// and while a deleted domain waits for its purge, its deletion
@@ -343,6 +340,16 @@ func DomainOf(d *registry.Domain) *Domain {
 	return out
 }
 
+// registrarEntity is the entity of a sponsoring registrar.
+func registrarEntity(name string) Entity {
+	return Entity{
+		ObjectClassName: "entity",
+		Handle:          name,
+		Roles:           []string{"registrar"},
+		VCard:           []any{"vcard", []any{[]any{"version", map[string]any{}, "text", "4.0"}, []any{"fn", map[string]any{}, "text", name}}},
+	}
+}
+
 // idnTable is the idnTable of a language tag: none for plain ASCII.
 func idnTable(lang string) string {
 	if lang == registry.LDH {
@@ -374,9 +381,8 @@ func tableOf(label, lang string) string {
 var exemptRelation = []string{"registered"}
 
 func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if !utf8.ValidString(name) || len(name) > h.opts.MaxName {
-		h.fail(w, http.StatusBadRequest, "the name is not valid UTF-8 or is too long")
+	name, ok := h.pathName(w, r)
+	if !ok {
 		return
 	}
 	d, err := h.svc.Info(r.Context(), name)
@@ -400,6 +406,7 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	}
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{h.selfLink(r, path, ContentType)}
+	h.nameserverLinks(r, out)
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
 	out.Notices = h.opts.Notices
 	if len(out.Variants) > 0 {

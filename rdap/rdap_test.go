@@ -134,7 +134,8 @@ func TestResponses(t *testing.T) {
 		{"/rdap/domain/nodots", 400, []string{`"errorCode":400`, "BAD_NAME"}},
 		{"/rdap/domain/x.nozone", 400, []string{"UNKNOWN_ZONE"}},
 		{"/rdap/domain/xn--zz-.in", 400, []string{`"errorCode":400`, "not a valid A-label"}},
-		{"/rdap/nameserver/ns1.example.in", 501, []string{`"errorCode":501`}},
+		{"/rdap/nameserver/ns1.example.in", 404, []string{`"errorCode":404`, "not a name server"}},
+		{"/rdap/nameservers?name=ns1.*", 501, []string{`"errorCode":501`}}, // a search: not served
 		{"/rdap/domains?name=x*", 501, nil},
 		{"/rdap/frob", 400, []string{`"errorCode":400`}},
 		{"/rdap/help", 200, []string{`"rdapConformance":["rdap_level_0"]`, "/rdap/domain/{name}"}},

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
@@ -105,15 +107,12 @@ type DelegationStore interface {
 	// Delegation returns a domain's name servers (A-label form, sorted)
 	// and DS records.
 	Delegation(ctx context.Context, domainID int64) ([]string, []DS, error)
-	// ZoneData returns the delegations of the zone's domains that have
-	// name servers, and the addresses of the hosts under its domains.
-	ZoneData(ctx context.Context, zone string) (*ZoneData, error)
-}
-
-// ZoneData is what a zone's master file is made of (zoneexport.go).
-type ZoneData struct {
-	Delegations []ZoneDelegation
-	Glue        map[string][]string // host name (A-label form) -> addresses
+	// ZonePage returns up to limit of the zone's domains in the byte
+	// order of their A-labels (Go's string order), after the A-label
+	// after ("" for the first page); each with its name servers (none for
+	// a domain without), DS records and the glue hosts under it. The
+	// export reads a zone by pages, never the whole of it at once.
+	ZonePage(ctx context.Context, zone, after string, limit int) ([]ZoneDelegation, error)
 }
 
 // ZoneDelegation is one domain's delegation.
@@ -121,7 +120,18 @@ type ZoneDelegation struct {
 	Name     string   // A-label form
 	NS       []string // host names, A-label form
 	DS       []DS
-	Statuses []string // the domain's stored statuses (Domain.Statuses)
+	Statuses []string   // the domain's stored statuses (Domain.Statuses)
+	Glue     []ZoneGlue // the hosts under the domain that have addresses
+}
+
+// ZoneGlue is a host under a domain, with its addresses.
+type ZoneGlue struct {
+	Name  string   // A-label form
+	Addrs []string // canonical text form
+	// NamedBy holds the distinct stored statuses of the zone's domains
+	// that name the host: its glue is published if one of them is.
+	NamedBy [][]string
+	Domain  int // the store's own use (the index in its page)
 }
 
 // DelegationChange is a change of a domain's name servers and DS records.
@@ -191,6 +201,11 @@ func (s *Service) canonHost(input string) (hostName, error) {
 		u, err := hostIDNA.ToUnicode(a)
 		if err != nil {
 			u = a
+		}
+		for _, l := range strings.Split(u, ".") {
+			if s1, s2 := twoScripts(l); s2 != "" {
+				return hostName{}, Errorf(CodeBadName, "%q is not a host name this registry takes: its label %s mixes scripts (%s and %s)", input, l, s1, s2)
+			}
 		}
 		return hostName{alabel: a, ulabel: u}, nil
 	}
@@ -732,4 +747,49 @@ func zoneSettings(z *Zone, defaults []Zone) {
 			z.Contacts = d.Contacts // contacts.go
 		}
 	}
+}
+
+// twoScripts returns two Unicode scripts of a label's characters that
+// UTS 39's "Highly Restrictive" level does not let one label mix (Common
+// and Inherited go with any; Latin, Han, Hiragana and Katakana together
+// are Japanese, Latin, Han and Bopomofo Chinese, Latin, Han and Hangul
+// Korean): s2 is "" for a label it allows. IDNA2008 lets a label mix
+// scripts; a name server's name that does (ns1.exampleक.com) is refused
+// all the same (BAD_NAME), as a label of a zone of the registry is
+// (MIXED_SCRIPT).
+func twoScripts(label string) (s1, s2 string) {
+	var seen []string
+	for _, r := range label {
+		sc := ""
+		switch {
+		case r < 0x80:
+			if unicode.IsLetter(r) {
+				sc = "Latin"
+			}
+		case unicode.In(r, unicode.Common, unicode.Inherited):
+		default:
+			for name, t := range unicode.Scripts {
+				if name != "Common" && name != "Inherited" && unicode.Is(t, r) {
+					sc = name
+					break
+				}
+			}
+		}
+		if sc != "" && !slices.Contains(seen, sc) {
+			seen = append(seen, sc)
+		}
+	}
+	if len(seen) < 2 {
+		return "", ""
+	}
+	for _, ok := range [][]string{{"Latin", "Han", "Hiragana", "Katakana"}, {"Latin", "Han", "Bopomofo"}, {"Latin", "Han", "Hangul"}} {
+		all := true
+		for _, sc := range seen {
+			all = all && slices.Contains(ok, sc)
+		}
+		if all {
+			return "", ""
+		}
+	}
+	return seen[0], seen[1]
 }

@@ -20,6 +20,9 @@ type ZoneExportOptions struct {
 	RName  string   // SOA RNAME as a domain name (hostmaster.example.); "" for hostmaster.ZONE.
 	Serial uint32   // SOA serial; 0 for 1 (Knot's serial-policy may replace it)
 	TTL    int      // TTL of every record; 0 for 3600
+	// PageSize is how many domains are read at once; 0 for ZonePageSize.
+	// The file does not depend on it.
+	PageSize int
 }
 
 // domainPublished tells whether a domain is in the zone: only with name
@@ -78,40 +81,6 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 	if err != nil {
 		return err
 	}
-	data, err := ds.ZoneData(ctx, z.Name)
-	if err != nil {
-		return err
-	}
-	var pub []*ZoneDelegation
-	used := map[string]bool{}
-	for i := range data.Delegations {
-		d := &data.Delegations[i]
-		if !domainPublished(d) {
-			continue
-		}
-		pub = append(pub, d)
-		for _, h := range d.NS {
-			used[h] = true
-		}
-	}
-	sort.Slice(pub, func(i, j int) bool { return pub[i].Name < pub[j].Name })
-	// the glue hosts by the domain they are under (label.zone: the last
-	// two labels), each list sorted
-	under := map[string][]string{}
-	for h := range data.Glue {
-		if !used[h] {
-			continue
-		}
-		labels := strings.Split(h, ".")
-		if len(labels) < 3 {
-			continue
-		}
-		d := strings.Join(labels[len(labels)-2:], ".")
-		under[d] = append(under[d], h)
-	}
-	for _, hs := range under {
-		sort.Strings(hs)
-	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "; zone %s (%s), written by akshara zone export\n", z.Name, origin)
 	fmt.Fprintf(bw, "$ORIGIN %s\n$TTL %d\n", origin, ttl)
@@ -119,26 +88,72 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 	for _, n := range ns {
 		fmt.Fprintf(bw, "%s\t%d\tIN\tNS\t%s\n", origin, ttl, n)
 	}
-	for _, d := range pub {
-		owner := d.Name + "."
-		for _, h := range d.NS {
-			fmt.Fprintf(bw, "%s\t%d\tIN\tNS\t%s.\n", owner, ttl, h)
+	// the delegations page by page, in the byte order of the A-labels
+	// (the store's), so that memory holds one page, not the zone
+	size := o.PageSize
+	if size <= 0 {
+		size = ZonePageSize
+	}
+	after := ""
+	for {
+		page, err := ds.ZonePage(ctx, z.Name, after, size)
+		if err != nil {
+			return err
 		}
-		for _, r := range d.DS {
-			fmt.Fprintf(bw, "%s\t%d\tIN\tDS\t%d %d %d %s\n", owner, ttl, r.KeyTag, r.Algorithm, r.DigestType, r.Digest)
-		}
-		// glue: the hosts under this domain that a published domain names
-		for _, h := range under[d.Name] {
-			for _, a := range data.Glue[h] {
-				typ := "A"
-				if strings.Contains(a, ":") {
-					typ = "AAAA"
-				}
-				fmt.Fprintf(bw, "%s.\t%d\tIN\t%s\t%s\n", h, ttl, typ, a)
+		for i := range page {
+			d := &page[i]
+			if d.Name <= after {
+				return Errorf(CodeInternal, "zone export: the store returned %s after %s: not in byte order", d.Name, after)
 			}
+			after = d.Name
+			if domainPublished(d) {
+				writeDelegation(bw, d, ttl)
+			}
+		}
+		if len(page) < size {
+			break
 		}
 	}
 	return bw.Flush()
+}
+
+// ZonePageSize is how many domains the export reads at once.
+const ZonePageSize = 1000
+
+// writeDelegation writes a published domain's NS and DS records and the
+// glue of the hosts under it that a published domain of the zone names,
+// each kind sorted (the same data, the same bytes).
+func writeDelegation(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
+	owner := d.Name + "."
+	sort.Strings(d.NS)
+	for _, h := range d.NS {
+		fmt.Fprintf(bw, "%s\t%d\tIN\tNS\t%s.\n", owner, ttl, h)
+	}
+	sortDS(d.DS)
+	for _, r := range d.DS {
+		fmt.Fprintf(bw, "%s\t%d\tIN\tDS\t%d %d %d %s\n", owner, ttl, r.KeyTag, r.Algorithm, r.DigestType, r.Digest)
+	}
+	sort.Slice(d.Glue, func(i, j int) bool { return d.Glue[i].Name < d.Glue[j].Name })
+	for _, g := range d.Glue {
+		used := false
+		for _, st := range g.NamedBy {
+			if !(&Domain{Statuses: st}).OnHold() {
+				used = true
+				break
+			}
+		}
+		if !used {
+			continue
+		}
+		sort.Strings(g.Addrs)
+		for _, a := range g.Addrs {
+			typ := "A"
+			if strings.Contains(a, ":") {
+				typ = "AAAA"
+			}
+			fmt.Fprintf(bw, "%s.\t%d\tIN\t%s\t%s\n", g.Name, ttl, typ, a)
+		}
+	}
 }
 
 func fqdn(n string) string {

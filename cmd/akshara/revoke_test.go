@@ -133,12 +133,12 @@ func serveEPP(t *testing.T, store ...string) string {
 
 // eppConn is a bare EPP client over TLS.
 type eppConn struct {
-	t       *testing.T
+	t       testing.TB
 	conn    *tls.Conn
 	contact string // the id of the logged-in registrar's contact
 }
 
-func dialEPP(t *testing.T, addr string) *eppConn {
+func dialEPP(t testing.TB, addr string) *eppConn {
 	t.Helper()
 	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
 	if err != nil {
@@ -180,8 +180,11 @@ func (c *eppConn) do(x string) string {
 // login logs in and, when it succeeds, makes sure the registrar has the
 // contact c-CLID that its creates name (the zones file requires a
 // registrant, admin and tech contact: docs/contacts.md).
-func (c *eppConn) login(clID string) string {
-	r := c.do(`<login><clID>` + clID + `</clID><pw>secret12</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI></svcs></login>`)
+func (c *eppConn) login(clID string) string { return c.loginWith(clID, "") }
+
+// loginWith is login with more of <svcs> (objURIs, then svcExtension).
+func (c *eppConn) loginWith(clID, svcs string) string {
+	r := c.do(`<login><clID>` + clID + `</clID><pw>secret12</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI>` + svcs + `</svcs></login>`)
 	if strings.Contains(r, `code="1000"`) {
 		c.contact = "c-" + clID
 		cr := c.do(`<create><contact:create xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>` + c.contact + `</contact:id><contact:postalInfo type="loc"><contact:name>राहुल</contact:name><contact:addr><contact:city>लखनऊ</contact:city><contact:cc>IN</contact:cc></contact:addr></contact:postalInfo><contact:email>r@example.in</contact:email><contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo></contact:create></create>`)

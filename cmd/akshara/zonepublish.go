@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -37,102 +38,123 @@ type publishOptions struct {
 // larger), refuses when the new file has fewer than (1 - MaxDrop) of the
 // old file's delegations (unless Force), renames it into place and calls
 // Reload. It returns the serial and the old and new delegation counts.
+// Neither file is held in memory: the export streams into a temporary
+// file beside o.Out, and both files are read line by line to count.
 func publishZone(ctx context.Context, svc *registry.Service, zone string, eo registry.ZoneExportOptions, o publishOptions) (serial uint32, oldN, newN int, err error) {
-	old, rerr := os.ReadFile(o.Out)
-	if rerr != nil && !os.IsNotExist(rerr) {
-		return 0, 0, 0, rerr
+	var old zoneFileSummary
+	if f, err := os.Open(o.Out); err == nil {
+		old, err = scanZoneFile(f)
+		f.Close()
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("reading %s: %w", o.Out, err)
+		}
+	} else if !os.IsNotExist(err) {
+		return 0, 0, 0, err
 	}
 	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
 	serial = uint32(now().Unix())
-	if s, ok := zoneFileSerial(old); ok && s >= serial {
-		serial = s + 1
+	if old.hasSerial && old.serial >= serial {
+		serial = old.serial + 1
 	}
 	eo.Serial = serial
-	var buf bytes.Buffer
-	if err := svc.ExportZone(ctx, zone, eo, &buf); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(o.Out), ".zone-export-*")
+	if err != nil {
 		return 0, 0, 0, err
 	}
-	oldN, newN = zoneFileDelegations(old), zoneFileDelegations(buf.Bytes())
+	tmp := f.Name()
+	defer os.Remove(tmp) // after the rename, nothing is there
+	if err := svc.ExportZone(ctx, zone, eo, f); err != nil {
+		f.Close()
+		return 0, 0, 0, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return 0, 0, 0, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return 0, 0, 0, err
+	}
+	cur, err := scanZoneFile(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	oldN, newN = old.delegations, cur.delegations
 	if !o.Force && oldN > 0 && float64(newN) < float64(oldN)*(1-o.MaxDrop) {
 		return serial, oldN, newN, fmt.Errorf("%w: the new zone has %d delegations, the file it would replace %d: more than %.0f%% would go; nothing published (check the registry, or -force)", errPublishGuard, newN, oldN, o.MaxDrop*100)
 	}
-	if err := writeFileAtomic(o.Out, buf.Bytes()); err != nil {
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return serial, oldN, newN, err
+	}
+	if err := os.Rename(tmp, o.Out); err != nil {
 		return serial, oldN, newN, err
 	}
 	if o.Reload != nil {
-		origin := zoneFileOrigin(buf.Bytes())
-		if err := o.Reload(strings.TrimSuffix(origin, ".")); err != nil {
+		if err := o.Reload(strings.TrimSuffix(cur.origin, ".")); err != nil {
 			return serial, oldN, newN, fmt.Errorf("the zone file is written, the reload failed: %w", err)
 		}
 	}
 	return serial, oldN, newN, nil
 }
 
-// writeFileAtomic writes b to a temporary file beside path, syncs it and
-// renames it onto path.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".zone-export-*")
-	if err != nil {
-		return err
+// zoneFileSummary is what publish and verify read of a zone file.
+type zoneFileSummary struct {
+	origin      string // $ORIGIN
+	serial      uint32 // the SOA's
+	hasSerial   bool
+	delegations int // delegated names: owners of NS records other than the apex
+}
+
+// scanZoneFile reads a file zone export wrote, a line at a time. The
+// delegations are counted as runs of NS records of one owner (the export
+// writes a name's records together, sorted by name).
+func scanZoneFile(r io.Reader) (zoneFileSummary, error) {
+	var z zoneFileSummary
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	last := ""
+	for sc.Scan() {
+		l := sc.Text()
+		if o, ok := strings.CutPrefix(l, "$ORIGIN "); ok && z.origin == "" {
+			z.origin = strings.TrimSpace(o)
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 5 {
+			continue
+		}
+		switch f[3] {
+		case "SOA":
+			if r := strings.Fields(f[4]); len(r) >= 3 && !z.hasSerial {
+				s, err := strconv.ParseUint(r[2], 10, 32)
+				z.serial, z.hasSerial = uint32(s), err == nil
+			}
+		case "NS":
+			if f[0] != z.origin && f[0] != last {
+				z.delegations++
+				last = f[0]
+			}
+		}
 	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return z, sc.Err()
 }
 
 // zoneFileOrigin is the $ORIGIN of a file zone export wrote.
 func zoneFileOrigin(b []byte) string {
-	for _, l := range strings.Split(string(b), "\n") {
-		if o, ok := strings.CutPrefix(l, "$ORIGIN "); ok {
-			return strings.TrimSpace(o)
-		}
-	}
-	return ""
+	z, _ := scanZoneFile(bytes.NewReader(b))
+	return z.origin
 }
 
 // zoneFileSerial is the SOA serial of a file zone export wrote.
 func zoneFileSerial(b []byte) (uint32, bool) {
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Split(l, "\t")
-		if len(f) == 5 && f[3] == "SOA" {
-			r := strings.Fields(f[4])
-			if len(r) >= 3 {
-				s, err := strconv.ParseUint(r[2], 10, 32)
-				return uint32(s), err == nil
-			}
-		}
-	}
-	return 0, false
-}
-
-// zoneFileDelegations counts the delegated names (owners of NS records
-// other than the apex) of a file zone export wrote.
-func zoneFileDelegations(b []byte) int {
-	origin := zoneFileOrigin(b)
-	seen := map[string]bool{}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Split(l, "\t")
-		if len(f) == 5 && f[3] == "NS" && f[0] != origin {
-			seen[f[0]] = true
-		}
-	}
-	return len(seen)
+	z, _ := scanZoneFile(bytes.NewReader(b))
+	return z.serial, z.hasSerial
 }
 
 // cmdZonePublish runs akshara zone publish.

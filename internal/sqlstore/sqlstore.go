@@ -28,6 +28,11 @@ type Dialect struct {
 	Name string
 	// Dollar placeholders ($1, $2, ...) instead of ?.
 	Dollar bool
+	// ByteOrder follows a text column to compare and sort it by its bytes
+	// (Go's string order), whatever the database's collation: ` COLLATE "C"`
+	// on PostgreSQL; "" where that is the default (SQLite). The zone
+	// export's pages (ZonePage) are in this order.
+	ByteOrder string
 	// CheckInOneStatement: a check's two lookups (FindForCheck) in one
 	// statement, for a database where a statement is a round trip to a
 	// server. In process (SQLite) the joined statement costs more than

@@ -72,23 +72,28 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 		addrs []registry.Addr
 		code  string
 	}{
-		{"ns2." + kitab, b, nil, registry.CodeHostPolicy},                                   // another registrar's domain
-		{"ns2." + kitab, b, []registry.Addr{v4("8.8.4.4")}, registry.CodeHostPolicy},        // glue under another's domain
-		{"ns1.example.com", a, []registry.Addr{v4("8.8.4.4")}, registry.CodeHostPolicy},     // out-of-zone glue
-		{"ns1.notregistered.in", a, nil, registry.CodeHostPolicy},                           // no superordinate domain
-		{"ns1.कि\u200dताब.भारत", a, nil, registry.CodeInvalid},                              // joiner in the domain label
-		{"n\u200ds1." + kitab, a, nil, registry.CodeInvalid},                                // joiner below it
-		{"nsक." + kitab, a, nil, registry.CodeInvalid},                                      // mixed scripts in a label
-		{"ns1.kitaबb.भारत", a, nil, registry.CodeInvalid},                                   // mixed scripts in the domain label
-		{"ns\u200d1.example.com", a, nil, registry.CodeBadName},                             // joiner outside the zones
-		{"ns2." + kitab, a, []registry.Addr{v4("10.0.0.1")}, registry.CodeAddressRange},     // private
-		{"ns2." + kitab, a, []registry.Addr{v4("127.0.0.1")}, registry.CodeAddressRange},    // loopback
-		{"ns2." + kitab, a, []registry.Addr{v4("2001:4860::1")}, registry.CodeBadAddress},   // family mismatch
-		{"ns2." + kitab, a, []registry.Addr{v4("1.2.3")}, registry.CodeBadAddress},          // syntax
-		{"ns2." + kitab, a, []registry.Addr{v6("::ffff:8.8.8.8")}, registry.CodeBadAddress}, // mapped
-		{"com", a, nil, registry.CodeBadName},                                               // one label
-		{"8.8.8.8", a, nil, registry.CodeBadName},                                           // an address, not a host name
-		{kitab, a, nil, registry.CodeHostPolicy},                                            // the domain itself
+		{"ns2." + kitab, b, nil, registry.CodeHostPolicy},                                    // another registrar's domain
+		{"ns2." + kitab, b, []registry.Addr{v4("8.8.4.4")}, registry.CodeHostPolicy},         // glue under another's domain
+		{"ns1.example.com", a, []registry.Addr{v4("8.8.4.4")}, registry.CodeHostPolicy},      // out-of-zone glue
+		{"ns1.notregistered.in", a, nil, registry.CodeHostPolicy},                            // no superordinate domain
+		{"ns1.कि\u200dताब.भारत", a, nil, registry.CodeInvalid},                               // joiner in the domain label
+		{"n\u200ds1." + kitab, a, nil, registry.CodeInvalid},                                 // joiner below it
+		{"nsक." + kitab, a, nil, registry.CodeInvalid},                                       // mixed scripts in a label
+		{"ns1.kitaबb.भारत", a, nil, registry.CodeInvalid},                                    // mixed scripts in the domain label
+		{"ns\u200d1.example.com", a, nil, registry.CodeBadName},                              // joiner outside the zones
+		{"ns1.exa\u200cmple.com", a, nil, registry.CodeBadName},                              // ZWNJ outside the zones
+		{"\u200cns1." + kitab, a, nil, registry.CodeInvalid},                                 // ZWNJ leading a label below the domain
+		{"কখ." + kitab, a, nil, registry.CodeInvalid},                                        // a Bengali label under a Hindi domain
+		{"ns1.exampleक.com", a, nil, registry.CodeBadName},                                   // mixed scripts outside the zones
+		{"ns1.example.com", a, []registry.Addr{v6("2001:4860::1")}, registry.CodeHostPolicy}, // out-of-zone glue (IPv6)
+		{"ns2." + kitab, a, []registry.Addr{v4("10.0.0.1")}, registry.CodeAddressRange},      // private
+		{"ns2." + kitab, a, []registry.Addr{v4("127.0.0.1")}, registry.CodeAddressRange},     // loopback
+		{"ns2." + kitab, a, []registry.Addr{v4("2001:4860::1")}, registry.CodeBadAddress},    // family mismatch
+		{"ns2." + kitab, a, []registry.Addr{v4("1.2.3")}, registry.CodeBadAddress},           // syntax
+		{"ns2." + kitab, a, []registry.Addr{v6("::ffff:8.8.8.8")}, registry.CodeBadAddress},  // mapped
+		{"com", a, nil, registry.CodeBadName},                                                // one label
+		{"8.8.8.8", a, nil, registry.CodeBadName},                                            // an address, not a host name
+		{kitab, a, nil, registry.CodeHostPolicy},                                             // the domain itself
 	} {
 		_, err := e.svc.CreateHost(ctx, tc.r, tc.name, tc.addrs)
 		wantCode(t, fmt.Sprintf("CreateHost(%q, %v) by %s", tc.name, tc.addrs, tc.r.Name), err, tc.code)
@@ -110,6 +115,19 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 		ns = append(ns, n)
 	}
 	wantCode(t, "14 name servers at once", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: ns}), registry.CodeLimit)
+	_, err = e.svc.CreateDelegated(ctx, a, "fourteen.in", "", ns, nil)
+	wantCode(t, "create with 14 name servers", err, registry.CodeLimit)
+	if _, err := e.svc.Info(ctx, "fourteen.in"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("fourteen.in registered after a create with 14 name servers was refused: %v", err)
+	}
+	// glue added to a host outside the zones, a rename into a joiner or
+	// into mixed scripts: refused, the host unchanged
+	wantCode(t, "glue on an out-of-zone host", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{AddAddrs: []registry.Addr{v4("8.8.8.8")}}), registry.CodeHostPolicy)
+	wantCode(t, "rename into a joiner", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "ns1.कि\u200dताब.भारत"}), registry.CodeInvalid)
+	wantCode(t, "rename into mixed scripts", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "nsক." + kitab}), registry.CodeInvalid)
+	if h, err := e.svc.HostInfo(ctx, "ns1.example.com"); err != nil || len(h.Addrs) != 0 {
+		t.Errorf("ns1.example.com after refused updates: %+v, %v; want it unchanged, without addresses", h, err)
+	}
 	must(t, "add 2 name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{nsKitab, "NS1.EXAMPLE.COM."}}))
 	wantCode(t, "12 more name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: ns[1:13]}), registry.CodeLimit)
 	wantCode(t, "unknown name server", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{"ns1.unknown.net"}}), registry.CodeNotFound)
@@ -199,7 +217,9 @@ func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
 	wantCode(t, "create with an unknown name server", err, registry.CodeNotFound)
 	_, err = e.svc.CreateDelegated(ctx, a, "badds.in", "", nil, []registry.DS{{KeyTag: 1, Algorithm: 5, DigestType: 2, Digest: digest256}})
 	wantCode(t, "create with RSASHA1", err, registry.CodeBadDS)
-	for _, n := range []string{"nohost.in", "badds.in"} {
+	_, err = e.svc.CreateDelegated(ctx, a, "unknownalg.in", "", []string{"ns1.example.com"}, []registry.DS{{KeyTag: 1, Algorithm: 200, DigestType: 2, Digest: digest256}})
+	wantCode(t, "create with an unknown algorithm", err, registry.CodeBadDS)
+	for _, n := range []string{"nohost.in", "badds.in", "unknownalg.in"} {
 		if _, err := e.svc.Info(ctx, n); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("%s registered after a refused create: %v", n, err)
 		}
@@ -215,6 +235,14 @@ func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
 		{registry.DS{KeyTag: 1, Algorithm: 7, DigestType: 2, Digest: digest256}, "RSASHA1-NSEC3"},
 		{registry.DS{KeyTag: 1, Algorithm: 12, DigestType: 2, Digest: digest256}, "GOST"},
 		{registry.DS{KeyTag: 1, Algorithm: 99, DigestType: 2, Digest: digest256}, "unknown algorithm"},
+		{registry.DS{KeyTag: 1, Algorithm: 0, DigestType: 2, Digest: digest256}, "algorithm 0 (reserved)"},
+		{registry.DS{KeyTag: 1, Algorithm: 17, DigestType: 2, Digest: digest256}, "algorithm 17 (not in RFC 8624)"},
+		{registry.DS{KeyTag: 1, Algorithm: 253, DigestType: 2, Digest: digest256}, "PRIVATEDNS"},
+		{registry.DS{KeyTag: 1, Algorithm: 254, DigestType: 2, Digest: digest256}, "PRIVATEOID"},
+		{registry.DS{KeyTag: 1, Algorithm: 255, DigestType: 2, Digest: digest256}, "algorithm 255 (reserved)"},
+		{registry.DS{KeyTag: 1, Algorithm: -1, DigestType: 2, Digest: digest256}, "negative algorithm"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 0, Digest: digest256}, "digest type 0"},
+		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 5, Digest: digest256}, "unknown digest type"},
 		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 1, Digest: digest256[:40]}, "SHA-1 digest"},
 		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 3, Digest: digest256}, "GOST digest"},
 		{registry.DS{KeyTag: 1, Algorithm: 13, DigestType: 4, Digest: digest256}, "SHA-384 with a SHA-256 length"},

@@ -58,6 +58,17 @@ xn--j2bd7e.xn--h2brj9c.	3600	IN	NS	ns1.example.net.
 	if !bytes.Equal(out.Bytes(), again.Bytes()) {
 		t.Errorf("two exports of the same data differ:\n%s\n%s", out.String(), again.String())
 	}
+	// read one and two domains at a time: the pages' seams change nothing
+	// (the glue of ns1.किताब.भारत is named by किताब.भारत on the same page)
+	for _, size := range []int{1, 2} {
+		var paged bytes.Buffer
+		po := o
+		po.PageSize = size
+		must(t, "ExportZone by pages", e.svc.ExportZone(ctx, "भारत", po, &paged))
+		if paged.String() != want {
+			t.Errorf("ExportZone by pages of %d:\n%s\nwant:\n%s", size, paged.String(), want)
+		}
+	}
 	if err := e.svc.ExportZone(ctx, "भारत", registry.ZoneExportOptions{NS: []string{"ns.nic.xn--h2brj9c"}}, &out); registry.CodeOf(err) != registry.CodeHostPolicy {
 		t.Errorf("export with an in-zone apex name server: %v, want HOST_POLICY", err)
 	}
