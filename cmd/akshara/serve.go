@@ -50,7 +50,8 @@ at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
 (docs/epp.md), and with -whois WHOIS (RFC 3912, docs/whois.md; rate-limited
 per client address by -whois-rate and -whois-burst). The store is the
 SQLite file -db (default akshara.db in the working directory, created on
-first start with the default zones) or, with -dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
+first start with the default zones) or, with -dsn, PostgreSQL (with
+-replica-dsn a hot standby answers the reads: docs/replicas.md). With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
 later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
 flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
@@ -60,6 +61,9 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_ADDR             -addr
   AKSHARA_DB               -db
   AKSHARA_DSN              -dsn
+  AKSHARA_REPLICA_DSN      -replica-dsn
+  AKSHARA_REPLICA_MAX_LAG  -replica-max-lag
+  AKSHARA_RETRY_BUDGET     -retry-budget
   AKSHARA_TLS_CERT         -tls-cert
   AKSHARA_TLS_KEY          -tls-key
   AKSHARA_TRUSTED_PROXIES  -trusted-proxies
@@ -85,20 +89,50 @@ func envOr(key, def string) string {
 
 // storeFlags adds -db and -dsn; the function it returns opens the store.
 func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (registry.Store, error) {
+	return storeFlagsWith(fs, nil)
+}
+
+// storeFlagsWith is storeFlags for a command that also takes PostgreSQL
+// options (pgFlags): they apply with -dsn, and -replica-dsn needs it.
+func storeFlagsWith(fs *flag.FlagSet, o *postgres.Options) func(ctx context.Context) (registry.Store, error) {
 	db := fs.String("db", envOr("AKSHARA_DB", "akshara.db"), "SQLite database `FILE` (the embedded default)")
 	dsn := fs.String("dsn", os.Getenv("AKSHARA_DSN"), "PostgreSQL `DSN` (postgres://user@host:5432/db); overrides -db")
 	return func(ctx context.Context) (registry.Store, error) {
 		if *dsn != "" {
+			if o != nil {
+				return postgres.OpenWith(ctx, *dsn, *o)
+			}
 			return postgres.Open(ctx, *dsn)
+		}
+		if o != nil && o.ReplicaDSN != "" {
+			return nil, fmt.Errorf("-replica-dsn is a PostgreSQL standby: it needs -dsn")
 		}
 		return sqlite.Open(ctx, *db)
 	}
 }
 
+// pgFlags adds serve's PostgreSQL options: a read replica and the retry
+// budget (docs/replicas.md).
+func pgFlags(fs *flag.FlagSet) *postgres.Options {
+	o := &postgres.Options{}
+	fs.StringVar(&o.ReplicaDSN, "replica-dsn", os.Getenv("AKSHARA_REPLICA_DSN"), "PostgreSQL hot standby `DSN` that answers checks, infos, RDAP and WHOIS (docs/replicas.md); needs -dsn")
+	fs.DurationVar(&o.MaxLag, "replica-max-lag", envDuration("AKSHARA_REPLICA_MAX_LAG", postgres.DefaultMaxLag), "a standby further behind the primary than this is not read (the primary answers)")
+	fs.DurationVar(&o.RetryBudget, "retry-budget", envDuration("AKSHARA_RETRY_BUDGET", 30*time.Second), "how long a request rides out a database fault (a failover: the promotion of a standby) before UNAVAILABLE")
+	return o
+}
+
+// envDuration is the duration in the environment variable key, or def.
+func envDuration(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return d
+	}
+	return def
+}
+
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveUsage, stderr)
 	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
-	openStore := storeFlags(fs)
+	openStore := storeFlagsWith(fs, pgFlags(fs))
 	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
