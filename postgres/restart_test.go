@@ -2,15 +2,8 @@ package postgres_test
 
 import (
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,62 +17,13 @@ import (
 // touching the shared one; as root it runs as the postgres user. It
 // returns the DSN and a function that restarts the server.
 func privateCluster(t *testing.T) (string, func()) {
-	bin := ""
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		bin = string(out[:len(out)-1])
-	}
-	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); bin == "" && len(m) > 0 {
-		bin = filepath.Dir(m[len(m)-1])
-	}
-	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
-		t.Skip("initdb not found: the PostgreSQL restart test is skipped")
-	}
-	dir, err := os.MkdirTemp("", "akshara-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 { // PostgreSQL does not run as root
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			t.Skip("running as root without a postgres user: the PostgreSQL restart test is skipped")
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	data := filepath.Join(dir, "data")
-	pg := func(name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(filepath.Join(bin, name), args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
-	pg("initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync")
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir)
-	pg("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "start")
-	t.Cleanup(func() {
-		cmd := exec.Command(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		cmd.Run()
-	})
+	c := newCluster(t, pgBin(t, true))
+	c.initdb()
+	c.start("fsync=off")
 	restart := func() {
-		pg("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-m", "fast", "-w", "restart")
+		c.run("pg_ctl", "-D", c.data, "-o", c.opts("fsync=off"), "-l", c.log, "-m", "fast", "-w", "restart")
 	}
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), restart
+	return c.dsn(), restart
 }
 
 // TestPostgresRestart: the database restarted (pg_ctl restart -m fast)
