@@ -58,6 +58,15 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*sqlstore.Store, erro
 }
 
 func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	// default_query_exec_mode other than cache_statement (exec,
+	// simple_protocol, ...) in the DSN: a pooler in transaction mode is
+	// in front (pgbouncer), which keeps no named prepared statement from
+	// one transaction to the next: the store prepares none
+	noPrepare := cfg.DefaultQueryExecMode != pgx.QueryExecModeCacheStatement
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, err
@@ -69,7 +78,7 @@ func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, CheckInOneStatement: true, IsUnique: isUnique, Migrations: sub,
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, CheckInOneStatement: true, IsUnique: isUnique, Migrations: sub, NoPrepare: noPrepare,
 		IsTransient: isTransient, IsRefused: isRefused, IsFull: isFull,
 		// A bulk import's lookups are point lookups by (zone, label) in
 		// tables that grow from nothing: with statistics of the small

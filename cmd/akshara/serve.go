@@ -117,7 +117,7 @@ func pgFlags(fs *flag.FlagSet) *postgres.Options {
 	o := &postgres.Options{}
 	fs.StringVar(&o.ReplicaDSN, "replica-dsn", os.Getenv("AKSHARA_REPLICA_DSN"), "PostgreSQL hot standby `DSN` that answers checks, infos, RDAP and WHOIS (docs/replicas.md); needs -dsn")
 	fs.DurationVar(&o.MaxLag, "replica-max-lag", envDuration("AKSHARA_REPLICA_MAX_LAG", postgres.DefaultMaxLag), "a standby further behind the primary than this is not read (the primary answers)")
-	fs.DurationVar(&o.RetryBudget, "retry-budget", envDuration("AKSHARA_RETRY_BUDGET", 30*time.Second), "how long a request rides out a database fault (a failover: the promotion of a standby) before UNAVAILABLE")
+	fs.DurationVar(&o.RetryBudget, "retry-budget", envDuration("AKSHARA_RETRY_BUDGET", 40*time.Second), "how long a request rides out a database fault before UNAVAILABLE: longer than a failover (a standby promoted in 30 s: 31 s requests, docs/replicas.md)")
 	return o
 }
 

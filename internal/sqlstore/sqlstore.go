@@ -77,6 +77,11 @@ type Dialect struct {
 	// ImportRefs, if set, checks the references of a bulk import batch's
 	// COPYs once per batch instead of once per row (import.go, refChecks).
 	ImportRefs *RefChecks
+	// NoPrepare: no statement is prepared on the server (a named
+	// prepared statement lives on one server connection, which a pooler
+	// in transaction mode such as pgbouncer does not keep for the
+	// client: docs/replicas.md).
+	NoPrepare bool
 }
 
 // RefChecks are the statements with which a bulk import batch checks the
@@ -133,6 +138,9 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 
 // stmtOn is stmt on db, whose statements m keeps.
 func (s *Store) stmtOn(ctx context.Context, db *sql.DB, m *sync.Map, query string) (*sql.Stmt, error) {
+	if s.d.NoPrepare {
+		return nil, errNoPrepare
+	}
 	if st, ok := m.Load(query); ok {
 		return st.(*sql.Stmt), nil
 	}
@@ -191,8 +199,14 @@ func insertBlocks(n int) string {
 	return `INSERT INTO blocks (zone, label, domain_id) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
 }
 
+// errNoPrepare: the dialect prepares nothing (Dialect.NoPrepare).
+var errNoPrepare = errors.New("sqlstore: statements are not prepared")
+
 // prepare prepares the statements transactions use, before any runs.
 func (s *Store) prepare(ctx context.Context) error {
+	if s.d.NoPrepare {
+		return nil
+	}
 	queries := []string{insertDomain, insertAudit}
 	for n := 1; n <= 16; n++ {
 		queries = append(queries, insertBlocks(n))
