@@ -62,8 +62,6 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_DB               -db
   AKSHARA_DSN              -dsn
   AKSHARA_REPLICA_DSN      -replica-dsn
-  AKSHARA_REPLICA_MAX_LAG  -replica-max-lag
-  AKSHARA_RETRY_BUDGET     -retry-budget
   AKSHARA_TLS_CERT         -tls-cert
   AKSHARA_TLS_KEY          -tls-key
   AKSHARA_TRUSTED_PROXIES  -trusted-proxies
@@ -116,23 +114,16 @@ func storeFlagsWith(fs *flag.FlagSet, o *postgres.Options) func(ctx context.Cont
 func pgFlags(fs *flag.FlagSet) *postgres.Options {
 	o := &postgres.Options{}
 	fs.StringVar(&o.ReplicaDSN, "replica-dsn", os.Getenv("AKSHARA_REPLICA_DSN"), "PostgreSQL hot standby `DSN` that answers checks, infos, RDAP and WHOIS (docs/replicas.md); needs -dsn")
-	fs.DurationVar(&o.MaxLag, "replica-max-lag", envDuration("AKSHARA_REPLICA_MAX_LAG", postgres.DefaultMaxLag), "a standby further behind the primary than this is not read (the primary answers)")
-	fs.DurationVar(&o.RetryBudget, "retry-budget", envDuration("AKSHARA_RETRY_BUDGET", 40*time.Second), "how long a request rides out a database fault before UNAVAILABLE: longer than a failover (a standby promoted in 30 s: 31 s requests, docs/replicas.md)")
+	fs.DurationVar(&o.MaxLag, "replica-max-lag", postgres.DefaultMaxLag, "a standby further behind the primary than this is not read (the primary answers)")
+	fs.DurationVar(&o.RetryBudget, "retry-budget", 40*time.Second, "how long a request rides out a database fault before UNAVAILABLE: longer than a failover (a standby promoted in 30 s: 31 s requests, docs/replicas.md)")
 	return o
-}
-
-// envDuration is the duration in the environment variable key, or def.
-func envDuration(key string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
-		return d
-	}
-	return def
 }
 
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveUsage, stderr)
 	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
 	openStore := storeFlagsWith(fs, pgFlags(fs))
+	reqTimeout := fs.Duration("request-timeout", 10*time.Second, "bound on an HTTP request's work: a request older than this during a database failover is answered 503 UNAVAILABLE; set it above -retry-budget to ride a failover out (docs/replicas.md)")
 	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
@@ -200,12 +191,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	mounts := map[string]http.Handler{"GET /lgr/": lgr.Handler()} // the RFC 7940 exports (docs/lgr.md)
 	// RDAP is served as the API's public endpoints are (rate limit, timeout, log, metrics)
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, RequestTimeout: *reqTimeout, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
 			func() float64 { return float64(limited.Suppressed()) })}})
 	srv := httpapi.NewHTTPServer(*addr, api)
+	srv.WriteTimeout = max(srv.WriteTimeout, *reqTimeout+5*time.Second) // the answer to a request that waited
 	srv.ErrorLog = o.errorLog
 	ln, scheme, err := o.listen(*addr, srv)
 	if err != nil {
