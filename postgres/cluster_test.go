@@ -21,7 +21,7 @@ const EnvPGBin = "AKSHARA_TEST_PG_BIN"
 // pgBin returns the PostgreSQL programs' directory: EnvPGBin, or when
 // found is set, pg_config's or Debian's. Without one the test skips,
 // saying so, or under CI=true fails.
-func pgBin(t *testing.T, find bool) string {
+func pgBin(t testing.TB, find bool) string {
 	t.Helper()
 	bin := os.Getenv(EnvPGBin)
 	if bin == "" && find {
@@ -44,7 +44,7 @@ func pgBin(t *testing.T, find bool) string {
 // cluster is a PostgreSQL server of the test's own, in a temporary
 // directory, on a free port; as root it runs as the postgres user.
 type cluster struct {
-	t         *testing.T
+	t         testing.TB
 	bin, dir  string
 	data, log string
 	port      int
@@ -53,7 +53,7 @@ type cluster struct {
 
 // newCluster prepares a cluster's directory and port (it does not create
 // or start it); the cluster is stopped when the test ends.
-func newCluster(t *testing.T, bin string) *cluster {
+func newCluster(t testing.TB, bin string) *cluster {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "akshara-pg-")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // replicaPair starts a primary and a hot standby of it (pg_basebackup -R,
 // streaming replication), both the test's own, and returns them.
-func replicaPair(t *testing.T) (primary, standby *cluster) {
+func replicaPair(t testing.TB) (primary, standby *cluster) {
 	bin := pgBin(t, false)
 	primary = newCluster(t, bin)
 	primary.initdb()
@@ -25,7 +26,7 @@ func replicaPair(t *testing.T) (primary, standby *cluster) {
 }
 
 // sqlOn runs statements on a cluster's postgres database.
-func sqlOn(t *testing.T, c *cluster, stmts ...string) {
+func sqlOn(t testing.TB, c *cluster, stmts ...string) {
 	t.Helper()
 	db, err := sql.Open("pgx", c.dsn())
 	if err != nil {
@@ -41,7 +42,7 @@ func sqlOn(t *testing.T, c *cluster, stmts ...string) {
 
 // eventually calls f until it reports true, failing the test after a
 // minute (a bound for a loaded machine, not a timing assertion).
-func eventually(t *testing.T, what string, f func() bool) {
+func eventually(t testing.TB, what string, f func() bool) {
 	t.Helper()
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if f() {
@@ -174,4 +175,61 @@ func mustToken(t *testing.T, svc *registry.Service, name string) string {
 		t.Fatal(err)
 	}
 	return token
+}
+
+// BenchmarkReplicaInfo: an info (a domain, its conflict set, its
+// delegation) answered by the primary, and by a hot standby of it, over
+// loopback; p50 and p99 of the single requests are reported.
+func BenchmarkReplicaInfo(b *testing.B) {
+	primary, standby := replicaPair(b)
+	ctx := b.Context()
+	for _, c := range []struct {
+		name string
+		o    postgres.Options
+	}{{"primary", postgres.Options{}}, {"standby", postgres.Options{ReplicaDSN: standby.dsn()}}} {
+		s, err := postgres.OpenWith(ctx, primary.dsn(), c.o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		svc, err := registry.NewService(ctx, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.name == "primary" {
+			r, _, err := svc.AddRegistrar(ctx, "alpha")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, n := range []string{"bench-one.in", "कमल.भारत"} {
+				if _, err := svc.Create(ctx, r, n, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.Run(c.name, func(b *testing.B) {
+			if c.name == "standby" {
+				eventually(b, "the standby never answered", func() bool {
+					svc.Info(ctx, "bench-one.in")
+					return s.ReplicaReads() > 0
+				})
+			}
+			b.ReportAllocs()
+			lat := make([]time.Duration, 0, b.N)
+			before := s.ReplicaReads()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				if _, err := svc.Info(ctx, "कमल.भारत"); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			b.ReportMetric(float64(s.ReplicaReads()-before)/float64(b.N), "standby-reads/op")
+		})
+	}
 }
