@@ -9,8 +9,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/akshara-idn/akshara/internal/sqlstore"
+	"github.com/akshara-idn/akshara/postgres"
+	"github.com/akshara-idn/akshara/registry"
 )
 
 // EnvPGBin names the directory of the PostgreSQL server's programs
@@ -132,4 +139,85 @@ func (c *cluster) standbyOf(primary *cluster, settings ...string) {
 	c.t.Helper()
 	c.run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(primary.port), "-U", "postgres", "-D", c.data, "-R", "-X", "stream", "--no-sync")
 	c.start(settings...)
+}
+
+// load is 4 clients that each check a name and create a new one, in a
+// loop, until stop: the restart and failover tests' load.
+type load struct {
+	svc         *registry.Service
+	ops, failed atomic.Int64
+	acked       sync.Map      // the names whose create was answered ok
+	worst       atomic.Int64  // the longest round, ns
+	stop        chan struct{} // closed by wait
+	wg          sync.WaitGroup
+}
+
+// startLoad starts the clients on svc as registrar r; the created names
+// start with prefix.
+func startLoad(t *testing.T, svc *registry.Service, r *registry.Registrar, prefix string) *load {
+	l := &load{svc: svc, stop: make(chan struct{})}
+	ctx := t.Context()
+	for g := 0; g < 4; g++ {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-l.stop:
+					return
+				default:
+				}
+				start := time.Now()
+				if _, err := svc.Check(ctx, "कमल.भारत", "hi"); err != nil {
+					l.failed.Add(1)
+					t.Errorf("check: %v", err)
+				}
+				name := fmt.Sprintf("%s-%d-%d.in", prefix, g, i)
+				if _, err := svc.Create(ctx, r, name, ""); err != nil {
+					l.failed.Add(1)
+					t.Errorf("create %s: %v", name, err)
+				} else {
+					l.acked.Store(name, true)
+				}
+				l.ops.Add(2)
+				if d := int64(time.Since(start)); d > l.worst.Load() {
+					l.worst.Store(d)
+				}
+			}
+		}()
+	}
+	return l
+}
+
+// wait stops the clients and waits for them.
+func (l *load) wait() {
+	close(l.stop)
+	l.wg.Wait()
+}
+
+// openService opens a store on dsn with o (closed when the test ends)
+// and a service on it.
+func openService(t testing.TB, dsn string, o postgres.Options) (*sqlstore.Store, *registry.Service) {
+	t.Helper()
+	s, err := postgres.OpenWith(t.Context(), dsn, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	svc, err := registry.NewService(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, svc
+}
+
+// loaded is openService with a registrar "alpha" under the load of
+// startLoad (names starting with prefix), started after the registrar.
+func loaded(t *testing.T, dsn string, o postgres.Options, prefix string) (*sqlstore.Store, *load) {
+	store, svc := openService(t, dsn, o)
+	r, _, err := svc.AddRegistrar(t.Context(), "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, startLoad(t, svc, r, prefix)
 }

@@ -4,13 +4,10 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/akshara-idn/akshara/postgres"
-	"github.com/akshara-idn/akshara/registry"
 )
 
 // TestFailover: the primary stops dead (pg_ctl stop -m immediate) under a
@@ -37,53 +34,7 @@ func TestFailover(t *testing.T) {
 	budget := max(30*time.Second, delay+10*time.Second)
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write", primary.port, standby.port)
 	ctx := t.Context()
-	store, err := postgres.OpenWith(ctx, dsn, postgres.Options{RetryBudget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := svc.AddRegistrar(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ops, failed atomic.Int64
-	var acked sync.Map
-	var worst atomic.Int64 // the longest request, ns
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				start := time.Now()
-				if _, err := svc.Check(ctx, "कमल.भारत", "hi"); err != nil {
-					failed.Add(1)
-					t.Errorf("check: %v", err)
-				}
-				name := fmt.Sprintf("failover-%d-%d.in", g, i)
-				if _, err := svc.Create(ctx, r, name, ""); err != nil {
-					failed.Add(1)
-					t.Errorf("create %s: %v", name, err)
-				} else {
-					acked.Store(name, true)
-				}
-				ops.Add(2)
-				if d := int64(time.Since(start)); d > worst.Load() {
-					worst.Store(d)
-				}
-			}
-		}()
-	}
+	store, l := loaded(t, dsn, postgres.Options{RetryBudget: budget}, "failover")
 	time.Sleep(time.Second)
 	start := time.Now()
 	primary.run("pg_ctl", "-D", primary.data, "-m", "immediate", "-w", "stop")
@@ -91,8 +42,7 @@ func TestFailover(t *testing.T) {
 	standby.run("pg_ctl", "-D", standby.data, "-w", "promote")
 	promoted := time.Since(start)
 	time.Sleep(2 * time.Second)
-	close(stop)
-	wg.Wait()
+	l.wait()
 
 	// every acknowledged create is on the new primary, once
 	db, err := sql.Open("pgx", standby.dsn())
@@ -117,7 +67,7 @@ func TestFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	lost, creates := 0, 0
-	acked.Range(func(k, _ any) bool {
+	l.acked.Range(func(k, _ any) bool {
 		creates++
 		switch stored[k.(string)] {
 		case 1:
@@ -130,7 +80,7 @@ func TestFailover(t *testing.T) {
 		return true
 	})
 	t.Logf("failover: primary stopped, standby promoted %v later (budget %v); %d operations, %d failed, %d creates acknowledged, %d lost, %d stored, %d retries, %d commits resolved, longest request %v",
-		promoted.Round(time.Millisecond), budget, ops.Load(), failed.Load(), creates, lost, len(stored), store.Retries(), store.Resolved(), time.Duration(worst.Load()).Round(time.Millisecond))
+		promoted.Round(time.Millisecond), budget, l.ops.Load(), l.failed.Load(), creates, lost, len(stored), store.Retries(), store.Resolved(), time.Duration(l.worst.Load()).Round(time.Millisecond))
 	if store.Retries() == 0 {
 		t.Error("no retry: the failover was not felt")
 	}

@@ -63,16 +63,7 @@ func TestReplicaReads(t *testing.T) {
 	ctx := t.Context()
 	open := func(o postgres.Options) (*sqlstore.Store, *registry.Service) {
 		t.Helper()
-		s, err := postgres.OpenWith(ctx, primary.dsn(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		svc, err := registry.NewService(ctx, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, svc
+		return openService(t, primary.dsn(), o)
 	}
 	// routed: a lag bound it will not reach; bounded: a short one
 	routed, svc := open(postgres.Options{ReplicaDSN: standby.dsn(), MaxLag: time.Hour, Poll: 10 * time.Millisecond})
@@ -187,15 +178,7 @@ func BenchmarkReplicaInfo(b *testing.B) {
 		name string
 		o    postgres.Options
 	}{{"primary", postgres.Options{}}, {"standby", postgres.Options{ReplicaDSN: standby.dsn()}}} {
-		s, err := postgres.OpenWith(ctx, primary.dsn(), c.o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		svc, err := registry.NewService(ctx, s)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s, svc := openService(b, primary.dsn(), c.o)
 		if c.name == "primary" {
 			r, _, err := svc.AddRegistrar(ctx, "alpha")
 			if err != nil {

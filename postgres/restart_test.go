@@ -1,15 +1,11 @@
 package postgres_test
 
 import (
-	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/akshara-idn/akshara/internal/longtest"
 	"github.com/akshara-idn/akshara/postgres"
-	"github.com/akshara-idn/akshara/registry"
 )
 
 // privateCluster starts a PostgreSQL server of the test's own (initdb in a
@@ -32,65 +28,22 @@ func privateCluster(t *testing.T) (string, func()) {
 func TestPostgresRestart(t *testing.T) {
 	longtest.Require(t)
 	dsn, restart := privateCluster(t)
-	ctx := t.Context()
-	store, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := svc.AddRegistrar(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ops, failed atomic.Int64
-	var created sync.Map
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := svc.Check(ctx, "कमल.भारत", "hi"); err != nil {
-					failed.Add(1)
-					t.Errorf("check: %v", err)
-				}
-				name := fmt.Sprintf("restart-%d-%d.in", g, i)
-				if _, err := svc.Create(ctx, r, name, ""); err != nil {
-					failed.Add(1)
-					t.Errorf("create %s: %v", name, err)
-				} else {
-					created.Store(name, true)
-				}
-				ops.Add(2)
-			}
-		}()
-	}
+	store, l := loaded(t, dsn, postgres.Options{}, "restart")
 	time.Sleep(time.Second)
 	start := time.Now()
 	restart()
 	took := time.Since(start)
 	time.Sleep(time.Second)
-	close(stop)
-	wg.Wait()
+	l.wait()
 	n := 0
-	created.Range(func(k, _ any) bool {
+	l.acked.Range(func(k, _ any) bool {
 		n++
-		if _, err := svc.Info(ctx, k.(string)); err != nil {
+		if _, err := l.svc.Info(t.Context(), k.(string)); err != nil {
 			t.Errorf("created %s is missing: %v", k, err)
 		}
 		return true
 	})
-	t.Logf("restart took %v; %d operations, %d failed, %d creates, %d retries", took.Round(time.Millisecond), ops.Load(), failed.Load(), n, store.Retries())
+	t.Logf("restart took %v; %d operations, %d failed, %d creates, %d retries", took.Round(time.Millisecond), l.ops.Load(), l.failed.Load(), n, store.Retries())
 	if store.Retries() == 0 {
 		t.Error("no retry: the restart was not felt")
 	}
