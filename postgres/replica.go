@@ -75,6 +75,9 @@ func newStandby(primary, db *sql.DB, o Options) *standby {
 	if s.poll <= 0 {
 		s.poll = DefaultPoll
 	}
+	// the reads wait for the standby to have what the primary has now
+	// (the migrations the store just applied among it)
+	s.Wrote(context.Background())
 	s.check(context.Background())
 	go s.run()
 	return s

@@ -84,10 +84,11 @@ func (s *Store) read(ctx context.Context, f func(ctx context.Context) error) err
 }
 
 // replicaFault reports an error of a read on the replica that the
-// primary should answer again: a transient fault, or the replica's own
-// timeout.
+// primary should answer again: any but "no such row" (a fault, the
+// replica's own timeout, a query cancelled by a recovery conflict, a
+// standby that has not replayed a migration yet).
 func (s *Store) replicaFault(err error) bool {
-	return s.transient(err) || unreachable(err) || errors.Is(err, context.DeadlineExceeded)
+	return !errors.Is(err, sql.ErrNoRows)
 }
 
 // rdb is the handle a read runs on: the replica's in a read that read
