@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -177,7 +178,11 @@ func BenchmarkReplicaInfo(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		o    postgres.Options
-	}{{"primary", postgres.Options{}}, {"standby", postgres.Options{ReplicaDSN: standby.dsn()}}} {
+		// writes: the store creates a domain every 10 ms meanwhile, so
+		// that some reads wait for the standby to replay its commit
+		writes bool
+	}{{"primary", postgres.Options{}, false}, {"standby", postgres.Options{ReplicaDSN: standby.dsn()}, false},
+		{"standby-with-creates", postgres.Options{ReplicaDSN: standby.dsn()}, true}} {
 		s, svc := openService(b, primary.dsn(), c.o)
 		if c.name == "primary" {
 			r, _, err := svc.AddRegistrar(ctx, "alpha")
@@ -191,11 +196,34 @@ func BenchmarkReplicaInfo(b *testing.B) {
 			}
 		}
 		b.Run(c.name, func(b *testing.B) {
-			if c.name == "standby" {
+			if c.o.ReplicaDSN != "" {
 				eventually(b, "the standby never answered", func() bool {
 					svc.Info(ctx, "bench-one.in")
 					return s.ReplicaReads() > 0
 				})
+			}
+			if c.writes {
+				r, _, err := svc.AddRegistrar(ctx, fmt.Sprintf("writer-%d", b.N))
+				if err != nil {
+					b.Fatal(err)
+				}
+				stop := make(chan struct{})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							return
+						case <-time.After(10 * time.Millisecond):
+						}
+						if _, err := svc.Create(ctx, r, fmt.Sprintf("bench-%d-%d.in", b.N, i), ""); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+				defer func() { close(stop); <-done }()
 			}
 			b.ReportAllocs()
 			lat := make([]time.Duration, 0, b.N)
