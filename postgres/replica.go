@@ -58,9 +58,13 @@ type standby struct {
 	mu      sync.Mutex
 	samples []sample // the primary's positions, oldest first
 	lag     atomic.Int64
+	kick    chan struct{} // a commit: poll soon, not at the next tick
 	stop    chan struct{}
 	done    chan struct{}
 }
+
+// kickDelay is how long after a commit the standby is polled.
+const kickDelay = 2 * time.Millisecond
 
 type sample struct {
 	at  time.Time
@@ -68,7 +72,7 @@ type sample struct {
 }
 
 func newStandby(primary, db *sql.DB, o Options) *standby {
-	s := &standby{primary: primary, db: db, maxLag: o.MaxLag, poll: o.Poll, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &standby{primary: primary, db: db, maxLag: o.MaxLag, poll: o.Poll, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if s.maxLag <= 0 {
 		s.maxLag = DefaultMaxLag
 	}
@@ -106,8 +110,12 @@ func (s *standby) Wrote(ctx context.Context) {
 	for {
 		old := s.lastWrite.Load()
 		if lsn <= old || s.lastWrite.CompareAndSwap(old, lsn) {
-			return
+			break
 		}
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default: // a poll is due already
 	}
 }
 
@@ -127,6 +135,12 @@ func (s *standby) run() {
 		case <-s.stop:
 			return
 		case <-t.C:
+			s.check(context.Background())
+		case <-s.kick:
+			// the standby streams a commit within a millisecond or two
+			// on a local network: the reads after a commit go back to it
+			// then, not a whole poll later
+			time.Sleep(kickDelay)
 			s.check(context.Background())
 		}
 	}

@@ -203,7 +203,8 @@ func BenchmarkReplicaInfo(b *testing.B) {
 				})
 			}
 			if c.writes {
-				r, _, err := svc.AddRegistrar(ctx, fmt.Sprintf("writer-%d", b.N))
+				run := time.Now().UnixNano() // a name of its own for each run
+				r, _, err := svc.AddRegistrar(ctx, fmt.Sprintf("writer-%d", run))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -217,7 +218,7 @@ func BenchmarkReplicaInfo(b *testing.B) {
 							return
 						case <-time.After(10 * time.Millisecond):
 						}
-						if _, err := svc.Create(ctx, r, fmt.Sprintf("bench-%d-%d.in", b.N, i), ""); err != nil {
+						if _, err := svc.Create(ctx, r, fmt.Sprintf("bench-%d-%d.in", run, i), ""); err != nil {
 							b.Error(err)
 							return
 						}
