@@ -170,8 +170,9 @@ func mustToken(t *testing.T, svc *registry.Service, name string) string {
 }
 
 // BenchmarkReplicaInfo: an info (a domain, its conflict set, its
-// delegation) answered by the primary, and by a hot standby of it, over
-// loopback; p50 and p99 of the single requests are reported.
+// delegation), then a check (-check in the name), answered by the
+// primary, and by a hot standby of it, over loopback; p50 and p99 of the
+// single requests are reported.
 func BenchmarkReplicaInfo(b *testing.B) {
 	primary, standby := replicaPair(b)
 	ctx := b.Context()
@@ -195,53 +196,69 @@ func BenchmarkReplicaInfo(b *testing.B) {
 				}
 			}
 		}
-		b.Run(c.name, func(b *testing.B) {
-			if c.o.ReplicaDSN != "" {
-				eventually(b, "the standby never answered", func() bool {
-					svc.Info(ctx, "bench-one.in")
-					return s.ReplicaReads() > 0
-				})
-			}
-			if c.writes {
-				run := time.Now().UnixNano() // a name of its own for each run
-				r, _, err := svc.AddRegistrar(ctx, fmt.Sprintf("writer-%d", run))
-				if err != nil {
-					b.Fatal(err)
-				}
-				stop := make(chan struct{})
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					for i := 0; ; i++ {
-						select {
-						case <-stop:
-							return
-						case <-time.After(10 * time.Millisecond):
-						}
-						if _, err := svc.Create(ctx, r, fmt.Sprintf("bench-%d-%d.in", run, i), ""); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-				defer func() { close(stop); <-done }()
-			}
-			b.ReportAllocs()
-			lat := make([]time.Duration, 0, b.N)
-			before := s.ReplicaReads()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				if _, err := svc.Info(ctx, "कमल.भारत"); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(start))
-			}
-			b.StopTimer()
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-			b.ReportMetric(float64(s.ReplicaReads()-before)/float64(b.N), "standby-reads/op")
-		})
+		for _, op := range []struct {
+			name string
+			f    func() error
+		}{
+			{"", func() error { _, err := svc.Info(ctx, "कमल.भारत"); return err }},
+			{"-check", func() error { _, err := svc.Check(ctx, "कमल.भारत", ""); return err }},
+		} {
+			bench(b, c.name+op.name, s, svc, c.o.ReplicaDSN != "", c.writes, op.f)
+		}
 	}
+}
+
+// bench runs f b.N times on svc (with creates meanwhile if writes) and
+// reports p50, p99 and the standby's share.
+func bench(b *testing.B, name string, s *sqlstore.Store, svc *registry.Service, standby, writes bool, f func() error) {
+	ctx := b.Context()
+	c := struct{ writes bool }{writes}
+	b.Run(name, func(b *testing.B) {
+		if standby {
+			eventually(b, "the standby never answered", func() bool {
+				svc.Info(ctx, "bench-one.in")
+				return s.ReplicaReads() > 0
+			})
+		}
+		if c.writes {
+			run := time.Now().UnixNano() // a name of its own for each run
+			r, _, err := svc.AddRegistrar(ctx, fmt.Sprintf("writer-%d", run))
+			if err != nil {
+				b.Fatal(err)
+			}
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
+					if _, err := svc.Create(ctx, r, fmt.Sprintf("bench-%d-%d.in", run, i), ""); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+			defer func() { close(stop); <-done }()
+		}
+		b.ReportAllocs()
+		lat := make([]time.Duration, 0, b.N)
+		before := s.ReplicaReads()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		b.ReportMetric(float64(s.ReplicaReads()-before)/float64(b.N), "standby-reads/op")
+	})
 }
