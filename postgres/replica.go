@@ -88,8 +88,8 @@ func newStandby(primary, db *sql.DB, o Options) *standby {
 }
 
 // Reader implements sqlstore.Replica.
-func (s *standby) Reader() *sql.DB {
-	if !s.usable.Load() || s.replayed.Load() < s.lastWrite.Load() || time.Now().UnixNano() < s.pinned.Load() {
+func (s *standby) Reader(own bool) *sql.DB {
+	if !s.usable.Load() || own && (s.replayed.Load() < s.lastWrite.Load() || time.Now().UnixNano() < s.pinned.Load()) {
 		return nil
 	}
 	return s.db

@@ -120,6 +120,11 @@ func TestReplicaReads(t *testing.T) {
 	if res, err := svc.Check(ctx, "replica-three.in", ""); err != nil || res.Status != registry.Registered {
 		t.Fatalf("check of the store's own create while the standby is paused = %+v, %v; want registered", res, err)
 	}
+	// a public read (RDAP, WHOIS: no registrar wrote) is the standby's
+	// within the lag bound, the store's own commit not replayed or not
+	if _, err := svc.Info(registry.Public(ctx), "replica-three.in"); !errors.Is(err, registry.ErrNotFound) {
+		t.Fatalf("public info of a create the paused standby lacks = %v, want not found (answered by the standby)", err)
+	}
 	// lagging beyond the bound: the primary answers, without an error
 	eventually(t, "the store with a 200 ms lag bound still reads the paused standby", func() bool {
 		_, err := bsvc.Info(ctx, "replica-two.in")
@@ -202,6 +207,7 @@ func BenchmarkReplicaInfo(b *testing.B) {
 		}{
 			{"", func() error { _, err := svc.Info(ctx, "कमल.भारत"); return err }},
 			{"-check", func() error { _, err := svc.Check(ctx, "कमल.भारत", ""); return err }},
+			{"-public", func() error { _, err := svc.Info(registry.Public(ctx), "कमल.भारत"); return err }},
 		} {
 			bench(b, c.name+op.name, s, svc, c.o.ReplicaDSN != "", c.writes, op.f)
 		}

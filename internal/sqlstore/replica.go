@@ -17,9 +17,9 @@ import (
 // answer: the store asks it and never waits for it (docs/replicas.md).
 type Replica interface {
 	// Reader returns the replica's handle when a read may go to it now
-	// (it is up, within its lag bound, and has applied the store's last
-	// commit), nil when the read goes to the primary.
-	Reader() *sql.DB
+	// (it is up, within its lag bound, and, when own is set, has applied
+	// the store's last commit), nil when the read goes to the primary.
+	Reader(own bool) *sql.DB
 	// Wrote is called after each of the store's write transactions
 	// committed (or may have): the reads that follow wait for the
 	// replica to apply it (read-your-writes).
@@ -62,7 +62,7 @@ type onKey struct{}
 // ...), which follow the handle in the context it is given.
 func (s *Store) read(ctx context.Context, f func(ctx context.Context) error) error {
 	if s.replica != nil && registry.IsReadOnly(ctx) {
-		if db := s.replica.Reader(); db != nil {
+		if db := s.replica.Reader(!registry.IsPublic(ctx)); db != nil {
 			rctx, cancel := ctx, context.CancelFunc(func() {})
 			if s.replicaTimeout > 0 {
 				rctx, cancel = context.WithTimeout(ctx, s.replicaTimeout)
