@@ -52,7 +52,7 @@ type replicaState struct {
 	replicaFallbacks atomic.Uint64
 }
 
-// onKey carries the handle a read runs on (readOn).
+// onKey carries the handle a read runs on (read).
 type onKey struct{}
 
 // read runs the read f: on the replica when ctx is a read-only request
