@@ -230,6 +230,14 @@ func (s *Server) registerCollectors(r prometheus.Registerer, own bool) {
 		r.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "akshara_db_retries_total", Help: "Database operations retried after a transient fault."},
 			func() float64 { return float64(rs.Retries()) }))
 	}
+	if rs, ok := s.svc.Store().(interface{ ReplicaReads() uint64 }); ok {
+		r.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "akshara_db_replica_reads_total", Help: "Reads of checks, infos, RDAP and WHOIS answered by the read replica (docs/replicas.md)."},
+			func() float64 { return float64(rs.ReplicaReads()) }))
+	}
+	if rs, ok := s.svc.Store().(interface{ ReplicaFallbacks() uint64 }); ok {
+		r.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "akshara_db_replica_fallbacks_total", Help: "Reads the read replica failed (down, slow, cancelled) that the primary answered."},
+			func() float64 { return float64(rs.ReplicaFallbacks()) }))
+	}
 	for _, c := range s.opts.Collectors {
 		r.MustRegister(c)
 	}

@@ -23,6 +23,50 @@ var migrations embed.FS
 // Open connects to the database at dsn (a postgres:// URL or key=value
 // string) and applies the migrations.
 func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// OpenWith is Open with options: a read replica, a retry budget.
+func OpenWith(ctx context.Context, dsn string, o Options) (*sqlstore.Store, error) {
+	s, err := open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if o.RetryBudget > 0 {
+		r := sqlstore.DefaultRetry
+		r.Budget = o.RetryBudget
+		// enough attempts for the budget at the longest wait
+		r.Attempts = max(r.Attempts, int(2*o.RetryBudget/r.Max)+10)
+		s.SetRetry(r)
+	}
+	if o.ReplicaDSN != "" {
+		rdb, err := sql.Open("pgx", o.ReplicaDSN)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		rdb.SetMaxOpenConns(32)
+		rdb.SetMaxIdleConns(32)
+		// no ping: a standby that is down now is asked when it is up
+		timeout := o.ReplicaTimeout
+		if timeout <= 0 {
+			timeout = DefaultReplicaTimeout
+		}
+		s.SetReplica(newStandby(s.DB(), rdb, o), timeout)
+	}
+	return s, nil
+}
+
+func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	// default_query_exec_mode other than cache_statement (exec,
+	// simple_protocol, ...) in the DSN: a pooler in transaction mode is
+	// in front (pgbouncer), which keeps no named prepared statement from
+	// one transaction to the next: the store prepares none
+	noPrepare := cfg.DefaultQueryExecMode != pgx.QueryExecModeCacheStatement
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, err
@@ -34,7 +78,7 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	sub, _ := fs.Sub(migrations, "migrations")
-	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, ByteOrder: ` COLLATE "C"`, CheckInOneStatement: true, IsUnique: isUnique, Migrations: sub,
+	s, err := sqlstore.New(ctx, db, sqlstore.Dialect{Name: "postgres", Dollar: true, ByteOrder: ` COLLATE "C"`, CheckInOneStatement: true, IsUnique: isUnique, Migrations: sub, NoPrepare: noPrepare,
 		IsTransient: isTransient, IsRefused: isRefused, IsFull: isFull,
 		// A bulk import's lookups are point lookups by (zone, label) in
 		// tables that grow from nothing: with statistics of the small

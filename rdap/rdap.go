@@ -385,7 +385,8 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d, err := h.svc.Info(r.Context(), name)
+	// no registrar: a read replica may answer (docs/replicas.md)
+	d, err := h.svc.Info(registry.Public(r.Context()), name)
 	if registry.CodeOf(err) == registry.CodeNotFound {
 		h.notFound(w, r, name)
 		return
@@ -430,9 +431,10 @@ var variantsNotice = Notice{
 // variants group name the domain that blocks it, so that a standard RDAP
 // client shows why (clients print no 404 body); any other name is a 404.
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) {
-	res, err := h.svc.Check(r.Context(), name, "")
+	ctx := registry.Public(r.Context())
+	res, err := h.svc.Check(ctx, name, "")
 	if err == nil && res.Status == registry.Blocked && res.BlockedBy != "" {
-		blocker, err := h.svc.Info(r.Context(), res.BlockedBy)
+		blocker, err := h.svc.Info(ctx, res.BlockedBy)
 		if err != nil {
 			h.failErr(w, err)
 			return

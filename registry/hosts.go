@@ -399,6 +399,7 @@ func (s *Service) setAddrs(h *Host, hn hostName, addrs []Addr) error {
 
 // HostInfo returns a host.
 func (s *Service) HostInfo(ctx context.Context, input string) (*Host, error) {
+	ctx = ReadOnly(ctx) // a replica may answer (docs/replicas.md)
 	ds, err := s.delegationStore()
 	if err != nil {
 		return nil, err

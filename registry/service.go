@@ -482,6 +482,7 @@ func (s *Service) fullName(c *canonical, z *Zone) (string, string) {
 // accepts it): available, invalid with the policy's errors, registered, or
 // blocked by a registered domain.
 func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, error) {
+	ctx = ReadOnly(ctx) // a replica may answer (docs/replicas.md)
 	n, c, err := s.judgeName(input, lang)
 	if err != nil {
 		return nil, err
@@ -685,6 +686,10 @@ func (s *Service) locate(input string) (*Zone, string, error) {
 // transfer if the transfer period has passed (so that the sponsor read is
 // the one the worker makes).
 func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
+	// a replica may answer its reads; the approval of a due transfer is
+	// a write, and the read after it goes to the primary (the store's
+	// read-your-writes, docs/replicas.md)
+	ctx = ReadOnly(ctx)
 	d, err := s.settled(ctx, input)
 	if err != nil {
 		return nil, err

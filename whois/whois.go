@@ -313,6 +313,7 @@ func isASCII(s string) bool {
 }
 
 func (s *Server) answer(ctx context.Context, q Query) ([]byte, string) {
+	ctx = registry.Public(ctx) // no registrar: a read replica may answer (docs/replicas.md)
 	var w writer
 	for _, n := range s.opts.Notices {
 		w.line("%% %s", n)

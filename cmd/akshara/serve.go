@@ -50,7 +50,8 @@ at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
 (docs/epp.md), and with -whois WHOIS (RFC 3912, docs/whois.md; rate-limited
 per client address by -whois-rate and -whois-burst). The store is the
 SQLite file -db (default akshara.db in the working directory, created on
-first start with the default zones) or, with -dsn, PostgreSQL. With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
+first start with the default zones) or, with -dsn, PostgreSQL (with
+-replica-dsn a hot standby answers the reads: docs/replicas.md). With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
 later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
 flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md).
@@ -60,6 +61,7 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_ADDR             -addr
   AKSHARA_DB               -db
   AKSHARA_DSN              -dsn
+  AKSHARA_REPLICA_DSN      -replica-dsn
   AKSHARA_TLS_CERT         -tls-cert
   AKSHARA_TLS_KEY          -tls-key
   AKSHARA_TRUSTED_PROXIES  -trusted-proxies
@@ -85,20 +87,43 @@ func envOr(key, def string) string {
 
 // storeFlags adds -db and -dsn; the function it returns opens the store.
 func storeFlags(fs *flag.FlagSet) func(ctx context.Context) (registry.Store, error) {
+	return storeFlagsWith(fs, nil)
+}
+
+// storeFlagsWith is storeFlags for a command that also takes PostgreSQL
+// options (pgFlags): they apply with -dsn, and -replica-dsn needs it.
+func storeFlagsWith(fs *flag.FlagSet, o *postgres.Options) func(ctx context.Context) (registry.Store, error) {
 	db := fs.String("db", envOr("AKSHARA_DB", "akshara.db"), "SQLite database `FILE` (the embedded default)")
 	dsn := fs.String("dsn", os.Getenv("AKSHARA_DSN"), "PostgreSQL `DSN` (postgres://user@host:5432/db); overrides -db")
 	return func(ctx context.Context) (registry.Store, error) {
 		if *dsn != "" {
+			if o != nil {
+				return postgres.OpenWith(ctx, *dsn, *o)
+			}
 			return postgres.Open(ctx, *dsn)
+		}
+		if o != nil && o.ReplicaDSN != "" {
+			return nil, fmt.Errorf("-replica-dsn is a PostgreSQL standby: it needs -dsn")
 		}
 		return sqlite.Open(ctx, *db)
 	}
 }
 
+// pgFlags adds serve's PostgreSQL options: a read replica and the retry
+// budget (docs/replicas.md).
+func pgFlags(fs *flag.FlagSet) *postgres.Options {
+	o := &postgres.Options{}
+	fs.StringVar(&o.ReplicaDSN, "replica-dsn", os.Getenv("AKSHARA_REPLICA_DSN"), "PostgreSQL hot standby `DSN` that answers checks, infos, RDAP and WHOIS (docs/replicas.md); needs -dsn")
+	fs.DurationVar(&o.MaxLag, "replica-max-lag", postgres.DefaultMaxLag, "a standby further behind the primary than this is not read (the primary answers)")
+	fs.DurationVar(&o.RetryBudget, "retry-budget", 40*time.Second, "how long a request rides out a database fault before UNAVAILABLE: longer than a failover (a standby promoted in 30 s: 31 s requests, docs/replicas.md)")
+	return o
+}
+
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveUsage, stderr)
 	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
-	openStore := storeFlags(fs)
+	openStore := storeFlagsWith(fs, pgFlags(fs))
+	reqTimeout := fs.Duration("request-timeout", 10*time.Second, "bound on an HTTP request's work: a request older than this during a database failover is answered 503 UNAVAILABLE; set it above -retry-budget to ride a failover out (docs/replicas.md)")
 	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
@@ -166,12 +191,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	mounts := map[string]http.Handler{"GET /lgr/": lgr.Handler()} // the RFC 7940 exports (docs/lgr.md)
 	// RDAP is served as the API's public endpoints are (rate limit, timeout, log, metrics)
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, RequestTimeout: *reqTimeout, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},
 			func() float64 { return float64(limited.Suppressed()) })}})
 	srv := httpapi.NewHTTPServer(*addr, api)
+	srv.WriteTimeout = max(srv.WriteTimeout, *reqTimeout+5*time.Second) // the answer to a request that waited
 	srv.ErrorLog = o.errorLog
 	ln, scheme, err := o.listen(*addr, srv)
 	if err != nil {

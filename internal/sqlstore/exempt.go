@@ -213,7 +213,7 @@ func sortIDs(ids []int64) []int64 {
 // exemptionsOf fills d.Exempted, d.ExemptWith and, for an exempted
 // domain, d.Blocks with its whole conflict set.
 func (s *Store) exemptionsOf(ctx context.Context, d *registry.Domain) error {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT d.label, d.zone FROM exemptions e JOIN domains d ON d.id = e.other_id WHERE e.domain_id = ? ORDER BY d.id`), d.ID)
+	rows, err := s.rdb(ctx).QueryContext(ctx, s.q(`SELECT d.label, d.zone FROM exemptions e JOIN domains d ON d.id = e.other_id WHERE e.domain_id = ? ORDER BY d.id`), d.ID)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func (s *Store) exemptionsOf(ctx context.Context, d *registry.Domain) error {
 	if !d.Exempted {
 		return nil
 	}
-	set, err := s.db.QueryContext(ctx, s.q(`SELECT label FROM exempt_sets WHERE domain_id = ? ORDER BY label`), d.ID)
+	set, err := s.rdb(ctx).QueryContext(ctx, s.q(`SELECT label FROM exempt_sets WHERE domain_id = ? ORDER BY label`), d.ID)
 	if err != nil {
 		return err
 	}

@@ -78,12 +78,12 @@ func (s *Store) CreateHost(ctx context.Context, h *registry.Host, registrarID in
 
 // Host implements registry.DelegationStore.
 func (s *Store) Host(ctx context.Context, name string) (h *registry.Host, err error) {
-	err = s.do(ctx, func() error {
+	err = s.read(ctx, func(ctx context.Context) error {
 		h = &registry.Host{Name: name, ULabel: name}
 		var statuses string
 		var created, updated int64
 		var dom sql.NullInt64
-		err := s.db.QueryRowContext(ctx, s.q(`SELECT h.id, r.name, h.domain_id, h.statuses, h.created, h.updated, h.version FROM hosts h JOIN registrars r ON r.id = h.registrar_id WHERE h.name = ?`), name).
+		err := s.rdb(ctx).QueryRowContext(ctx, s.q(`SELECT h.id, r.name, h.domain_id, h.statuses, h.created, h.updated, h.version FROM hosts h JOIN registrars r ON r.id = h.registrar_id WHERE h.name = ?`), name).
 			Scan(&h.ID, &h.Registrar, &dom, &statuses, &created, &updated, &h.Version)
 		if err != nil {
 			return err
@@ -91,16 +91,16 @@ func (s *Store) Host(ctx context.Context, name string) (h *registry.Host, err er
 		h.Statuses = strings.Fields(statuses)
 		h.Created, h.Updated = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
 		if dom.Valid {
-			if err := s.db.QueryRowContext(ctx, s.q(`SELECT zone, label FROM domains WHERE id = ?`), dom.Int64).Scan(&h.SuperZone, &h.SuperLabel); err != nil {
+			if err := s.rdb(ctx).QueryRowContext(ctx, s.q(`SELECT zone, label FROM domains WHERE id = ?`), dom.Int64).Scan(&h.SuperZone, &h.SuperLabel); err != nil {
 				return err
 			}
 		}
 		var n int
-		if err := s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_hosts WHERE host_id = ?`), h.ID).Scan(&n); err != nil {
+		if err := s.rdb(ctx).QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM domain_hosts WHERE host_id = ?`), h.ID).Scan(&n); err != nil {
 			return err
 		}
 		h.Linked = n > 0
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT addr FROM host_addrs WHERE host_id = ?`), h.ID)
+		rows, err := s.rdb(ctx).QueryContext(ctx, s.q(`SELECT addr FROM host_addrs WHERE host_id = ?`), h.ID)
 		if err != nil {
 			return err
 		}
@@ -312,9 +312,9 @@ func (s *Store) ChangeDelegation(ctx context.Context, zone, label string, regist
 
 // Delegation implements registry.DelegationStore.
 func (s *Store) Delegation(ctx context.Context, domainID int64) (ns []string, ds []registry.DS, err error) {
-	err = s.do(ctx, func() error {
+	err = s.read(ctx, func(ctx context.Context) error {
 		ns, ds = nil, nil
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT h.name FROM domain_hosts dh JOIN hosts h ON h.id = dh.host_id WHERE dh.domain_id = ? ORDER BY h.name`), domainID)
+		rows, err := s.rdb(ctx).QueryContext(ctx, s.q(`SELECT h.name FROM domain_hosts dh JOIN hosts h ON h.id = dh.host_id WHERE dh.domain_id = ? ORDER BY h.name`), domainID)
 		if err != nil {
 			return err
 		}
@@ -330,7 +330,7 @@ func (s *Store) Delegation(ctx context.Context, domainID int64) (ns []string, ds
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		rows, err = s.db.QueryContext(ctx, s.q(`SELECT key_tag, alg, digest_type, digest FROM ds_records WHERE domain_id = ? ORDER BY key_tag, alg, digest_type, digest`), domainID)
+		rows, err = s.rdb(ctx).QueryContext(ctx, s.q(`SELECT key_tag, alg, digest_type, digest FROM ds_records WHERE domain_id = ? ORDER BY key_tag, alg, digest_type, digest`), domainID)
 		if err != nil {
 			return err
 		}

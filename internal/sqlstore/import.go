@@ -159,7 +159,9 @@ func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) er
 		tx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	s.wrote(ctx)
+	if err != nil {
 		return &commitError{err}
 	}
 	return nil

@@ -255,7 +255,7 @@ func (s *Store) findReserved(ctx context.Context, zone string, labels []string) 
 		strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ") + `) ORDER BY label LIMIT 1`
 	var r registry.ReservedName
 	var created int64
-	err := s.do(ctx, func() error {
+	err := s.read(ctx, func(ctx context.Context) error {
 		return s.queryRow(ctx, nil, query, args...).Scan(&r.Zone, &r.Label, &r.Reason, &created)
 	})
 	if errors.Is(err, sql.ErrNoRows) {

@@ -444,7 +444,7 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 		statuses                                    sql.NullString
 		purge, rend                                 sql.NullInt64
 	)
-	err := s.do(ctx, func() error {
+	err := s.read(ctx, func(ctx context.Context) error {
 		return s.queryRow(ctx, nil, query, args...).Scan(&id, &dzone, &label, &alabel, &lang, &reg, &created, &dv, &legacy, &exempt, &statuses, &purge, &rend,
 			&rzone, &rlabel, &reason, &rcreated)
 	})

@@ -82,6 +82,11 @@ type Dialect struct {
 	// ImportRefs, if set, checks the references of a bulk import batch's
 	// COPYs once per batch instead of once per row (import.go, refChecks).
 	ImportRefs *RefChecks
+	// NoPrepare: no statement is prepared on the server (a named
+	// prepared statement lives on one server connection, which a pooler
+	// in transaction mode such as pgbouncer does not keep for the
+	// client: docs/replicas.md).
+	NoPrepare bool
 }
 
 // RefChecks are the statements with which a bulk import batch checks the
@@ -127,18 +132,28 @@ type Store struct {
 	retry    Retry
 	retries  retryCounter
 	resolved retryCounter
+
+	replicaState // reads of read-only requests on a replica (replica.go)
 }
 
 // stmt returns the prepared statement of a query (with ? placeholders).
 func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := s.stmts.Load(query); ok {
+	return s.stmtOn(ctx, s.db, &s.stmts, query)
+}
+
+// stmtOn is stmt on db, whose statements m keeps.
+func (s *Store) stmtOn(ctx context.Context, db *sql.DB, m *sync.Map, query string) (*sql.Stmt, error) {
+	if s.d.NoPrepare {
+		return nil, errNoPrepare
+	}
+	if st, ok := m.Load(query); ok {
 		return st.(*sql.Stmt), nil
 	}
-	st, err := s.db.PrepareContext(ctx, s.q(query))
+	st, err := db.PrepareContext(ctx, s.q(query))
 	if err != nil {
 		return nil, err
 	}
-	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
+	if prev, loaded := m.LoadOrStore(query, st); loaded {
 		st.Close()
 		return prev.(*sql.Stmt), nil
 	}
@@ -157,9 +172,13 @@ func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 		}
 		return tx.QueryRowContext(ctx, s.q(query), args...)
 	}
-	st, err := s.stmt(ctx, query)
+	db, m := s.db, &s.stmts
+	if on := s.rdb(ctx); on != s.db {
+		db, m = on, &s.replicaStmts // a read on the replica (replica.go)
+	}
+	st, err := s.stmtOn(ctx, db, m, query)
 	if err != nil {
-		return s.db.QueryRowContext(ctx, s.q(query), args...) // reports err on Scan
+		return db.QueryRowContext(ctx, s.q(query), args...) // reports err on Scan
 	}
 	return st.QueryRowContext(ctx, args...)
 }
@@ -185,8 +204,14 @@ func insertBlocks(n int) string {
 	return `INSERT INTO blocks (zone, label, domain_id) VALUES ` + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
 }
 
+// errNoPrepare: the dialect prepares nothing (Dialect.NoPrepare).
+var errNoPrepare = errors.New("sqlstore: statements are not prepared")
+
 // prepare prepares the statements transactions use, before any runs.
 func (s *Store) prepare(ctx context.Context) error {
+	if s.d.NoPrepare {
+		return nil
+	}
 	queries := []string{insertDomain, insertAudit}
 	for n := 1; n <= 16; n++ {
 		queries = append(queries, insertBlocks(n))
@@ -302,7 +327,9 @@ func (s *Store) tx1(ctx context.Context, f func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	s.wrote(ctx)
+	if err != nil {
 		return &commitError{err}
 	}
 	return nil
@@ -496,7 +523,7 @@ func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
 
 // blocksOf loads a domain's conflict set.
 func (s *Store) blocksOf(ctx context.Context, d *registry.Domain) error {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT label FROM blocks WHERE domain_id = ? ORDER BY label`), d.ID)
+	rows, err := s.rdb(ctx).QueryContext(ctx, s.q(`SELECT label FROM blocks WHERE domain_id = ? ORDER BY label`), d.ID)
 	if err != nil {
 		return err
 	}
@@ -539,7 +566,7 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 		args = append(args, l)
 	}
 	d := &registry.Domain{}
-	err := s.do(ctx, func() error {
+	err := s.read(ctx, func(ctx context.Context) error {
 		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+`, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
 		WHERE b.zone = ? AND b.label IN (`+marks+`) ORDER BY d.id LIMIT 1`, args...)
 		var created, exempt int64
@@ -566,7 +593,7 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 
 // Domain implements registry.Store.
 func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Domain, err error) {
-	err = s.do(ctx, func() error {
+	err = s.read(ctx, func(ctx context.Context) error {
 		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`, zone, label)
 		if d, err = scanDomain(row); err != nil {
 			return err
@@ -786,5 +813,9 @@ func (s *Store) Close() error {
 		s.cache.close()
 	}
 	s.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
+	if s.replica != nil {
+		s.replicaStmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
+		s.replica.Close()
+	}
 	return s.db.Close()
 }
