@@ -57,11 +57,16 @@ func loadHomoglyphs() (*Homoglyphs, error) {
 // DefaultHomoglyphs returns the embedded table.
 func DefaultHomoglyphs() (*Homoglyphs, error) { return loadHomoglyphs() }
 
-// seqScript returns the one script of every code point of s, or "".
+// seqScript returns the one script of every code point of s, or "":
+// an Indic script, or Latn for lowercase ASCII letters (the LDH labels of
+// a zone that takes them).
 func seqScript(s string) string {
 	sc := ""
 	for _, r := range s {
 		c := ScriptOf(string(r))
+		if r >= 'a' && r <= 'z' {
+			c = Latn
+		}
 		if c == "" || (sc != "" && c != sc) {
 			return ""
 		}
@@ -115,7 +120,7 @@ func ParseHomoglyphs(name string, data []byte) (*Homoglyphs, error) {
 		}
 		sa, sb := seqScript(m[0]), seqScript(m[1])
 		if sa == "" || sb == "" {
-			return nil, errf("each member must be of one Indic script")
+			return nil, errf("each member must be of one Indic script, or lowercase Latin letters")
 		}
 		if sa == sb {
 			return nil, errf("the members are both of script %s: a homoglyph row is cross-script (same-script rows are variants, in the language files)", sa)

@@ -34,7 +34,44 @@ const maxTwins = 64
 type ZoneRelation struct {
 	langs   []*Language
 	scripts map[string]*zoneScript // by ISO 15924 code
-	twins   bool                   // more than one script
+	twins   bool                   // more than one script (Latin included)
+	ldh     bool                   // plain LDH labels are a script of the zone: Latn
+}
+
+// Latn is the script code of plain lowercase LDH labels in a zone that
+// takes them (WithLDH): the homoglyph table's Latin members (ᱛ = o) make
+// twins between them and the zone's Indic labels (issue 25).
+const Latn = "Latn"
+
+// WithLDH returns the relation of the same languages in a zone that also
+// takes plain LDH labels (the zones file's `ldh`): a Latin label's
+// conflict set holds its twins in the zone's scripts, and an Indic
+// label's its Latin twins, under the homoglyph table's Latin rows.
+func (z *ZoneRelation) WithLDH() *ZoneRelation {
+	c := *z
+	c.ldh = true
+	c.twins = len(z.scripts) > 0
+	return &c
+}
+
+// ldhLabel reports whether s is a plain LDH label: lowercase letters,
+// digits and hyphens, no hyphen first or last, none in the third and
+// fourth places (RFC 5891), and at least one letter.
+func ldhLabel(s string) bool {
+	if s == "" || s[0] == '-' || s[len(s)-1] == '-' || (len(s) >= 4 && s[2:4] == "--") {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9', c == '-':
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 type zoneScript struct {
@@ -170,7 +207,12 @@ func (zs *zoneScript) validIn(label string) bool {
 func (z *ZoneRelation) ConflictSet(ulabel string) (set []string, ok bool) {
 	zs := z.scripts[ScriptOf(ulabel)]
 	if zs == nil {
-		return []string{ulabel}, true
+		set = []string{ulabel}
+		if z.ldh && ldhLabel(ulabel) {
+			set = append(set, z.Twins(ulabel)...)
+			sort.Strings(set)
+		}
+		return set, true
 	}
 	seen := map[string]bool{ulabel: true}
 	set = []string{ulabel}
@@ -243,6 +285,12 @@ func (z *ZoneRelation) Twins(ulabel string) []string {
 		return nil
 	}
 	from := ScriptOf(ulabel)
+	if from == "" {
+		if !z.ldh || !ldhLabel(ulabel) {
+			return nil
+		}
+		from = Latn
+	}
 	var out []string
 	for code, zs := range z.scripts {
 		if code == from {
@@ -250,6 +298,13 @@ func (z *ZoneRelation) Twins(ulabel string) []string {
 		}
 		for _, t := range h.images(ulabel, from, code, maxTwins) {
 			if zs.validIn(t) {
+				out = append(out, t)
+			}
+		}
+	}
+	if z.ldh && from != Latn {
+		for _, t := range h.images(ulabel, from, Latn, maxTwins) {
+			if ldhLabel(t) {
 				out = append(out, t)
 			}
 		}

@@ -378,7 +378,7 @@ func (s *Service) AddZone(ctx context.Context, z Zone) error {
 	if s.zones[z.Name] != nil || s.zones[z.ALabel] != nil {
 		return Errorf(CodeExists, "zone %s exists", z.Name)
 	}
-	rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
+	rel, err := s.zoneRelation(&z)
 	if err != nil {
 		return &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
 	}

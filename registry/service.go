@@ -135,7 +135,7 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 			z.Contacts = c
 		}
 		s.index(z)
-		rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
+		rel, err := s.zoneRelation(z)
 		if err != nil {
 			return nil, &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
 		}
@@ -369,7 +369,15 @@ func (s *Service) judge(n *name, lang string) (canonical, error) {
 		if !z.LDH {
 			return canonical{}, Errorf(CodeUnknownLanguage, "zone %s takes no plain ASCII labels", z.Name)
 		}
-		return checkLDH(n.label, z), nil
+		c := checkLDH(n.label, z)
+		if len(c.errs) == 0 {
+			// its Indic twins under the homoglyph table's Latin rows
+			// (ᱛᱛᱛ for ooo in zone in); a plain label's set is small
+			if set, ok := s.relations[z.Name].ConflictSet(c.label); ok {
+				c.blocks = set
+			}
+		}
+		return c, nil
 	}
 	var langs []*akshara.Language
 	for _, tag := range z.Languages {
@@ -425,6 +433,16 @@ func (s *Service) judgeName(input, lang string) (name, canonical, error) {
 }
 
 func hasACEPrefix(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4], "xn--") }
+
+// zoneRelation is the conflict relation of a zone: its languages, and
+// its plain LDH labels when it takes them.
+func (s *Service) zoneRelation(z *Zone) (*akshara.ZoneRelation, error) {
+	rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
+	if err != nil || !z.LDH {
+		return rel, err
+	}
+	return rel.WithLDH(), nil
+}
 
 // checkLDH applies the .in rules to a plain ASCII label: letters, digits
 // and hyphens, within the zone's lengths, no hyphen first or last, no

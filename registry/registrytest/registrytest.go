@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Race", testRace},
 		{"CrossLanguage", testCrossLanguage},
 		{"ArabicHeh", testArabicHeh},
+		{"LatinTwins", testLatinTwins},
 		{"KashmiriMarks", testKashmiriMarks},
 		{"Encodings", testEncodings},
 		{"RegistrarIsolation", testIsolation},
@@ -646,6 +647,45 @@ func testCrossLanguage(t *testing.T, open func(*testing.T) registry.Store) {
 // them alike, so a word and its other spelling (Sindhi آهي / آھي, both in
 // the corpus) have one holder, in each language's own zone and in in,
 // whichever is registered first and whatever language the second names.
+// testLatinTwins (issue 25): in zone in, which takes plain LDH labels,
+// an Ol Chiki label and the plain label it looks like (the homoglyph
+// table's Latin rows: ᱠ = b, ᱛ = o, ᱞ = p, ᱧ = q) block each other,
+// whichever comes first; a plain label with no lookalike blocks nothing.
+func testLatinTwins(t *testing.T, open func(*testing.T) registry.Store) {
+	for _, tc := range []struct{ first, firstLang, second, secondLang string }{
+		{"bop.in", "", "ᱠᱛᱞ.in", "sat"},
+		{"ᱠᱛᱞ.in", "sat", "bop.in", ""},
+		{"ᱛᱠᱧ.in", "", "obq.in", "ldh"},
+		{"ooo.in", "ldh", "ᱛᱛᱛ.in", ""},
+		{"ooo.in", "", "ଠଠଠ.in", "or"}, // through ᱛᱛᱛ: ଠ = ᱛ = o
+	} {
+		t.Run(tc.first+"/"+tc.second, func(t *testing.T) {
+			e := newEnv(t, open)
+			alpha, _ := e.registrar("alpha")
+			beta, _ := e.registrar("beta")
+			if _, err := e.svc.Create(e.ctx, alpha, tc.first, tc.firstLang); err != nil {
+				t.Fatalf("Create(%s, %q): %v", tc.first, tc.firstLang, err)
+			}
+			e.check(tc.second, tc.secondLang, registry.Blocked, tc.first)
+			_, err := e.svc.Create(e.ctx, beta, tc.second, tc.secondLang)
+			wantConflict(t, fmt.Sprintf("Create(%s, %q)", tc.second, tc.secondLang), err, tc.first)
+		})
+	}
+	t.Run("unrelated", func(t *testing.T) {
+		e := newEnv(t, open)
+		alpha, _ := e.registrar("alpha")
+		beta, _ := e.registrar("beta")
+		for _, c := range []struct {
+			r    *registry.Registrar
+			name string
+		}{{alpha, "abc.in"}, {beta, "ᱠᱟᱛ.in"}, {beta, "abd.in"}} {
+			if _, err := e.svc.Create(e.ctx, c.r, c.name, ""); err != nil {
+				t.Fatalf("Create(%s): %v", c.name, err)
+			}
+		}
+	})
+}
+
 func testArabicHeh(t *testing.T, open func(*testing.T) registry.Store) {
 	for _, tc := range []struct{ first, second, lang string }{
 		{"آهي.ڀارت", "آھي.ڀارت", "sd"},

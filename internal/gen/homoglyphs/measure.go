@@ -26,14 +26,18 @@ func measure(dir string, verbose bool) {
 		log.Fatal(err)
 	}
 	var tags []string
+	ldh := false
 	for _, z := range zones {
 		if z.Name == "in" {
-			tags = z.Languages
+			tags, ldh = z.Languages, z.LDH
 		}
 	}
 	z, err := akshara.NewZoneRelation(tags)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if ldh {
+		z = z.WithLDH()
 	}
 	h, err := akshara.DefaultHomoglyphs()
 	if err != nil {
