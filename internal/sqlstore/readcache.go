@@ -16,25 +16,34 @@ import (
 )
 
 // The read cache (CacheReads) keeps the answers of FindBlocker and
-// FindReserved, the two queries of every check, while the database is
-// unchanged. Whether it is unchanged is asked of the database itself, on
+// FindReserved, the two queries of every check, until a commit touches
+// them. Whether the database changed is asked of the database itself, on
 // every lookup: a query of a counter that changes whenever any connection,
 // of this process or of another, has committed to the file since the
 // previous one (SQLite's PRAGMA data_version on a connection that never
-// writes). The cache therefore needs nothing from the write path, and a
-// name taken by a committed create, delete, import or reservation, here or
-// by another process on the same file, is never answered from before it.
+// writes). What changed is read, when the counter moved, from a change log
+// that triggers write inside every committing transaction (SQLite's
+// cache_changes, migration 150): the (zone, label) of every block and
+// reserved name added, removed or moved, and the id of every domain whose
+// row or exemptions a check shows. The entries that looked up one of those
+// labels, or answered with one of those domains, are dropped; the others
+// stay. The cache therefore needs nothing from the write path, and a name
+// taken by a committed create, delete, import or reservation, here or by
+// another process on the same file, is never answered from before it.
 //
 // Why it is correct: the polls run one at a time on one connection, so
 // their answers are ordered, and the generation below increases when a
-// poll sees a commit that the previous one did not. An entry is stored
-// under the generation polled before its query ran, so it shows the
-// database as it was at that poll or later. A lookup uses a poll that
-// began after the lookup did (concurrent lookups share one, see
-// generation): if that poll returns the entry's generation, no commit
-// came between the entry's poll and it (a commit would have changed the
-// counter), so the entry is at least as new as what the lookup must see:
-// every commit acknowledged before the lookup began.
+// poll sees a commit that the previous one did not; that poll reads the
+// log after the counter, so it applies every commit the counter showed
+// (and maybe later ones). A lookup uses a poll that began after the
+// lookup did (concurrent lookups share one, see generation), so every
+// commit acknowledged before the lookup began has been applied when it
+// reads the entries: an entry present was either stored after the last
+// change to its labels was applied, or was read after that change. An
+// entry is stored under the generation polled before its query ran; it
+// is not stored if a later poll already dropped one of its labels or its
+// domain (touched), or dropped everything (floor): its query may have
+// read the database before that change.
 type readCache struct {
 	// the polls: one at a time, shared by the callers waiting for it
 	callMu  sync.Mutex
