@@ -169,3 +169,28 @@ func TestReadCacheEveryWritePath(t *testing.T) {
 		same(st.name)
 	}
 }
+
+// TestReadCacheBulkRowLeftCommitted: a cache_bulk row left committed (a
+// bulk writer's BulkEnd not run) quiets the triggers for every later
+// write; the cache must then drop everything at every change rather than
+// answer from before a create.
+func TestReadCacheBulkRowLeftCommitted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "registry.db")
+	a, _ := openService(t, path)
+	b, storeB := openService(t, path)
+	r, _, err := b.AddRegistrar(t.Context(), "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storeB.DB().Exec(`INSERT INTO cache_bulk (zone) VALUES ('stuck')`); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		name := registrytest.Label(i) + ".भारत"
+		wantStatus(t, a, name, registry.Available, "")
+		if _, err := b.Create(t.Context(), r, name, "hi"); err != nil {
+			t.Fatal(err)
+		}
+		wantStatus(t, a, name, registry.Registered, "")
+	}
+}
