@@ -58,7 +58,15 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// batch dirtied to the WAL, and random labels dirty pages all over
 		// the indexes: large batches write each page fewer times.
 		ImportBatch: 50000,
-		ImportSetup: []string{"PRAGMA cache_size = -262144", "PRAGMA temp_store = MEMORY"}})
+		ImportSetup: []string{"PRAGMA cache_size = -262144", "PRAGMA temp_store = MEMORY"},
+		// A bulk write logs "everything changed" once for the read cache
+		// (its per-row triggers would double the rows written) and quiets
+		// the triggers until just before it commits. One writer at a
+		// time: no other transaction sees the cache_bulk row, and a row
+		// left committed by a fault makes the cache drop everything at
+		// every change (bulkStuck), never answer stale.
+		BulkBegin: []string{"INSERT INTO cache_bulk (zone) VALUES ('') ON CONFLICT DO NOTHING", "INSERT INTO cache_changes (zone) VALUES (NULL)"},
+		BulkEnd:   []string{"DELETE FROM cache_bulk"}})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -82,7 +90,11 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		}
 		poll.SetMaxOpenConns(1)
 		poll.SetMaxIdleConns(1)
-		s.CacheReads(poll, "PRAGMA data_version")
+		s.CacheReads(poll, "PRAGMA data_version",
+			// (a cache_bulk row committed by mistake reads as "everything")
+			`SELECT seq, zone, label, domain_id FROM cache_changes WHERE seq > ?
+			UNION ALL SELECT (SELECT COALESCE(MAX(seq), 0) FROM cache_changes), NULL, NULL, NULL FROM cache_bulk
+			ORDER BY 1`)
 		// and the poll is skipped while the WAL-index header in shared
 		// memory is unchanged (walmark_unix.go): only in WAL mode (a
 		// "-shm" file left from an earlier WAL session says nothing of a

@@ -159,6 +159,10 @@ func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) er
 		tx.Rollback()
 		return err
 	}
+	if err := s.execAll(ctx, tx, s.d.BulkEnd); err != nil {
+		tx.Rollback()
+		return err
+	}
 	err = tx.Commit()
 	s.wrote(ctx)
 	if err != nil {
@@ -335,10 +339,8 @@ func (w *rowInserter) close() {
 // exempt_sets too.
 func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool) error {
 	zone := b.Zone
-	for _, q := range s.d.ImportSetup {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if err := s.execAll(ctx, tx, s.d.ImportSetup, s.d.BulkBegin); err != nil {
+		return err
 	}
 	// a batch takes its turn with exempted creates (CreateExemptDomain):
 	// it must see their whole sets, which an uncommitted one hides
@@ -838,4 +840,16 @@ func (s *Store) ImportChecks() string {
 		return "per row: " + m.why
 	}
 	return fmt.Sprintf("per batch in %d batches, per row in %d: %s", m.perBatch, m.perRow, m.why)
+}
+
+// execAll runs the statements of each list in tx, in order.
+func (s *Store) execAll(ctx context.Context, tx *sql.Tx, lists ...[]string) error {
+	for _, l := range lists {
+		for _, q := range l {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -16,25 +16,34 @@ import (
 )
 
 // The read cache (CacheReads) keeps the answers of FindBlocker and
-// FindReserved, the two queries of every check, while the database is
-// unchanged. Whether it is unchanged is asked of the database itself, on
+// FindReserved, the two queries of every check, until a commit touches
+// them. Whether the database changed is asked of the database itself, on
 // every lookup: a query of a counter that changes whenever any connection,
 // of this process or of another, has committed to the file since the
 // previous one (SQLite's PRAGMA data_version on a connection that never
-// writes). The cache therefore needs nothing from the write path, and a
-// name taken by a committed create, delete, import or reservation, here or
-// by another process on the same file, is never answered from before it.
+// writes). What changed is read, when the counter moved, from a change log
+// that triggers write inside every committing transaction (SQLite's
+// cache_changes, migration 150): the (zone, label) of every block and
+// reserved name added, removed or moved, and the id of every domain whose
+// row or exemptions a check shows. The entries that looked up one of those
+// labels, or answered with one of those domains, are dropped; the others
+// stay. The cache therefore needs nothing from the write path, and a name
+// taken by a committed create, delete, import or reservation, here or by
+// another process on the same file, is never answered from before it.
 //
 // Why it is correct: the polls run one at a time on one connection, so
 // their answers are ordered, and the generation below increases when a
-// poll sees a commit that the previous one did not. An entry is stored
-// under the generation polled before its query ran, so it shows the
-// database as it was at that poll or later. A lookup uses a poll that
-// began after the lookup did (concurrent lookups share one, see
-// generation): if that poll returns the entry's generation, no commit
-// came between the entry's poll and it (a commit would have changed the
-// counter), so the entry is at least as new as what the lookup must see:
-// every commit acknowledged before the lookup began.
+// poll sees a commit that the previous one did not; that poll reads the
+// log after the counter, so it applies every commit the counter showed
+// (and maybe later ones). A lookup uses a poll that began after the
+// lookup did (concurrent lookups share one, see generation), so every
+// commit acknowledged before the lookup began has been applied when it
+// reads the entries: an entry present was either stored after the last
+// change to its labels was applied, or was read after that change. An
+// entry is stored under the generation polled before its query ran; it
+// is not stored if a later poll already dropped one of its labels or its
+// domain (touched), or dropped everything (floor): its query may have
+// read the database before that change.
 type readCache struct {
 	// the polls: one at a time, shared by the callers waiting for it
 	callMu  sync.Mutex
@@ -62,10 +71,42 @@ type readCache struct {
 	markState atomic.Pointer[markState]
 	marks     atomic.Int64 // polls the mark spared
 
-	mu       sync.RWMutex
-	entryGen uint64 // the generation the entries hold for
-	entries  map[string]cacheEntry
+	// the change log (cache_changes, written by triggers): the seq of
+	// the last row applied; seqKnown false: none read yet
+	logQuery string
+	lastSeq  int64
+	seqKnown bool
+	applied  atomic.Int64 // log rows applied (entries dropped by label)
+	clears   atomic.Int64 // times every entry was dropped
+
+	mu      sync.RWMutex
+	entries map[string]*cacheItem
+	// the entries by the labels they looked up ("zone\x00label") and by
+	// the domain they answered with: a log row drops these. A reference
+	// can outlive its entry (dropped by another label); refs counts them
+	// so that the indexes stay bounded.
+	byLabel  map[string][]*cacheItem
+	byDomain map[int64][]*cacheItem
+	refs     int
+	// the generation at which a label or a domain was last dropped: an
+	// entry read under an older generation is not kept (it may show the
+	// database before the change); floor: no entry older than it is kept
+	touched    map[string]uint64
+	touchedDom map[int64]uint64
+	floor      uint64
 }
+
+// cacheItem is an entry and what it depends on.
+type cacheItem struct {
+	key    string
+	zone   string
+	labels []string
+	e      cacheEntry
+}
+
+// maxTouched bounds the touched maps: when full they start afresh and the
+// floor rises to the poll's generation.
+const maxTouched = 1 << 14
 
 type cacheEntry struct {
 	blocker  *registry.Domain       // FindBlocker's answer; nil: not found
@@ -82,8 +123,22 @@ const maxCacheEntries = 1 << 16
 // keeps for this (and closes with it). The query must change whenever
 // another connection commits: the poll's connection never writes. Call it
 // before the store is used.
-func (s *Store) CacheReads(poll *sql.DB, changed string) {
-	s.cache = &readCache{db: poll, query: changed}
+//
+// changes, if not empty, is the query of the change log: the rows after a
+// seq (its one argument), in order, as (seq, zone, label, domain_id), the
+// three last NULL when unknown. With it a commit drops only the entries it
+// touched (see applyLog); without it any commit drops every entry.
+func (s *Store) CacheReads(poll *sql.DB, changed, changes string) {
+	s.cache = &readCache{db: poll, query: changed, logQuery: changes}
+}
+
+// CacheStats returns how many change-log rows the read cache applied and
+// how many times it dropped every entry.
+func (s *Store) CacheStats() (applied, clears int64) {
+	if s.cache == nil {
+		return 0, 0
+	}
+	return s.cache.applied.Load(), s.cache.clears.Load()
 }
 
 // ChangeMark is a cheap reading of the database's state that changes with
@@ -285,8 +340,126 @@ func (c *readCache) poll(ctx context.Context) (uint64, error) {
 		// a change, or a new connection whose counter says nothing yet
 		c.gen++
 		c.last, c.polling = v, true
+		if err := c.applyLog(ctx); err != nil {
+			c.closePoll()
+			return 0, err
+		}
 	}
 	return c.gen, nil
+}
+
+// maxLogRows is the most change-log rows one poll applies one by one;
+// beyond it every entry is dropped.
+const maxLogRows = 4096
+
+// applyLog drops the entries that the commits since the last poll touched,
+// as the change log says; every entry when there is no log, when the log
+// does not reach back to the last row seen (pruned past it) or says "all",
+// or when it is longer than maxLogRows. It runs in a poll (one at a time),
+// after the counter was read: it may apply commits newer than the counter
+// (the next poll then reads no new rows), never fewer.
+func (c *readCache) applyLog(ctx context.Context) error {
+	if c.logQuery == "" {
+		c.dropAll()
+		return nil
+	}
+	rows, err := c.conn.QueryContext(ctx, c.logQuery, c.lastSeq)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type change struct {
+		zone, label sql.NullString
+		domain      sql.NullInt64
+	}
+	var (
+		changes []change
+		all     = !c.seqKnown
+		seq     = c.lastSeq
+		first   = true
+	)
+	for rows.Next() {
+		var ch change
+		var n int64
+		if err := rows.Scan(&n, &ch.zone, &ch.label, &ch.domain); err != nil {
+			return err
+		}
+		if first && n != c.lastSeq+1 {
+			all = true // the rows after the last seen were pruned
+		}
+		first, seq = false, n
+		if !ch.label.Valid && !ch.domain.Valid {
+			all = true
+		}
+		if !all && len(changes) < maxLogRows {
+			changes = append(changes, ch)
+		} else {
+			all = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	c.lastSeq, c.seqKnown = seq, true
+	if all {
+		c.dropAll()
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range changes {
+		if ch.label.Valid {
+			k := ch.zone.String + "\x00" + ch.label.String
+			for _, it := range c.byLabel[k] {
+				c.dropItem(it)
+			}
+			c.refs -= len(c.byLabel[k])
+			delete(c.byLabel, k)
+			c.touched[k] = c.gen
+		}
+		if ch.domain.Valid {
+			id := ch.domain.Int64
+			for _, it := range c.byDomain[id] {
+				c.dropItem(it)
+			}
+			c.refs -= len(c.byDomain[id])
+			delete(c.byDomain, id)
+			c.touchedDom[id] = c.gen
+		}
+	}
+	c.applied.Add(int64(len(changes)))
+	if len(c.touched) > maxTouched || len(c.touchedDom) > maxTouched {
+		c.touched, c.touchedDom = make(map[string]uint64), make(map[int64]uint64)
+		c.floor = c.gen
+	}
+	return nil
+}
+
+// dropItem removes it from the entries if it is still there.
+func (c *readCache) dropItem(it *cacheItem) {
+	if c.entries[it.key] == it {
+		delete(c.entries, it.key)
+	}
+}
+
+// dropAll drops every entry; entries read before the poll of c.gen are
+// not kept.
+func (c *readCache) dropAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reset()
+	c.floor = c.gen
+	c.clears.Add(1)
+}
+
+// reset empties the entries and their indexes (c.mu held).
+func (c *readCache) reset() {
+	c.entries = make(map[string]*cacheItem)
+	c.byLabel = make(map[string][]*cacheItem)
+	c.byDomain = make(map[int64][]*cacheItem)
+	c.touched = make(map[string]uint64)
+	c.touchedDom = make(map[int64]uint64)
+	c.refs = 0
 }
 
 func (c *readCache) closePoll() {
@@ -323,29 +496,52 @@ func (c *readCache) close() {
 	c.db.Close()
 }
 
-func (c *readCache) get(gen uint64, key []byte) (cacheEntry, bool) {
+// get returns the entry of key. Every entry present is current for the
+// lookup whose poll returned: that poll applied every commit before it
+// (dropping the entries they touched), and put keeps no entry read before
+// a commit that touched it.
+func (c *readCache) get(key []byte) (cacheEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.entryGen != gen {
+	it, ok := c.entries[string(key)] // (no string made)
+	if !ok {
 		return cacheEntry{}, false
 	}
-	e, ok := c.entries[string(key)] // (no string made)
-	return e, ok
+	return it.e, true
 }
 
-// put stores an entry read after the poll that returned gen. An entry of
-// an older generation than the cache's is dropped.
-func (c *readCache) put(gen uint64, key string, e cacheEntry) {
+// put stores an entry read after the poll that returned gen, unless a
+// later poll dropped one of its labels or its domain (or everything).
+func (c *readCache) put(gen uint64, key, zone string, labels []string, e cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen < c.entryGen {
+	if gen < c.floor {
 		return
 	}
-	if gen > c.entryGen || c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entryGen = gen
-		c.entries = make(map[string]cacheEntry)
+	if c.entries == nil || len(c.entries) >= maxCacheEntries || c.refs >= 4*maxCacheEntries {
+		c.reset()
 	}
-	c.entries[key] = e
+	var lk [128]byte
+	for _, l := range labels {
+		k := append(append(append(lk[:0], zone...), 0), l...)
+		if c.touched[string(k)] > gen {
+			return
+		}
+	}
+	if e.blocker != nil && c.touchedDom[e.blocker.ID] > gen {
+		return
+	}
+	it := &cacheItem{key: key, zone: zone, labels: slices.Clone(labels), e: e}
+	c.entries[key] = it
+	for _, l := range labels {
+		k := zone + "\x00" + l
+		c.byLabel[k] = append(c.byLabel[k], it)
+	}
+	c.refs += len(labels)
+	if e.blocker != nil {
+		c.byDomain[e.blocker.ID] = append(c.byDomain[e.blocker.ID], it)
+		c.refs++
+	}
 }
 
 // appendCacheKey appends the key of a lookup of labels in zone ('b':
@@ -374,13 +570,13 @@ func (s *Store) cached(ctx context.Context, kind byte, zone string, labels []str
 	}
 	var buf [256]byte
 	k := appendCacheKey(buf[:0], kind, zone, labels)
-	if e, ok := s.cache.get(gen, k); ok {
+	if e, ok := s.cache.get(k); ok {
 		s.cache.hits.Add(1)
 		return e, nil
 	}
 	e, err := run()
 	if err == nil {
-		s.cache.put(gen, string(k), e)
+		s.cache.put(gen, string(k), zone, labels, e)
 	}
 	return e, err
 }

@@ -179,10 +179,8 @@ func (s *Store) ApplyReaudit(ctx context.Context, zone, relation, version string
 
 func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string, each func(*registry.Domain) error, rows func(func(*registry.ReauditRow) error) error) error {
 	return s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
-		for _, q := range s.d.ImportSetup {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
+		if err := s.execAll(ctx, tx, s.d.ImportSetup, s.d.BulkBegin); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
 			return err // takes its turn with exempted creates and imports

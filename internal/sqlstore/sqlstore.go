@@ -63,6 +63,11 @@ type Dialect struct {
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
+	// BulkBegin is run at the start of each bulk transaction (an import
+	// batch, a re-audit's apply) after ImportSetup, and BulkEnd before it
+	// commits (connTx): SQLite's log their zone once in the read cache's
+	// change log and quiet its per-row triggers (150_cache_changes.sql).
+	BulkBegin, BulkEnd []string
 	// ImportAnalyze, if set, is run (in one transaction) after the 1st,
 	// 4th, 16th, 64th, ... batch of a bulk import: the planner's
 	// statistics must follow tables that grow from nothing to millions of
