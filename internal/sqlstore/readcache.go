@@ -420,7 +420,7 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) (cacheEntry, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
 	args := make([]any, 0, 2+2*len(labels))
-	args = append(args, zone)
+	args = append(args, s.key(zone)) // blocks: the family's key
 	for _, l := range labels {
 		args = append(args, l)
 	}

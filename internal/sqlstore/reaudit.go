@@ -80,7 +80,9 @@ func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *kep
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
+	// blocks and exempt_sets are keyed by the zone's family (SetFamilies):
+	// the rows of the family's other zones are skipped below
+	rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, s.key(zone), s.key(zone), zone, zone)
 	if err != nil {
 		return err
 	}
@@ -280,7 +282,7 @@ func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 		next++
 		for _, l := range r.Held {
-			if err := blocks.add(zone, l, r.ID); err != nil {
+			if err := blocks.add(s.key(zone), l, r.ID); err != nil {
 				return err
 			}
 		}
@@ -291,7 +293,7 @@ func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 		if len(r.ExemptWith) > 0 {
 			for _, l := range r.Set {
-				if err := sets.add(zone, l, r.ID); err != nil {
+				if err := sets.add(s.key(zone), l, r.ID); err != nil {
 					return err
 				}
 			}

@@ -118,6 +118,9 @@ type Store struct {
 	batches atomic.Int64
 	// refs is how import batches check references (import.go).
 	refs refMode
+	// families maps a zone of a variant TLD family to the family's key
+	// (SetFamilies): the zone its conflict sets are stored under.
+	families atomic.Pointer[map[string]string]
 
 	retry    Retry
 	retries  retryCounter
@@ -450,8 +453,9 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 			return err
 		}
 		args := make([]any, 0, 3*len(d.Blocks))
+		key := s.key(d.Zone)
 		for _, label := range d.Blocks {
-			args = append(args, d.Zone, label, out.ID)
+			args = append(args, key, label, out.ID)
 		}
 		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
@@ -529,7 +533,7 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (*registry.Domain, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
 	args := make([]any, 0, 1+len(labels))
-	args = append(args, zone)
+	args = append(args, s.key(zone))
 	for _, l := range labels {
 		args = append(args, l)
 	}
@@ -782,4 +786,28 @@ func (s *Store) Close() error {
 	}
 	s.stmts.Range(func(_, st any) bool { st.(*sql.Stmt).Close(); return true })
 	return s.db.Close()
+}
+
+// SetFamilies implements registry.FamilyStore: the conflict sets of the
+// zones of a family (zone -> family key, its first member) are stored
+// under the family's key, so that the unique index on blocks (zone,
+// label) gives a label of the family to one domain. A zone not in m is
+// its own key.
+func (s *Store) SetFamilies(m map[string]string) {
+	c := make(map[string]string, len(m))
+	for z, k := range m {
+		c[z] = k
+	}
+	s.families.Store(&c)
+}
+
+// key is the zone under which zone's conflict sets are stored: its
+// family's key, or itself.
+func (s *Store) key(zone string) string {
+	if m := s.families.Load(); m != nil {
+		if k, ok := (*m)[zone]; ok {
+			return k
+		}
+	}
+	return zone
 }
