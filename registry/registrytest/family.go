@@ -3,7 +3,9 @@ package registrytest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -191,5 +193,38 @@ func mustCreate(t *testing.T, e *env, r *registry.Registrar, name string) {
 	t.Helper()
 	if _, err := e.svc.Create(e.ctx, r, name, ""); err != nil {
 		t.Fatalf("Create(%s): %v", name, err)
+	}
+}
+
+// testFamilyImport: a bulk import into ভাৰত of names whose labels (or
+// র/ৰ variants) are held under ভারত keeps them, exempted with their
+// holders across the family, as an import does within a zone; a name
+// related to nothing is an ordinary domain.
+func testFamilyImport(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	a, _ := e.registrar("family-a")
+	e.registrar("old")
+	mustCreate(t, e, a, "কিতাব."+bnZone)
+	mustCreate(t, e, a, "সরকার."+bnZone)
+	opener := func() (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader("কিতাব\nসৰকাৰ\nন্যায়\n")), nil
+	}
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: asZone, Registrar: "old", BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Registered != 1 || sum.Exempted != 2 || sum.Refused != 0 {
+		t.Errorf("import summary %+v, want 1 registered, 2 exempted, none refused", sum)
+	}
+	for _, p := range [][2]string{{"কিতাব." + bnZone, "কিতাব." + asZone}, {"সরকার." + bnZone, "সৰকাৰ." + asZone}} {
+		for i, n := range p {
+			d, err := e.svc.Info(e.ctx, n)
+			if err != nil || !d.Exempted || !slices.Equal(d.ExemptWith, []string{p[1-i]}) {
+				t.Errorf("Info(%s) = %+v, %v: want exempted with %s", n, d, err, p[1-i])
+			}
+		}
+	}
+	if d, err := e.svc.Info(e.ctx, "ন্যায়."+asZone); err != nil || d.Exempted {
+		t.Errorf("Info(ন্যায়.%s) = %+v, %v: want an ordinary domain", asZone, d, err)
 	}
 }

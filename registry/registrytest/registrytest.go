@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Family", testFamily},
 		{"FamilyRecompute", testFamilyRecompute},
 		{"FamilyRace", testFamilyRace},
+		{"FamilyImport", testFamilyImport},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
