@@ -811,3 +811,20 @@ func (s *Store) key(zone string) string {
 	}
 	return zone
 }
+
+// members returns the zones of zone's family (sorted), or zone alone.
+func (s *Store) members(zone string) []string {
+	out := []string{zone}
+	if m := s.families.Load(); m != nil {
+		if k, ok := (*m)[zone]; ok {
+			out = out[:0]
+			for z, kz := range *m {
+				if kz == k {
+					out = append(out, z)
+				}
+			}
+			sort.Strings(out)
+		}
+	}
+	return out
+}

@@ -228,3 +228,60 @@ func testFamilyImport(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("Info(ন্যায়.%s) = %+v, %v: want an ordinary domain", asZone, d, err)
 	}
 }
+
+// testFamilyReaudit: the re-audit judges a family as one relation: on a
+// database whose family members kept their own sets (no start-up
+// recomputation), it reports the pairs that conflict across the family,
+// naming each side with its zone, and its apply keeps them exempted with
+// each other, as within a zone.
+func testFamilyReaudit(t *testing.T, open func(*testing.T) registry.Store) {
+	store := open(t)
+	ctx := t.Context()
+	if err := store.EnsureZones(ctx, registry.DefaultZones()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.CreateRegistrar(ctx, "old", []byte("old-token-hash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range []*registry.Domain{
+		{Label: "কিতাব", Zone: bnZone, Lang: "bn"},
+		{Label: "কিতাব", Zone: asZone, Lang: "as"},
+		{Label: "ন্যায়", Zone: asZone, Lang: "as"},
+	} {
+		d.Name, d.ALabel, d.Registrar, d.Blocks = d.Label+"."+d.Zone, fmt.Sprintf("a%d", i), "old", []string{d.Label}
+		if _, err := store.CreateDomain(ctx, d, r.ID); err != nil {
+			t.Fatalf("CreateDomain(%s) with the zones' own relations: %v", d.Name, err)
+		}
+	}
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{NoRecompute: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, apply := range []bool{false, true} {
+		conflicts := map[string][]string{}
+		if _, err := svc.Reaudit(ctx, apply, func(f *registry.ReauditFinding) error {
+			if len(f.ConflictsWith) > 0 {
+				conflicts[f.Name] = f.ConflictsWith
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("Reaudit(apply %v): %v", apply, err)
+		}
+		want := map[string][]string{"কিতাব." + bnZone: {"কিতাব." + asZone}, "কিতাব." + asZone: {"কিতাব." + bnZone}}
+		if fmt.Sprint(conflicts) != fmt.Sprint(want) {
+			t.Errorf("Reaudit(apply %v) conflicts %q, want %q", apply, conflicts, want)
+		}
+	}
+	for _, p := range [2]string{"কিতাব." + bnZone, "কিতাব." + asZone} {
+		d, err := svc.Info(ctx, p)
+		if err != nil || !d.Exempted || len(d.ExemptWith) != 1 || d.ExemptWith[0] == p {
+			t.Errorf("after the apply, Info(%s) = %+v, %v: want exempted with the other", p, d, err)
+		}
+	}
+	// a second re-audit finds nothing left to do
+	n := 0
+	if _, err := svc.Reaudit(ctx, false, func(f *registry.ReauditFinding) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("Reaudit after the apply: %d findings, %v; want none", n, err)
+	}
+}

@@ -73,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"FamilyRecompute", testFamilyRecompute},
 		{"FamilyRace", testFamilyRace},
 		{"FamilyImport", testFamilyImport},
+		{"FamilyReaudit", testFamilyReaudit},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
