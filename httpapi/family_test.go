@@ -1,10 +1,17 @@
 package httpapi_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/rdap"
 	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
 // TestFamily: over HTTP, a name under ভারত blocks the same label and its
@@ -38,5 +45,32 @@ func TestFamily(t *testing.T) {
 		if r := e.do("POST", "/v1/domains", e.tokenB, `{"name":"`+tt.name+`"}`, &eb); r.StatusCode != 409 || eb.Code != "CONFLICT" || eb.BlockedBy != tt.blocker {
 			t.Errorf("create %s: %d %+v, want 409 CONFLICT blocked by %s", tt.name, r.StatusCode, eb, tt.blocker)
 		}
+	}
+}
+
+// TestFamilyRDAP: RDAP answers a name blocked across the family as a
+// blocked variant naming its blocker under the other member TLD.
+func TestFamilyRDAP(t *testing.T) {
+	svc := registrytest.SQLiteService(t)
+	r, _, err := svc.AddRegistrar(t.Context(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Create(t.Context(), r, "সরকার.ভারত", ""); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(rdap.Handler(svc, rdap.Options{}))
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + rdap.Prefix + "domain/" + url.PathEscape("সৰকাৰ.ভাৰত"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc rdap.Domain
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || len(doc.Remarks) == 0 || !strings.Contains(strings.Join(doc.Remarks[0].Description, " "), "blocked variant of the registered domain সরকার.ভারত") {
+		t.Errorf("RDAP of সৰকাৰ.ভাৰত: %d %+v, want a blocked variant of সরকার.ভারত", resp.StatusCode, doc)
 	}
 }
