@@ -3,9 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"testing"
-
-	"github.com/akshara-idn/akshara/registry"
-	"github.com/akshara-idn/akshara/sqlite"
 )
 
 // familyLabel is the i-th of 15,625 Bangla labels with র (C া C র C), each
@@ -23,19 +20,7 @@ func familyLabel(i int) string {
 // key. Half the labels checked are registered.
 func BenchmarkFamilyCheck(b *testing.B) {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, b.TempDir()+"/bench.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	svc, err := registry.NewService(ctx, s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, _, err := svc.AddRegistrar(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc, r := benchService(b)
 	for i := 0; i < 1000; i++ {
 		if _, err := svc.Create(ctx, r, familyLabel(2*i)+".ভারত", ""); err != nil {
 			b.Fatal(err)
