@@ -140,3 +140,37 @@ func TestLGRVariant(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilyRelation: the family relation of ভারত and ভাৰত is bn ∪ as
+// with the র/ৰ row: a label's set holds its spelling in the other
+// language's ra, which neither language's own relation does, and a label
+// of no র/ৰ is itself.
+func TestFamilyRelation(t *testing.T) {
+	fam, err := NewFamilyRelation([]string{"bn", "as"}, [][]string{{"র", "ৰ"}}, Lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn, err := NewZoneRelation([]string{"bn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		label     string
+		own, want []string
+	}{
+		{"সরকার", []string{"সরকার"}, []string{"সরকার", "সৰকাৰ"}},
+		{"সৰকাৰ", []string{"সৰকাৰ"}, []string{"সরকার", "সৰকাৰ"}}, // bn alone: not generated from it either
+		{"কিতাব", []string{"কিতাব"}, []string{"কিতাব"}},
+	} {
+		got, ok := fam.ConflictSet(tt.label)
+		if !ok || !slices.Equal(got, tt.want) {
+			t.Errorf("family ConflictSet(%s) = %q, %v; want %q", tt.label, got, ok, tt.want)
+		}
+		if own, _ := bn.ConflictSet(tt.label); !slices.Equal(own, tt.own) {
+			t.Errorf("bn ConflictSet(%s) = %q, want %q", tt.label, own, tt.own)
+		}
+	}
+	if _, err := NewFamilyRelation([]string{"bn"}, [][]string{{"क", "ख"}}, Lookup); err == nil {
+		t.Error("a family row of a script none of its languages writes was taken")
+	}
+}
