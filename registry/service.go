@@ -605,7 +605,7 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 		return nil, err
 	} else if rn != nil {
 		msg := full + " is reserved by the registry"
-		if rn.Label != c.label {
+		if rn.Label != c.label || rn.Zone != n.zone.Name { // a variant, or the label under its variant TLD
 			msg = full + " is a variant of " + rn.Label + "." + rn.Zone + ", which is reserved by the registry"
 		}
 		return nil, &Error{Code: CodeReserved, Message: msg}

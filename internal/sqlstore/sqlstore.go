@@ -120,7 +120,7 @@ type Store struct {
 	refs refMode
 	// families maps a zone of a variant TLD family to the family's key
 	// (SetFamilies): the zone its conflict sets are stored under.
-	families atomic.Pointer[map[string]string]
+	families atomic.Pointer[families]
 
 	retry    Retry
 	retries  retryCounter
@@ -788,24 +788,35 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// SetFamilies implements registry.FamilyStore: the conflict sets of the
-// zones of a family (zone -> family key, its first member) are stored
-// under the family's key, so that the unique index on blocks (zone,
-// label) gives a label of the family to one domain. A zone not in m is
-// its own key.
+// families is what SetFamilies was told: each zone of a family's key,
+// and its members (sorted).
+type families struct {
+	key     map[string]string
+	members map[string][]string
+}
+
+// SetFamilies implements registry.Store: the conflict sets of the zones
+// of a family (zone -> family key, its first member) are stored under
+// the family's key, so that the unique index on blocks (zone, label)
+// gives a label of the family to one domain; a reserved name holds its
+// set in every member. A zone not in m is its own key.
 func (s *Store) SetFamilies(m map[string]string) {
-	c := make(map[string]string, len(m))
+	f := &families{key: map[string]string{}, members: map[string][]string{}}
 	for z, k := range m {
-		c[z] = k
+		f.key[z] = k
+		f.members[k] = append(f.members[k], z)
 	}
-	s.families.Store(&c)
+	for k := range f.members {
+		sort.Strings(f.members[k])
+	}
+	s.families.Store(f)
 }
 
 // key is the zone under which zone's conflict sets are stored: its
 // family's key, or itself.
 func (s *Store) key(zone string) string {
-	if m := s.families.Load(); m != nil {
-		if k, ok := (*m)[zone]; ok {
+	if f := s.families.Load(); f != nil {
+		if k, ok := f.key[zone]; ok {
 			return k
 		}
 	}
@@ -814,17 +825,10 @@ func (s *Store) key(zone string) string {
 
 // members returns the zones of zone's family (sorted), or zone alone.
 func (s *Store) members(zone string) []string {
-	out := []string{zone}
-	if m := s.families.Load(); m != nil {
-		if k, ok := (*m)[zone]; ok {
-			out = out[:0]
-			for z, kz := range *m {
-				if kz == k {
-					out = append(out, z)
-				}
-			}
-			sort.Strings(out)
+	if f := s.families.Load(); f != nil {
+		if k, ok := f.key[zone]; ok {
+			return f.members[k]
 		}
 	}
-	return out
+	return []string{zone}
 }

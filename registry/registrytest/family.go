@@ -285,3 +285,31 @@ func testFamilyReaudit(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("Reaudit after the apply: %d findings, %v; want none", n, err)
 	}
 }
+
+// testFamilyReserved: a name the operator reserves under one member of
+// the family holds its label and variants under the other too (check
+// RESERVED, create refused naming the reserved name with its zone);
+// unrelated names stay free.
+func testFamilyReserved(t *testing.T, open func(*testing.T) registry.Store) {
+	e := newEnv(t, open)
+	a, _ := e.registrar("family-a")
+	if _, err := e.svc.Reserve(e.ctx, "সরকার."+bnZone, "the operator's own"); err != nil {
+		t.Fatalf("Reserve: %v", err)
+	}
+	for _, n := range []string{"সরকার." + bnZone, "সৰকাৰ." + asZone} {
+		res, err := e.svc.Check(e.ctx, n, "")
+		if err != nil || res.Status != registry.Reserved {
+			t.Errorf("Check(%s) = %+v, %v; want reserved", n, res, err)
+		}
+		_, err = e.svc.Create(e.ctx, a, n, "")
+		var re *registry.Error
+		if !errors.As(err, &re) || re.Code != registry.CodeReserved {
+			t.Errorf("Create(%s) = %v, want %s", n, err, registry.CodeReserved)
+		}
+	}
+	_, err := e.svc.Create(e.ctx, a, "সৰকাৰ."+asZone, "")
+	if err == nil || !strings.Contains(err.Error(), "variant of সরকার."+bnZone) {
+		t.Errorf("Create(সৰকাৰ.%s) = %v, want it named a variant of the reserved সরকার.%s", asZone, err, bnZone)
+	}
+	mustCreate(t, e, a, "ন্যায়."+asZone)
+}

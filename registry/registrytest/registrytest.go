@@ -74,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"FamilyRace", testFamilyRace},
 		{"FamilyImport", testFamilyImport},
 		{"FamilyReaudit", testFamilyReaudit},
+		{"FamilyReserved", testFamilyReserved},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
