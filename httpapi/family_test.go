@@ -21,6 +21,17 @@ import (
 // families both were available.
 func TestFamily(t *testing.T) {
 	e := newEnv(t, httpapi.Options{})
+	var zones []registry.Zone
+	e.do("GET", "/v1/zones", "", "", &zones)
+	fams := map[string]string{}
+	for _, z := range zones {
+		if z.Family != "" {
+			fams[z.Name] = z.Family
+		}
+	}
+	if len(fams) != 2 || fams["ভারত"] != "ভারত" || fams["ভাৰত"] != "ভারত" {
+		t.Errorf("GET /v1/zones: families %v, want ভারত and ভাৰত in family ভারত", fams)
+	}
 	for _, n := range []string{"কিতাব.ভারত", "সরকার.ভারত"} {
 		var d registry.Domain
 		if r := e.do("POST", "/v1/domains", e.tokenA, `{"name":"`+n+`"}`, &d); r.StatusCode != 201 {
