@@ -116,15 +116,16 @@ func VersionsOf(files map[string][]byte) Versions {
 	return v
 }
 
-// withoutLifecycle is a zones file without its lifecycle lines (and the
-// comment lines about them): the registration policy (periods, grace and
-// deletion periods; docs/lifecycle.md) does not change what any label is
+// withoutLifecycle is a zones file without its lifecycle and contacts
+// lines (and the comment lines about them): the registration policy
+// (periods, grace and deletion periods, docs/lifecycle.md; the contacts a
+// domain needs, docs/contacts.md) does not change what any label is
 // judged to be, so it is not part of the policy data DataVersion hashes.
 func withoutLifecycle(file []byte) []byte {
 	var out []byte
 	for _, line := range bytes.SplitAfter(file, []byte("\n")) {
 		t := bytes.TrimLeft(bytes.TrimSpace(line), "#")
-		if bytes.HasPrefix(bytes.TrimSpace(t), []byte("lifecycle")) {
+		if t = bytes.TrimSpace(t); bytes.HasPrefix(t, []byte("lifecycle")) || bytes.HasPrefix(t, []byte("contacts")) {
 			continue
 		}
 		out = append(out, line...)

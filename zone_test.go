@@ -18,6 +18,10 @@ func TestParseZones(t *testing.T) {
 		{"max-nameservers", "zone in\n  languages hi\n  max-nameservers 4\n", "", []ZoneSpec{{Name: "in", Languages: []string{"hi"}, MaxNameServers: 4}}},
 		{"max-nameservers over 13", "zone in\n  languages hi\n  max-nameservers 14\n", "1 to 13", nil},
 		{"max-nameservers not a number", "zone in\n  languages hi\n  max-nameservers many\n", "1 to 13", nil},
+		{"contacts", "zone in\n  languages hi\n  contacts registrant=required tech=required billing=optional\n", "", []ZoneSpec{{Name: "in", Languages: []string{"hi"}, Contacts: ZoneContacts{Registrant: true, Tech: true}}}},
+		{"contacts unknown role", "zone in\n  languages hi\n  contacts owner=required\n", "unknown contact role", nil},
+		{"contacts bad value", "zone in\n  languages hi\n  contacts admin=yes\n", "ROLE=required or ROLE=optional", nil},
+		{"contacts empty", "zone in\n  languages hi\n  contacts\n", "want ROLE=required", nil},
 		{"setting first", "  languages hi\n", "before the first zone", nil},
 		{"no languages", "zone in\n  ldh\n", "has no languages", nil},
 		{"twice", "zone in\n  languages hi\nzone in\n  languages mr\n", "listed twice", nil},
@@ -51,7 +55,7 @@ func TestParseZones(t *testing.T) {
 			}
 			for i := range got {
 				g, w := got[i], tc.want[i]
-				if g.Name != w.Name || g.LDH != w.LDH || g.Source != w.Source || !slices.Equal(g.Languages, w.Languages) ||
+				if g.Name != w.Name || g.LDH != w.LDH || g.Source != w.Source || !slices.Equal(g.Languages, w.Languages) || g.MaxNameServers != w.MaxNameServers || g.Contacts != w.Contacts ||
 					g.Family != w.Family || fmt.Sprint(g.FamilyVariants) != fmt.Sprint(w.FamilyVariants) {
 					t.Errorf("zone %d = %+v, want %+v", i, g, w)
 				}

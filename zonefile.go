@@ -35,6 +35,59 @@ type ZoneSpec struct {
 	// language holds alone (such as র/ৰ: Bangla writes one, Assamese the
 	// other).
 	FamilyVariants [][]string
+	// Contacts says which contacts a domain of the zone must have
+	// (`contacts` line; none required when the file sets none).
+	Contacts ZoneContacts
+}
+
+// ZoneContacts is which contacts a domain create must carry
+// (docs/contacts.md): true for a required role.
+type ZoneContacts struct {
+	Registrant, Admin, Tech, Billing bool
+}
+
+// ContactRoles are the roles of a domain's contacts, in the order of the
+// zones file's `contacts` line and of EPP's domain:contact types.
+var ContactRoles = []string{"registrant", "admin", "tech", "billing"}
+
+// Required reports whether the role (one of ContactRoles) is required.
+func (c ZoneContacts) Required(role string) bool {
+	f := c.role(role)
+	return f != nil && *f
+}
+
+// role is the setting of a role, nil for an unknown role.
+func (c *ZoneContacts) role(role string) *bool {
+	switch role {
+	case "registrant":
+		return &c.Registrant
+	case "admin":
+		return &c.Admin
+	case "tech":
+		return &c.Tech
+	case "billing":
+		return &c.Billing
+	}
+	return nil
+}
+
+// set applies a `contacts` line's ROLE=required|optional settings.
+func (c *ZoneContacts) set(fields []string) error {
+	if len(fields) == 0 {
+		return fmt.Errorf("want ROLE=required|optional for the roles %s", strings.Join(ContactRoles, ", "))
+	}
+	for _, f := range fields {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || (v != "required" && v != "optional") {
+			return fmt.Errorf("want ROLE=required or ROLE=optional, got %q", f)
+		}
+		r := c.role(k)
+		if r == nil {
+			return fmt.Errorf("unknown contact role %q (%s)", k, strings.Join(ContactRoles, ", "))
+		}
+		*r = v == "required"
+	}
+	return nil
 }
 
 // ZoneLifecycle is a zone's registration policy: the periods a create or
@@ -280,8 +333,12 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 			if err := z.Lifecycle.set(f[1:]); err != nil {
 				return nil, errf("zone %s: lifecycle: %v", z.Name, err)
 			}
+		case "contacts":
+			if err := z.Contacts.set(f[1:]); err != nil {
+				return nil, errf("zone %s: contacts: %v", z.Name, err)
+			}
 		default:
-			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle, family, family-variant)", f[0])
+			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle, contacts, family, family-variant)", f[0])
 		}
 	}
 	for _, z := range zones {

@@ -49,6 +49,10 @@ func TestDataVersionIgnoresLifecycle(t *testing.T) {
 	if !bytes.Equal(withoutLifecycle(edited), withoutLifecycle(zonesFile)) {
 		t.Error("a lifecycle edit changes the hashed zones file")
 	}
+	contacts := bytes.Replace(zonesFile, []byte("admin=required"), []byte("admin=optional"), 1)
+	if bytes.Equal(contacts, zonesFile) || !bytes.Equal(withoutLifecycle(contacts), withoutLifecycle(zonesFile)) {
+		t.Error("a contacts edit changes the hashed zones file (or there is no contacts line)")
+	}
 	langs := bytes.Replace(zonesFile, []byte("languages sa\n"), []byte("languages sa hi\n"), 1)
 	if bytes.Equal(withoutLifecycle(langs), withoutLifecycle(zonesFile)) {
 		t.Error("a languages edit does not change the hashed zones file")

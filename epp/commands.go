@@ -151,36 +151,25 @@ func (ss *session) dispatch(c *command) *response {
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
+	if r := ss.dispatchContact(obj, verb, c.Ext); r != nil { // contacts (contact.go)
+		return r
+	}
 	if r := ss.dispatchDelegation(obj, verb, c.Ext); r != nil { // hosts, domain update (host.go)
 		return r
 	}
 	op, got := obj.op()
 	if op == nil {
 		switch got.Space {
-		case NSCont:
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain and host objects only (%s, %s)", messages[CodeUnimplObject], NSDomain, NSHost))
+		case NSCont: // a contact verb the registry does not serve (renew)
+			return fail(CodeUnimplemented, fmt.Sprintf("%s: <contact:%s> (contacts are checked, created, read, updated and deleted; they are not renewed or transferred)", messages[CodeUnimplemented], verb))
 		case "":
 			return fail(CodeMissing, fmt.Sprintf("%s: <%s> holds a <domain:%s>", messages[CodeMissing], verb, verb))
 		}
 		return fail(CodeUnimplObject, fmt.Sprintf("%s: object namespace %q", messages[CodeUnimplObject], got.Space))
 	}
-	names := make([]string, len(op.Names))
-	for i, n := range op.Names {
-		names[i] = strings.TrimSpace(n.V)
-		if names[i] == "" {
-			return fail(CodeMissing, messages[CodeMissing]+": an empty <domain:name>")
-		}
-		if utf8.RuneCountInString(names[i]) > 255 {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <domain:name> has at most 255 characters")
-		}
-	}
-	switch {
-	case len(names) == 0:
-		return fail(CodeMissing, messages[CodeMissing]+": <domain:name>")
-	case verb == "check" && len(names) > maxCheck:
-		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
-	case verb != "check" && len(names) > 1:
-		return fail(CodeSyntax, messages[CodeSyntax]+": one <domain:name> per "+verb)
+	names, r := objectNames(op.Names, "domain:name", "names", verb, 1, 255)
+	if r != nil {
+		return r
 	}
 	switch verb {
 	case "check":
@@ -200,12 +189,45 @@ func (ss *session) dispatch(c *command) *response {
 		if r != nil {
 			return r
 		}
-		return ss.create(names[0], idn, pw, op.Period, ns, ds)
+		cs, r := domainContacts(op.Registrant, op.Contacts) // contact.go
+		if r != nil {
+			return r
+		}
+		return ss.create(names[0], idn, registry.CreateOptions{AuthInfo: pw, Contacts: cs, WithContacts: true}, op.Period, ns, ds)
 	case "renew":
 		return ss.renew(names[0], op)
 	default:
 		return ss.delete(names[0])
 	}
+}
+
+// objectNames reads the names (or ids) of an object command: trimmed, of
+// min to max characters, several for a check (at most maxCheck), one for
+// the other verbs. elem is the element (domain:name), plural what the
+// check counts (names, ids).
+func objectNames(in []domainName, elem, plural, verb string, min, max int) ([]string, *response) {
+	names := make([]string, len(in))
+	for i, n := range in {
+		names[i] = strings.TrimSpace(n.V)
+		if names[i] == "" {
+			return nil, fail(CodeMissing, messages[CodeMissing]+": an empty <"+elem+">")
+		}
+		if k := utf8.RuneCountInString(names[i]); k < min || k > max {
+			if min > 1 {
+				return nil, fail(CodeValueSyntax, fmt.Sprintf("%s: a <%s> has %d to %d characters", messages[CodeValueSyntax], elem, min, max))
+			}
+			return nil, fail(CodeValueSyntax, fmt.Sprintf("%s: a <%s> has at most %d characters", messages[CodeValueSyntax], elem, max))
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return nil, fail(CodeMissing, messages[CodeMissing]+": <"+elem+">")
+	case verb == "check" && len(names) > maxCheck:
+		return nil, fail(CodeRange, fmt.Sprintf("%s: at most %d %s per check", messages[CodeRange], maxCheck, plural))
+	case verb != "check" && len(names) > 1:
+		return nil, fail(CodeSyntax, messages[CodeSyntax]+": one <"+elem+"> per "+verb)
+	}
+	return names, nil
 }
 
 // checkExtensions refuses extensions the server does not implement, and
@@ -261,7 +283,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 	}
 	for _, u := range l.Svcs.ObjURI {
 		if !servedObject(strings.TrimSpace(u)) {
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost))
+			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s, %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost, NSCont))
 		}
 	}
 	for _, u := range l.Svcs.ExtURI {
@@ -332,8 +354,7 @@ func checkReason(res *registry.CheckResult) string {
 func (ss *session) check(names []string) *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	var b bytes.Buffer
-	b.WriteString(`<domain:chkData xmlns:domain="` + NSDomain + `">`)
+	items := make([]checked, 0, len(names))
 	for _, name := range names {
 		avail, reason := false, ""
 		res, err := ss.s.svc.Check(ctx, name, "")
@@ -351,18 +372,37 @@ func (ss *session) check(names []string) *response {
 		default:
 			reason = checkReason(res)
 		}
-		b.WriteString(`<domain:cd><domain:name avail="` + strconv.Itoa(boolInt(avail)) + `">`)
-		esc(&b, name)
-		b.WriteString(`</domain:name>`)
-		if reason != "" {
-			b.WriteString(`<domain:reason>`)
-			esc(&b, reason)
-			b.WriteString(`</domain:reason>`)
-		}
-		b.WriteString(`</domain:cd>`)
+		items = append(items, checked{name, avail, reason})
 	}
-	b.WriteString(`</domain:chkData>`)
-	return &response{code: CodeOK, resData: b.String()}
+	return &response{code: CodeOK, resData: chkData("domain", NSDomain, "name", items)}
+}
+
+// checked is one answer of a check: the name (or id), whether it is
+// available, and if not the short reason.
+type checked struct {
+	name   string
+	avail  bool
+	reason string
+}
+
+// chkData renders a check's <P:chkData> in namespace ns: a <P:cd> per
+// item, its name in <P:ELEM avail="0|1"> and its <P:reason>.
+func chkData(p, ns, elem string, items []checked) string {
+	var b bytes.Buffer
+	b.WriteString(`<` + p + `:chkData xmlns:` + p + `="` + ns + `">`)
+	for _, it := range items {
+		b.WriteString(`<` + p + `:cd><` + p + `:` + elem + ` avail="` + strconv.Itoa(boolInt(it.avail)) + `">`)
+		esc(&b, it.name)
+		b.WriteString(`</` + p + `:` + elem + `>`)
+		if it.reason != "" {
+			b.WriteString(`<` + p + `:reason>`)
+			esc(&b, it.reason)
+			b.WriteString(`</` + p + `:reason>`)
+		}
+		b.WriteString(`</` + p + `:cd>`)
+	}
+	b.WriteString(`</` + p + `:chkData>`)
+	return b.String()
 }
 
 func boolInt(b bool) int {
@@ -406,11 +446,12 @@ func readPeriod(p *period) (registry.Period, *response) {
 	return registry.Period{N: n, Unit: unit[0]}, nil
 }
 
-func (ss *session) create(name string, idn *idnData, authInfo string, p *period, ns []string, ds []registry.DS) *response {
+func (ss *session) create(name string, idn *idnData, o registry.CreateOptions, p *period, ns []string, ds []registry.DS) *response {
 	per, bad := readPeriod(p)
 	if bad != nil {
 		return bad
 	}
+	o.Period = per
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -428,7 +469,7 @@ func (ss *session) create(name string, idn *idnData, authInfo string, p *period,
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.CreateDelegatedWith(ctx, ss.registrar, name, lang, registry.CreateOptions{AuthInfo: authInfo, Period: per}, ns, ds) // host.go
+	d, err := ss.s.svc.CreateDelegatedWith(ctx, ss.registrar, name, lang, o, ns, ds) // host.go
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -528,7 +569,7 @@ func (ss *session) info(name string) *response {
 		}
 		b.WriteString(`<domain:status s="` + st + `"/>`)
 	}
-	b.WriteString(domainNSXML(d) + `<domain:clID>`) // host.go
+	b.WriteString(domainContactsXML(d) + domainNSXML(d) + `<domain:clID>`) // contact.go, host.go
 	esc(&b, clID(d.Registrar))
 	b.WriteString(`</domain:clID><domain:crDate>` + d.Created.UTC().Format(timeFormat) + `</domain:crDate>`)
 	if !d.Updated.IsZero() && !d.Updated.Equal(d.Created) {

@@ -43,7 +43,7 @@ type env struct {
 
 func newEnv(t testing.TB, o epp.Options) *env {
 	t.Helper()
-	return newEnvOn(t, registrytest.SQLiteService(t), o)
+	return newEnvOn(t, registrytest.SQLiteServiceWith(t, registrytest.ContactsOptional()), o)
 }
 
 // newEnvOn is newEnv on a service of the caller's (another store).
@@ -236,7 +236,7 @@ func createFrame(name, table, uname string) string {
 		ext += `</idn:data></extension>`
 	}
 	return cmd(`<create><domain:create xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name>` +
-		`<domain:period unit="y">1</domain:period><domain:registrant>reg-1</domain:registrant><domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:create></create>` + ext)
+		`<domain:period unit="y">1</domain:period><domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:create></create>` + ext)
 }
 
 func (c *client) login(clID, pw string) {
@@ -337,7 +337,7 @@ func TestSession(t *testing.T) {
 		{"unknown registrar", a, loginFrame("nobody", "secret12", ""), 2200, nil},
 		{"bad version", a, strings.Replace(loginFrame("acme", "secret12", ""), "<version>1.0", "<version>2.0", 1), 2100, nil},
 		{"bad lang", a, strings.Replace(loginFrame("acme", "secret12", ""), "<lang>en", "<lang>fr", 1), 2102, nil},
-		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI>", 1), 2307, nil},
+		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-2.0</objURI>", 1), 2307, nil},
 		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:launch-1.0</extURI></svcExtension>", 1), 2103, nil},
 		{"login with rgp-1.0", b, strings.Replace(loginFrame("other", "secret34", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2002, []string{"already logged in"}},
 		{"login", a, loginFrame("acme", "secret12", ""), 1000, nil},
@@ -366,7 +366,7 @@ func TestSession(t *testing.T) {
 		{"update not yours", b, cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:update></update>`), 2201, nil},
 		{"renew without curExpDate", a, cmd(`<renew><domain:renew xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + kitab + `</domain:name></domain:renew></renew>`), 2003, nil},
 		{"poll", a, cmd(`<poll op="req"/>`), 1300, nil},
-		{"contact check", a, cmd(`<check><contact:check xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c1</contact:id></contact:check></check>`), 2307, nil},
+		{"contact check", a, cmd(`<check><contact:check xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c-1</contact:id></contact:check></check>`), 1000, nil},
 		{"unknown extension", a, strings.Replace(domainCmd("check", kitab), "<clTRID>", `<extension><x:y xmlns:x="urn:example:x"/></extension><clTRID>`, 1), 2103, nil},
 		{"idn with check", a, strings.Replace(domainCmd("check", kitab), "<clTRID>", `<extension><idn:data xmlns:idn="urn:ietf:params:xml:ns:idn-1.0"><idn:table>hi</idn:table></idn:data></extension><clTRID>`, 1), 2001, nil},
 		{"two commands", a, cmd(`<logout/><logout/>`), 2001, nil},

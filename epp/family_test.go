@@ -19,7 +19,7 @@ func TestFamily(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		testFamily(t, newEnvOn(t, registrytest.PostgresService(t), epp.Options{}))
+		testFamily(t, newEnvOn(t, registrytest.PostgresServiceWith(t, registrytest.ContactsOptional()), epp.Options{}))
 	})
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"time"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -46,7 +46,7 @@ type domainNS struct {
 }
 
 // servedObject reports whether the server serves an object namespace.
-func servedObject(u string) bool { return u == NSDomain || u == NSHost }
+func servedObject(u string) bool { return u == NSDomain || u == NSHost || u == NSCont }
 
 // servedExtension reports whether the server implements an extension.
 func servedExtension(u string) bool { return u == NSIDN || u == NSRGP || u == NSSecDNS }
@@ -77,48 +77,24 @@ func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *re
 	if ext != nil && (ext.IDN != nil || ext.SecCreate != nil || ext.SecUpdate != nil) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": a host command takes no extension")
 	}
-	names := make([]string, len(h.Names))
-	for i, n := range h.Names {
-		names[i] = strings.TrimSpace(n.V)
-		if names[i] == "" {
-			return fail(CodeMissing, messages[CodeMissing]+": an empty <host:name>")
-		}
-		if utf8.RuneCountInString(names[i]) > 255 {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+": a <host:name> has at most 255 characters")
-		}
-	}
-	switch {
-	case len(names) == 0:
-		return fail(CodeMissing, messages[CodeMissing]+": <host:name>")
-	case verb == "check" && len(names) > maxCheck:
-		return fail(CodeRange, fmt.Sprintf("%s: at most %d names per check", messages[CodeRange], maxCheck))
-	case verb != "check" && len(names) > 1:
-		return fail(CodeSyntax, messages[CodeSyntax]+": one <host:name> per "+verb)
+	names, r := objectNames(h.Names, "host:name", "names", verb, 1, 255) // commands.go
+	if r != nil {
+		return r
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
 	svc := ss.s.svc
 	switch verb {
 	case "check":
-		var b bytes.Buffer
-		b.WriteString(`<host:chkData xmlns:host="` + NSHost + `">`)
-		for _, n := range names {
+		items := make([]checked, len(names))
+		for i, n := range names {
 			c, err := svc.CheckHost(ctx, n)
 			if err != nil {
 				return ss.hostError("check", n, err)
 			}
-			b.WriteString(`<host:cd><host:name avail="` + strconv.Itoa(boolInt(c.Avail)) + `">`)
-			esc(&b, c.Name)
-			b.WriteString(`</host:name>`)
-			if c.Reason != "" {
-				b.WriteString(`<host:reason>`)
-				esc(&b, c.Reason)
-				b.WriteString(`</host:reason>`)
-			}
-			b.WriteString(`</host:cd>`)
+			items[i] = checked{c.Name, c.Avail, c.Reason}
 		}
-		b.WriteString(`</host:chkData>`)
-		return &response{code: CodeOK, resData: b.String()}
+		return &response{code: CodeOK, resData: chkData("host", NSHost, "name", items)} // commands.go
 	case "create":
 		ho, err := svc.CreateHost(ctx, ss.registrar, names[0], addrs(h.Addrs))
 		if err != nil {
@@ -198,17 +174,7 @@ func hostInfData(h *registry.Host) string {
 	b.WriteString(`<host:infData xmlns:host="` + NSHost + `"><host:name>`)
 	esc(&b, h.Name)
 	b.WriteString(`</host:name><host:roid>H` + strconv.FormatInt(h.ID, 10) + `-AKSHARA</host:roid>`)
-	if len(h.Statuses) == 0 {
-		b.WriteString(`<host:status s="ok"/>`)
-	}
-	for _, s := range h.Statuses {
-		b.WriteString(`<host:status s="`)
-		esc(&b, s)
-		b.WriteString(`"/>`)
-	}
-	if h.Linked {
-		b.WriteString(`<host:status s="linked"/>`)
-	}
+	objectStatuses(&b, "host", h.Statuses, h.Linked)
 	for _, a := range h.Addrs {
 		ip := "v4"
 		if strings.Contains(a, ":") {
@@ -218,16 +184,38 @@ func hostInfData(h *registry.Host) string {
 		esc(&b, a)
 		b.WriteString(`</host:addr>`)
 	}
-	b.WriteString(`<host:clID>`)
-	esc(&b, clID(h.Registrar))
-	b.WriteString(`</host:clID><host:crID>`)
-	esc(&b, clID(h.Registrar))
-	b.WriteString(`</host:crID><host:crDate>` + h.Created.UTC().Format(timeFormat) + `</host:crDate>`)
-	if h.Updated.After(h.Created) {
-		b.WriteString(`<host:upDate>` + h.Updated.UTC().Format(timeFormat) + `</host:upDate>`)
-	}
+	objectSponsor(&b, "host", h.Registrar, h.Created, h.Updated)
 	b.WriteString(`</host:infData>`)
 	return b.String()
+}
+
+// objectStatuses writes a host's or contact's <P:status> elements: ok
+// when it has no client status, linked when a domain names it.
+func objectStatuses(b *bytes.Buffer, p string, statuses []string, linked bool) {
+	if len(statuses) == 0 {
+		b.WriteString(`<` + p + `:status s="ok"/>`)
+	}
+	for _, s := range statuses {
+		b.WriteString(`<` + p + `:status s="`)
+		esc(b, s)
+		b.WriteString(`"/>`)
+	}
+	if linked {
+		b.WriteString(`<` + p + `:status s="linked"/>`)
+	}
+}
+
+// objectSponsor writes a host's or contact's <P:clID>, <P:crID> (its
+// registrar: the one that created it sponsors it), crDate and upDate.
+func objectSponsor(b *bytes.Buffer, p, registrar string, created, updated time.Time) {
+	b.WriteString(`<` + p + `:clID>`)
+	esc(b, clID(registrar))
+	b.WriteString(`</` + p + `:clID><` + p + `:crID>`)
+	esc(b, clID(registrar))
+	b.WriteString(`</` + p + `:crID><` + p + `:crDate>` + created.UTC().Format(timeFormat) + `</` + p + `:crDate>`)
+	if updated.After(created) {
+		b.WriteString(`<` + p + `:upDate>` + updated.UTC().Format(timeFormat) + `</` + p + `:upDate>`)
+	}
 }
 
 // nameServers reads a <domain:ns>: hostObj names; hostAttr is refused

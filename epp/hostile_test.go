@@ -13,6 +13,7 @@ import (
 	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
 func header(n uint32) []byte {
@@ -239,7 +240,7 @@ func TestRaceOverEPPPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() }) // before the schema is dropped
-	svc, err := registry.NewService(t.Context(), store)
+	svc, err := registry.NewServiceWith(t.Context(), store, registrytest.ContactsOptional())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func BenchmarkRenew(b *testing.B) {
 	for _, st := range registrytest.StoresWith {
 		b.Run(st.Name, func(b *testing.B) {
 			clock := registry.NewManualClock(registrytest.T0)
-			svc := st.Service(b, registry.ServiceOptions{Clock: clock})
+			svc := st.Service(b, registry.ServiceOptions{Clock: clock, Contacts: registrytest.NoContacts()})
 			e := newEnvOn(b, svc, epp.Options{MaxSessions: 64})
 			e.mu.Lock()
 			e.norecord = true

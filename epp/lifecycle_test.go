@@ -42,7 +42,7 @@ func TestLifecycleEPP(t *testing.T) {
 	for _, st := range registrytest.StoresWith {
 		t.Run(st.Name, func(t *testing.T) {
 			clock := registry.NewManualClock(registrytest.T0)
-			svc := st.Service(t, registry.ServiceOptions{Clock: clock})
+			svc := st.Service(t, registry.ServiceOptions{Clock: clock, Contacts: registrytest.NoContacts()})
 			e := newEnvOn(t, svc, epp.Options{})
 			a, b := e.dial(), e.dial()
 			a.login("acme", "secret12")

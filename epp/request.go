@@ -76,19 +76,27 @@ type object struct {
 	HCre   *hostOp `xml:"urn:ietf:params:xml:ns:host-1.0 create"`
 	HDel   *hostOp `xml:"urn:ietf:params:xml:ns:host-1.0 delete"`
 	HUpd   *hostOp `xml:"-"` // from update.Host
+
+	// contacts (contact.go)
+	CCheck *contactOp `xml:"urn:ietf:params:xml:ns:contact-1.0 check"`
+	CInfo  *contactOp `xml:"urn:ietf:params:xml:ns:contact-1.0 info"`
+	CCre   *contactOp `xml:"urn:ietf:params:xml:ns:contact-1.0 create"`
+	CDel   *contactOp `xml:"urn:ietf:params:xml:ns:contact-1.0 delete"`
+	CUpd   *contactOp `xml:"-"` // from update.Contact
 }
 
 // domainOp is what the registry reads of a domain command: the names
 // (check takes several; the others one), the authInfo of a create, the
-// period of a create or renew and a renew's current expiry date. Name
-// servers and contacts of a create are accepted and not kept
-// (docs/epp.md).
+// period of a create or renew and a renew's current expiry date, the name
+// servers (host.go) and contacts (contact.go) of a create.
 type domainOp struct {
-	Names      []domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
-	NS         *domainNS    `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"` // host.go
-	AuthInfo   *authInfo    `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
-	Period     *period      `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
-	CurExpDate *string      `xml:"urn:ietf:params:xml:ns:domain-1.0 curExpDate"`
+	Names      []domainName    `xml:"urn:ietf:params:xml:ns:domain-1.0 name"`
+	NS         *domainNS       `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"`         // host.go
+	Registrant *domainName     `xml:"urn:ietf:params:xml:ns:domain-1.0 registrant"` // contact.go
+	Contacts   []domainContact `xml:"urn:ietf:params:xml:ns:domain-1.0 contact"`
+	AuthInfo   *authInfo       `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+	Period     *period         `xml:"urn:ietf:params:xml:ns:domain-1.0 period"`
+	CurExpDate *string         `xml:"urn:ietf:params:xml:ns:domain-1.0 curExpDate"`
 }
 
 // authInfo is a <domain:authInfo>: a password (<domain:pw>), an extension
@@ -127,8 +135,9 @@ type updateList struct {
 	Status []struct {
 		S string `xml:"s,attr"`
 	} `xml:"urn:ietf:params:xml:ns:domain-1.0 status"`
-	NS    *domainNS `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"` // host.go
-	Other []anyElem `xml:",any"`
+	NS       *domainNS       `xml:"urn:ietf:params:xml:ns:domain-1.0 ns"`      // host.go
+	Contacts []domainContact `xml:"urn:ietf:params:xml:ns:domain-1.0 contact"` // contact.go
+	Other    []anyElem       `xml:",any"`
 }
 
 // poll is <poll op="req|ack" msgID="…"/> (RFC 5730 §2.9.2.3).
@@ -141,9 +150,10 @@ type poll struct {
 // registry reads the statuses of <domain:add> and <domain:rem> and the
 // authInfo of <domain:chg>.
 type update struct {
-	Domain *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
-	Host   *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 update"` // host.go
-	Other  []anyElem     `xml:",any"`
+	Domain  *domainUpdate `xml:"urn:ietf:params:xml:ns:domain-1.0 update"`
+	Host    *hostOp       `xml:"urn:ietf:params:xml:ns:host-1.0 update"`    // host.go
+	Contact *contactOp    `xml:"urn:ietf:params:xml:ns:contact-1.0 update"` // contact.go
+	Other   []anyElem     `xml:",any"`
 }
 
 type domainUpdate struct {
@@ -151,8 +161,8 @@ type domainUpdate struct {
 	Add   *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 add"`
 	Rem   *updateList  `xml:"urn:ietf:params:xml:ns:domain-1.0 rem"`
 	Chg   *struct {
-		Registrant *anyElem  `xml:"urn:ietf:params:xml:ns:domain-1.0 registrant"`
-		AuthInfo   *authInfo `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
+		Registrant *domainName `xml:"urn:ietf:params:xml:ns:domain-1.0 registrant"`
+		AuthInfo   *authInfo   `xml:"urn:ietf:params:xml:ns:domain-1.0 authInfo"`
 	} `xml:"urn:ietf:params:xml:ns:domain-1.0 chg"`
 }
 

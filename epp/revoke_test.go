@@ -9,6 +9,7 @@ import (
 	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/postgres"
 	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 	"github.com/akshara-idn/akshara/sqlite"
 )
 
@@ -36,7 +37,7 @@ func TestRevokedRegistrarEPP(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
 			server, operator := st.open(t)
-			svc, err := registry.NewService(t.Context(), server)
+			svc, err := registry.NewServiceWith(t.Context(), server, registrytest.ContactsOptional())
 			if err != nil {
 				t.Fatal(err)
 			}

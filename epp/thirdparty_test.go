@@ -13,6 +13,7 @@ import (
 	domainr "github.com/domainr/epp"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
 // TestDomainrClient drives the server with github.com/domainr/epp, a Go
@@ -96,17 +97,8 @@ func needTool(t *testing.T, what string, check func() error) {
 // create refused, info with the extension read back, delete, logout.
 func TestNetEPP(t *testing.T) {
 	t.Parallel()
-	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
-		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
-	})
+	needNetEPP(t)
 	e := newEnv(t, epp.Options{})
-	_, port, _ := net.SplitHostPort(e.addr)
-	cmd := exec.Command("perl", "testdata/netepp.pl")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("netepp.pl: %v\n%s", err, out)
-	}
 	want := []string{
 		`^login: 1000$`,
 		`^check: avail=1 \(1000\)$`,
@@ -123,15 +115,7 @@ func TestNetEPP(t *testing.T) {
 		`^info after restore: 1000 status=ok rgp=renewPeriod$`,
 		`^logout: ok$`,
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(want) {
-		t.Fatalf("netepp.pl printed:\n%s", out)
-	}
-	for i, w := range want {
-		if !regexp.MustCompile(w).MatchString(lines[i]) {
-			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
-		}
-	}
+	netEPP(t, e, "netepp.pl", want)
 }
 
 // TestNetEPPHosts drives host create, info, update and delete with
@@ -139,21 +123,12 @@ func TestNetEPP(t *testing.T) {
 // sends is validated with xmllint.
 func TestNetEPPHosts(t *testing.T) {
 	t.Parallel()
-	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
-		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
-	})
+	needNetEPP(t)
 	e := newEnv(t, epp.Options{})
 	c := e.dial()
 	c.login("acme", "secret12")
 	if r := c.do(createFrame("example.in", "", "")); code(r) != 1000 {
 		t.Fatalf("create: %s", r)
-	}
-	_, port, _ := net.SplitHostPort(e.addr)
-	cmd := exec.Command("perl", "testdata/netepp_host.pl")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("netepp_host.pl: %v\n%s", err, out)
 	}
 	want := []string{
 		`^login: 1000$`,
@@ -168,15 +143,7 @@ func TestNetEPPHosts(t *testing.T) {
 		`^out-of-zone glue: refused \(2306\)$`,
 		`^logout: ok$`,
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(want) {
-		t.Fatalf("netepp_host.pl printed:\n%s", out)
-	}
-	for i, w := range want {
-		if !regexp.MustCompile(w).MatchString(lines[i]) {
-			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
-		}
-	}
+	netEPP(t, e, "netepp_host.pl", want)
 }
 
 // TestNetEPPTransfer drives a transfer and the poll queue with Net::EPP,
@@ -185,9 +152,7 @@ func TestNetEPPHosts(t *testing.T) {
 // Every frame the server sends is validated by xmllint (serve).
 func TestNetEPPTransfer(t *testing.T) {
 	t.Parallel()
-	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
-		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
-	})
+	needNetEPP(t)
 	e := newEnv(t, epp.Options{})
 	if err := e.svc.SetTransferPolicy(t.Context(), "भारत", 5*24*time.Hour, 0); err != nil {
 		t.Fatal(err)
@@ -220,6 +185,64 @@ func TestNetEPPTransfer(t *testing.T) {
 	for i, w := range want {
 		if lines[i] != w {
 			t.Errorf("line %d: %q, want %q", i+1, lines[i], w)
+		}
+	}
+}
+
+// TestNetEPPContacts drives contact create and info with a loc postal
+// address in Devanagari (its name not in NFC: it must come back byte for
+// byte), and a domain create with registrant, admin and tech, with
+// Debian's Net::EPP (testdata/netepp_contact.pl), on a registry with the
+// zones file's contact policy (भारत requires registrant, admin and
+// tech). Every frame the server sends is validated with xmllint.
+func TestNetEPPContacts(t *testing.T) {
+	t.Parallel()
+	needNetEPP(t)
+	e := newEnvOn(t, registrytest.SQLiteService(t), epp.Options{})
+	want := []string{
+		`^login: 1000$`,
+		`^check: avail=1 \(1000\)$`,
+		`^create rs-1: 1000$`,
+		`^create adm-1: 1000$`,
+		`^create tech-1: 1000$`,
+		`^create bad email: 2005$`,
+		`^info: 1000 id=rs-1 email=rahul@example.in voice=\+91\.5222345678$`,
+		`^loc: ` + regexp.QuoteMeta("राहुल शर्मा \u0958ादिर|किताब प्रकाशन|१२ एम॰ जी॰ मार्ग|हज़रतगंज|लखनऊ|उत्तर प्रदेश|226001|IN") + `$`,
+		`^int: Rahul Sharma\|Lucknow$`,
+		`^domain create without tech: 2306$`,
+		`^domain create: 1000$`,
+		`^domain info: 1000 registrant=rs-1 admin=adm-1 tech=tech-1$`,
+		`^delete linked: 2305$`,
+		`^logout: ok$`,
+	}
+	netEPP(t, e, "netepp_contact.pl", want)
+}
+
+func needNetEPP(t *testing.T) {
+	t.Helper()
+	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {
+		return exec.Command("perl", "-MNet::EPP::Simple", "-e", "1").Run()
+	})
+}
+
+// netEPP runs a Net::EPP script of testdata against e (PORT set) and
+// matches the lines it prints with the regular expressions of want.
+func netEPP(t *testing.T, e *env, script string, want []string) {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(e.addr)
+	cmd := exec.Command("perl", "testdata/"+script)
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%s printed:\n%s", script, out)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
 		}
 	}
 }

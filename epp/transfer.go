@@ -72,6 +72,9 @@ func (ss *session) failed(what, name string, err error) *response {
 
 func (ss *session) transfer(t *transfer) *response {
 	if t.Domain == nil {
+		if len(t.Other) > 0 && t.Other[0].XMLName.Space == NSCont {
+			return fail(CodeUnimplemented, messages[CodeUnimplemented]+": contact transfers are not served: a contact stays with the registrar that created it (the gaining registrar of a domain creates its own and names them in a domain <update>)")
+		}
 		if len(t.Other) > 0 {
 			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
 		}
@@ -191,6 +194,9 @@ func (ss *session) update(u *update, ext *cmdExt) *response {
 	if u.Domain == nil && u.Host != nil { // host.go
 		return ss.dispatchDelegation(&object{HUpd: u.Host}, "update", ext)
 	}
+	if u.Domain == nil && u.Contact != nil { // contact.go
+		return ss.dispatchContact(&object{CUpd: u.Contact}, "update", ext)
+	}
 	if u.Domain == nil {
 		if len(u.Other) > 0 {
 			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
@@ -207,6 +213,11 @@ func (ss *session) update(u *update, ext *cmdExt) *response {
 	if r != nil {
 		return r
 	}
+	cAdd, cRem, registrant, r := updateContacts(u.Domain) // contact.go
+	if r != nil {
+		return r
+	}
+	contactsChange := len(cAdd)+len(cRem) > 0 || registrant != ""
 	ctx, cancel := ss.contextFor()
 	defer cancel()
 	if rgp != nil {
@@ -245,6 +256,12 @@ func (ss *session) update(u *update, ext *cmdExt) *response {
 			return ss.failed("update", name, err)
 		}
 	}
+	if contactsChange {
+		if err := ss.s.svc.UpdateDomainContacts(ctx, ss.registrar, name, registry.DomainContactUpdate{Add: cAdd, Rem: cRem, Registrant: registrant}); err != nil {
+			return ss.failed("update", name, err)
+		}
+		ss.log.Info("epp: contacts updated", "name", name)
+	}
 	if !emptyDelegation(deleg) {
 		if err := ss.s.svc.UpdateDelegation(ctx, ss.registrar, name, deleg); err != nil {
 			return ss.failed("update", name, err)
@@ -252,11 +269,10 @@ func (ss *session) update(u *update, ext *cmdExt) *response {
 		ss.log.Info("epp: delegation updated", "name", name)
 	}
 	if u.Domain.Chg == nil || u.Domain.Chg.AuthInfo == nil {
-		if len(add)+len(rem) > 0 || !emptyDelegation(deleg) {
+		if len(add)+len(rem) > 0 || !emptyDelegation(deleg) || contactsChange {
 			return &response{code: CodeOK}
 		}
-		// nothing the registry keeps changes (a registrant is not kept),
-		// but the registrar must sponsor the domain
+		// nothing changes, but the registrar must sponsor the domain
 		d, err := ss.s.svc.Info(ctx, name)
 		if err != nil {
 			return ss.failed("update", name, err)

@@ -17,7 +17,7 @@ import (
 func BenchmarkTransfer(b *testing.B) {
 	for _, st := range registrytest.StoresWith {
 		b.Run(st.Name, func(b *testing.B) {
-			svc := st.Service(b, registry.ServiceOptions{})
+			svc := st.Service(b, registrytest.ContactsOptional())
 			e := newEnvOn(b, svc, epp.Options{})
 			e.mu.Lock()
 			e.norecord = true
@@ -59,7 +59,7 @@ func BenchmarkTransfer(b *testing.B) {
 func BenchmarkPoll(b *testing.B) {
 	for _, st := range registrytest.StoresWith {
 		b.Run(st.Name, func(b *testing.B) {
-			svc := st.Service(b, registry.ServiceOptions{})
+			svc := st.Service(b, registrytest.ContactsOptional())
 			e := newEnvOn(b, svc, epp.Options{})
 			e.mu.Lock()
 			e.norecord = true

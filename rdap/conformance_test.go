@@ -69,7 +69,7 @@ func keysIn(m map[string]any, allowed ...string) bool {
 }
 
 // rdapExtensions: the identifiers this server may use besides rdap_level_0.
-var rdapExtensions = []string{"icann_rdap_response_profile_0", "icann_rdap_technical_implementation_guide_0"}
+var rdapExtensions = []string{"icann_rdap_response_profile_0", "icann_rdap_technical_implementation_guide_0", "redacted"}
 
 func (c *checker) conformance(v any) {
 	a, ok := v.([]any)
@@ -394,7 +394,7 @@ func (c *checker) entities(v any) {
 }
 
 var domainKeys = []string{"objectClassName", "handle", "ldhName", "unicodeName", "variants", "nameservers", "secureDNS",
-	"entities", "status", "publicIds", "remarks", "links", "port43", "events", "notices", "rdapConformance", "lang"}
+	"entities", "status", "publicIds", "remarks", "links", "port43", "events", "notices", "rdapConformance", "lang", "redacted"}
 
 func (c *checker) domain(d map[string]any) {
 	if !keysIn(d, domainKeys...) {

@@ -57,6 +57,7 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rdap/domain/{name}", h.domain)
 	mux.HandleFunc("GET /rdap/help", h.help)
+	mux.HandleFunc("GET /rdap/entity/{handle}", h.entity) // entity.go
 	for _, t := range []string{"nameserver", "entity", "ip", "autnum", "domains", "nameservers", "entities"} {
 		mux.HandleFunc("GET /rdap/"+t+"/", h.unsupported)
 		mux.HandleFunc("GET /rdap/"+t, h.unsupported)
@@ -105,6 +106,7 @@ type (
 		Handle          string   `json:"handle"`
 		Roles           []string `json:"roles"`
 		VCard           []any    `json:"vcardArray"`
+		Links           []Link   `json:"links,omitempty"`
 	}
 	// VariantName is one name of a variants group.
 	VariantName struct {
@@ -135,6 +137,8 @@ type (
 		// delegation (issue 24)
 		Nameservers []Nameserver `json:"nameservers,omitempty"`
 		SecureDNS   *SecureDNS   `json:"secureDNS,omitempty"`
+		// contacts (entity.go): RFC 9537
+		Redacted []Redacted `json:"redacted,omitempty"`
 	}
 	// Nameserver is RFC 9083 §5.2, as a domain's name server.
 	Nameserver struct {
@@ -205,7 +209,7 @@ func (h *handler) failErr(w http.ResponseWriter, err error) {
 }
 
 func (h *handler) unsupported(w http.ResponseWriter, r *http.Request) {
-	h.fail(w, http.StatusNotImplemented, "this server answers domain lookups only: /rdap/domain/{name}")
+	h.fail(w, http.StatusNotImplemented, "this server answers domain and entity lookups only: /rdap/domain/{name}, /rdap/entity/{handle}")
 }
 
 func (h *handler) badRequest(w http.ResponseWriter, r *http.Request) {
@@ -222,6 +226,7 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 		Title: "akshara RDAP",
 		Description: []string{
 			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
+			"Entity lookups: /rdap/entity/{handle}, a contact by its id. The personal data of contacts (name, organization, address, telephone, fax, email) is redacted unless the contact published it (EPP contact disclose flag=1); RFC 9537: the \"redacted\" member lists what was removed.",
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
 			"A blocked variant answers a domain object with status inactive and a remark naming the registered domain that blocks it; any other name that is not registered answers 404.",
 		},
@@ -389,6 +394,10 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := DomainOf(d)
+	if err := h.contactEntities(r, out, d); err != nil { // entity.go
+		h.failErr(w, err)
+		return
+	}
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{h.selfLink(r, path, ContentType)}
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})

@@ -42,6 +42,11 @@ var (
 		CodeBadStatus:       {400, 2306, "status not allowed"},
 		CodeRevoked:         {403, 2200, "registrar revoked"},
 		CodeRateLimited:     {429, 2502, "rate limited"},
+		// contacts (contacts.go, docs/contacts.md)
+		CodeBadContact:          {400, 2005, "bad contact field"},
+		CodeContactPolicy:       {422, 2306, "contact policy"},
+		CodeContactRequired:     {422, 2306, "contact required"},
+		CodeContactNotSponsored: {403, 2201, "contact not yours"},
 	}
 )
 

@@ -581,19 +581,27 @@ func (s *Service) updateDelegation(ctx context.Context, r *Registrar, input stri
 	if err != nil {
 		return err
 	}
-	// the lifecycle's statuses (lifecycle.go): a deleted domain, or one
-	// on update prohibition, keeps its delegation
-	dom, err := s.store.Domain(ctx, z.Name, label)
-	if err != nil {
-		return err
-	}
-	if err := owned(dom, r); err != nil {
-		return err
-	}
-	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
+	if _, err := s.updatable(ctx, z, label, r); err != nil {
 		return err
 	}
 	return ds.ChangeDelegation(ctx, z.Name, label, r.ID, c)
+}
+
+// updatable reads a domain the registrar may update: its own, and by the
+// lifecycle's statuses (lifecycle.go) neither deleted nor on update
+// prohibition (a domain that is keeps its delegation and contacts).
+func (s *Service) updatable(ctx context.Context, z *Zone, label string, r *Registrar) (*Domain, error) {
+	dom, err := s.store.Domain(ctx, z.Name, label)
+	if err != nil {
+		return nil, err
+	}
+	if err := owned(dom, r); err != nil {
+		return nil, err
+	}
+	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
+		return nil, err
+	}
+	return dom, nil
 }
 
 // delegationChange checks a delegation and makes the store's change.
@@ -637,6 +645,29 @@ func (s *Service) CreateDelegated(ctx context.Context, r *Registrar, input, lang
 // CreateDelegatedWith is CreateDelegated with a create's options (authInfo,
 // period: CreateWith).
 func (s *Service) CreateDelegatedWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
+	if !o.WithContacts {
+		return s.createDelegated(ctx, r, input, lang, o, ns, dsRecs)
+	}
+	z, _, err := s.locate(input)
+	if err == nil {
+		err = s.precheckContacts(ctx, r, z, o.Contacts) // contacts.go
+	}
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	d, err := s.createDelegated(ctx, r, input, lang, o, ns, dsRecs)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.linkContacts(ctx, r, d, z, o.Contacts); err != nil {
+		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
+		return nil, err
+	}
+	return d, nil
+}
+
+func (s *Service) createDelegated(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
 	if len(ns) == 0 && len(dsRecs) == 0 {
 		return s.CreateWith(ctx, r, input, lang, o)
 	}
@@ -698,6 +729,7 @@ func zoneSettings(z *Zone, defaults []Zone) {
 	for _, d := range defaults {
 		if d.Name == z.Name {
 			z.MaxNameServers = d.MaxNameServers
+			z.Contacts = d.Contacts // contacts.go
 		}
 	}
 }

@@ -39,6 +39,9 @@ type Zone struct {
 	// family's own variant rows (on its first member).
 	Family         string     `json:"family,omitempty"`
 	FamilyVariants [][]string `json:"-"`
+	// Contacts is which contacts an EPP domain create must carry (the
+	// zones file's `contacts`; docs/contacts.md).
+	Contacts akshara.ZoneContacts `json:"-"`
 }
 
 // Registrar is an account that registers domains.
@@ -81,6 +84,9 @@ type Domain struct {
 	// (docs/delegation.md); loaded by Service.Info.
 	NameServers []string `json:"name_servers,omitempty"`
 	DS          []DS     `json:"ds,omitempty"`
+	// Contacts are the domain's registrant and admin/tech/billing
+	// contacts (contacts.go); loaded by Service.Info.
+	Contacts []DomainContact `json:"contacts,omitempty"`
 
 	// The lifecycle (lifecycle.go, docs/lifecycle.md).
 	//

@@ -38,7 +38,7 @@ func DefaultZones() []Zone {
 		z := &zones[i]
 		z.Name, z.Languages, z.LDH, z.Lifecycle = sp.Name, sp.Languages, sp.LDH, sp.Lifecycle
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
-		z.MaxNameServers = sp.MaxNameServers
+		z.MaxNameServers, z.Contacts = sp.MaxNameServers, sp.Contacts
 		z.Family, z.FamilyVariants = sp.Family, sp.FamilyVariants
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
@@ -90,6 +90,10 @@ type ServiceOptions struct {
 	// (by U-label) instead of the zones file's (for tests, and for an
 	// operator trying a policy).
 	Lifecycle map[string]akshara.ZoneLifecycle
+	// Contacts replaces the contacts a domain create must carry in the
+	// zones it names (by U-label; "*" for every zone) instead of the zones
+	// file's `contacts` (for tests that create domains without contacts).
+	Contacts map[string]akshara.ZoneContacts
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
@@ -125,6 +129,12 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 		}
 		if lc, ok := opts.Lifecycle[z.Name]; ok {
 			z.Lifecycle = lc
+		}
+		if c, ok := opts.Contacts["*"]; ok {
+			z.Contacts = c
+		}
+		if c, ok := opts.Contacts[z.Name]; ok {
+			z.Contacts = c
 		}
 		s.index(z)
 	}
@@ -565,6 +575,11 @@ type CreateOptions struct {
 	// Period; PERIOD_RANGE outside the zone's range): the domain expires
 	// that long after the service's clock's now (docs/lifecycle.md).
 	Period Period
+	// Contacts are the domain's contacts (contacts.go). With WithContacts
+	// (EPP) the zone's required roles are asked for; front ends that
+	// carry no contacts (the HTTP API, the CLI, imports) leave it false.
+	Contacts     []DomainContact
+	WithContacts bool
 }
 
 // CreatePeriod is Create for a registration period.
@@ -679,7 +694,10 @@ func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d, s.loadDelegation(ctx, d) // hosts.go
+	if err := s.loadDelegation(ctx, d); err != nil { // hosts.go
+		return nil, err
+	}
+	return d, s.loadContacts(ctx, d) // contacts.go
 }
 
 // Delete deletes a domain the registrar owns (DeleteDomain): purged at

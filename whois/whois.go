@@ -367,6 +367,7 @@ func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	if d.Deleted() && !d.PurgeAt.IsZero() {
 		w.field("Pending Delete Until", d.PurgeAt.UTC().Format(time.RFC3339))
 	}
+	s.contacts(ctx, w, d)
 	if d.Lang == registry.LDH {
 		w.field("Language", "ldh (plain ASCII letters, digits and hyphens)")
 	} else if l, err := akshara.Lookup(d.Lang); err == nil {
@@ -480,4 +481,79 @@ func (s *Server) zoneSaid(zone string) string {
 		}
 	}
 	return zone + " is not served here"
+}
+
+// redactedForPrivacy is the value of a redacted contact field, as ccTLD
+// WHOIS servers write it.
+const redactedForPrivacy = "REDACTED FOR PRIVACY"
+
+// whoisRole is the word of a contact role in WHOIS field names.
+var whoisRole = map[string]string{
+	registry.RoleRegistrant: "Registrant",
+	registry.RoleAdmin:      "Admin",
+	registry.RoleTech:       "Tech",
+	registry.RoleBilling:    "Billing",
+}
+
+// contacts writes a domain's contacts: for each, the fields it has, each
+// REDACTED FOR PRIVACY unless its <contact:disclose flag="1"> names it
+// (what RDAP removes or publishes; docs/contacts.md).
+func (s *Server) contacts(ctx context.Context, w *writer, d *registry.Domain) {
+	for _, dc := range d.Contacts {
+		role := whoisRole[dc.Role]
+		c, err := s.svc.PublicContact(ctx, dc.ID)
+		if err != nil { // deleted meanwhile: the role is still said
+			w.field("Registry "+role+" ID", redactedForPrivacy)
+			continue
+		}
+		org, street, sp, pc := false, false, false, false
+		for _, p := range c.Postal {
+			org, street, sp, pc = org || p.Org != "", street || len(p.Street) > 0, sp || p.SP != "", pc || p.PC != ""
+		}
+		name, o, addr := c.Disclosed("name"), c.Disclosed("org"), c.Disclosed("addr")
+		shown := func(p *registry.PostalInfo, v func(*registry.PostalInfo) string) string {
+			if p == nil {
+				return ""
+			}
+			return v(p)
+		}
+		phone := func(p *registry.Phone, field string) string {
+			if p == nil || !c.Discloses(field) {
+				return ""
+			}
+			if p.Ext != "" {
+				return p.Number + " ext. " + p.Ext
+			}
+			return p.Number
+		}
+		email := ""
+		if c.Discloses("email") {
+			email = c.Email
+		}
+		for _, f := range []struct {
+			name    string
+			present bool
+			value   string // "" when redacted
+		}{
+			{"Registry %s ID", true, ""},
+			{"%s Name", true, shown(name, func(p *registry.PostalInfo) string { return p.Name })},
+			{"%s Organization", org, shown(o, func(p *registry.PostalInfo) string { return p.Org })},
+			{"%s Street", street, shown(addr, func(p *registry.PostalInfo) string { return strings.Join(p.Street, ", ") })},
+			{"%s City", true, shown(addr, func(p *registry.PostalInfo) string { return p.City })},
+			{"%s State/Province", sp, shown(addr, func(p *registry.PostalInfo) string { return p.SP })},
+			{"%s Postal Code", pc, shown(addr, func(p *registry.PostalInfo) string { return p.PC })},
+			{"%s Country", true, shown(addr, func(p *registry.PostalInfo) string { return p.CC })},
+			{"%s Phone", c.Voice != nil, phone(c.Voice, "voice")},
+			{"%s Fax", c.Fax != nil, phone(c.Fax, "fax")},
+			{"%s Email", true, email},
+		} {
+			if !f.present {
+				continue
+			}
+			if f.value == "" {
+				f.value = redactedForPrivacy
+			}
+			w.field(fmt.Sprintf(f.name, role), f.value)
+		}
+	}
 }

@@ -47,6 +47,16 @@ func newEnv(t testing.TB, svc *registry.Service, o whois.Options) *env {
 	if _, err := svc.Create(ctx, r, kitab, "hi"); err != nil {
 		t.Fatal(err)
 	}
+	// its contacts (docs/contacts.md), shown redacted
+	for _, id := range []string{"rs-1", "adm-1"} {
+		if _, err := svc.CreateContact(ctx, r, id, registrytest.DevanagariContact(), "Contact-pw-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dc := []registry.DomainContact{{Role: "registrant", ID: "rs-1"}, {Role: "admin", ID: "adm-1"}, {Role: "tech", ID: "adm-1"}}
+	if err := svc.UpdateDomainContacts(ctx, r, kitab, registry.DomainContactUpdate{Add: dc}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Create(ctx, r, "example.in", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +117,10 @@ func TestAnswers(t *testing.T) {
 		{"registered", []string{kitab, kitabA, kitab + ".", "XN--11B4AYA5ED.xn--h2brj9c.", "domain " + kitab}, []string{
 			"Domain Name: " + kitabA + "\r\n", "Domain Name (U-label): " + kitab + "\r\n", "Registrar: acme\r\n",
 			"Creation Date: ", "Registry Expiry Date: ", "Domain Status: ok\r\n", "Language: hi (Hindi)\r\n",
-			"Blocked Variant: " + kittab + " (" + kittabA + ")\r\n"},
-			[]string{"Blocked Variant: " + kitab + " "}},
+			"Blocked Variant: " + kittab + " (" + kittabA + ")\r\n",
+			"Registry Registrant ID: REDACTED FOR PRIVACY\r\nRegistrant Name: REDACTED FOR PRIVACY\r\nRegistrant Organization: REDACTED FOR PRIVACY\r\n",
+			"Registrant Email: REDACTED FOR PRIVACY\r\nRegistry Admin ID: REDACTED FOR PRIVACY\r\n", "Tech Phone: REDACTED FOR PRIVACY\r\n", "Tech Fax: REDACTED FOR PRIVACY\r\n"},
+			[]string{"Blocked Variant: " + kitab + " ", "Billing", "rahul@example.in", "+91.", "Rahul", "राहुल", "Lucknow", "लखनऊ", "226001", "rs-1", "adm-1"}},
 		{"blocked variant", []string{kittab, kittabA, kittab + ".", kittabA + "."}, []string{
 			"Domain Name: " + kittabA + "\r\n", "Domain Name (U-label): " + kittab + "\r\n", "Status: blocked\r\n",
 			"Code: CONFLICT\r\n", "Blocked By: " + kitab + " (" + kitabA + ")\r\n",
@@ -281,4 +293,26 @@ func BenchmarkQueryParallel(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
+
+// TestContactDisclosed: a contact whose <contact:disclose flag="1"> names
+// fields has those shown (its int name, its email), the rest still
+// REDACTED FOR PRIVACY, as RDAP publishes and removes them.
+func TestContactDisclosed(t *testing.T) {
+	svc := registrytest.SQLiteService(t)
+	e := newEnv(t, svc, whois.Options{})
+	r := &registry.Registrar{ID: 1, Name: "acme"}
+	if err := svc.UpdateContact(t.Context(), r, "adm-1", registry.ContactUpdate{Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:int", "email"}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := e.query(t, kitab+"\r\n")
+	for _, w := range []string{"Admin Name: Rahul Sharma\r\n", "Admin Email: rahul@example.in\r\n", "Tech Name: Rahul Sharma\r\n",
+		"Admin Phone: REDACTED FOR PRIVACY\r\n", "Admin City: REDACTED FOR PRIVACY\r\n", "Registrant Name: REDACTED FOR PRIVACY\r\n", "Registrant Email: REDACTED FOR PRIVACY\r\n"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the answer lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "राहुल") || strings.Contains(got, "+91.") {
+		t.Errorf("an undisclosed field is shown:\n%s", got)
+	}
 }

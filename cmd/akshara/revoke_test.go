@@ -133,8 +133,9 @@ func serveEPP(t *testing.T, store ...string) string {
 
 // eppConn is a bare EPP client over TLS.
 type eppConn struct {
-	t    *testing.T
-	conn *tls.Conn
+	t       *testing.T
+	conn    *tls.Conn
+	contact string // the id of the logged-in registrar's contact
 }
 
 func dialEPP(t *testing.T, addr string) *eppConn {
@@ -176,12 +177,23 @@ func (c *eppConn) do(x string) string {
 	return c.read()
 }
 
+// login logs in and, when it succeeds, makes sure the registrar has the
+// contact c-CLID that its creates name (the zones file requires a
+// registrant, admin and tech contact: docs/contacts.md).
 func (c *eppConn) login(clID string) string {
-	return c.do(`<login><clID>` + clID + `</clID><pw>secret12</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI></svcs></login>`)
+	r := c.do(`<login><clID>` + clID + `</clID><pw>secret12</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI></svcs></login>`)
+	if strings.Contains(r, `code="1000"`) {
+		c.contact = "c-" + clID
+		cr := c.do(`<create><contact:create xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>` + c.contact + `</contact:id><contact:postalInfo type="loc"><contact:name>राहुल</contact:name><contact:addr><contact:city>लखनऊ</contact:city><contact:cc>IN</contact:cc></contact:addr></contact:postalInfo><contact:email>r@example.in</contact:email><contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo></contact:create></create>`)
+		if !strings.Contains(cr, `code="1000"`) && !strings.Contains(cr, `code="2302"`) {
+			c.t.Fatalf("contact create: %s", cr)
+		}
+	}
+	return r
 }
 
 func (c *eppConn) create(name string) string {
-	return c.do(`<create><domain:create xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name></domain:create></create>`)
+	return c.do(`<create><domain:create xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name><domain:registrant>` + c.contact + `</domain:registrant><domain:contact type="admin">` + c.contact + `</domain:contact><domain:contact type="tech">` + c.contact + `</domain:contact></domain:create></create>`)
 }
 
 // closed reports whether the server closed the connection.

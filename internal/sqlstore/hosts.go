@@ -200,19 +200,29 @@ func (s *Store) DeleteHost(ctx context.Context, name string, registrarID int64) 
 	}))
 }
 
+// ownedDomain finds the id of the domain label.zone in a transaction, if
+// registrarID sponsors it (CodeNotFound, CodeForbidden).
+func (s *Store) ownedDomain(ctx context.Context, tx *sql.Tx, zone, label string, registrarID int64) (int64, error) {
+	var id, owner int64
+	err := tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM domains WHERE zone = ? AND label = ?`), zone, label).Scan(&id, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if owner != registrarID {
+		return 0, registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
+	}
+	return id, nil
+}
+
 // ChangeDelegation implements registry.DelegationStore.
 func (s *Store) ChangeDelegation(ctx context.Context, zone, label string, registrarID int64, c *registry.DelegationChange) error {
 	return s.internal("changing delegation", s.tx(ctx, func(tx *sql.Tx) error {
-		var id, owner int64
-		err := tx.QueryRowContext(ctx, s.q(`SELECT id, registrar_id FROM domains WHERE zone = ? AND label = ?`), zone, label).Scan(&id, &owner)
-		if errors.Is(err, sql.ErrNoRows) {
-			return registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
-		}
+		id, err := s.ownedDomain(ctx, tx, zone, label, registrarID)
 		if err != nil {
 			return err
-		}
-		if owner != registrarID {
-			return registry.Errorf(registry.CodeForbidden, "%s.%s belongs to another registrar", label, zone)
 		}
 		hostID := func(name string) (int64, error) {
 			var hid int64
@@ -343,7 +353,7 @@ func (s *Store) deleteDelegation(ctx context.Context, tx *sql.Tx, domainID int64
 	if err := s.noHostsUnder(ctx, tx, domainID, name); err != nil {
 		return err
 	}
-	for _, q := range []string{`DELETE FROM domain_hosts WHERE domain_id = ?`, `DELETE FROM ds_records WHERE domain_id = ?`} {
+	for _, q := range []string{`DELETE FROM domain_hosts WHERE domain_id = ?`, `DELETE FROM ds_records WHERE domain_id = ?`, `DELETE FROM domain_contacts WHERE domain_id = ?`} {
 		if _, err := tx.ExecContext(ctx, s.q(q), domainID); err != nil {
 			return err
 		}
@@ -443,6 +453,7 @@ func (s *Store) purgeDelegation(ctx context.Context, tx *sql.Tx, ids []any) erro
 		{`DELETE FROM host_addrs WHERE host_id IN ` + sub, ids},
 		{`DELETE FROM hosts WHERE domain_id IN ` + in, ids},
 		{`DELETE FROM ds_records WHERE domain_id IN ` + in, ids},
+		{`DELETE FROM domain_contacts WHERE domain_id IN ` + in, ids}, // contacts.go: the contacts stay
 	} {
 		if _, err := tx.ExecContext(ctx, s.q(q.sql), q.args...); err != nil {
 			return err

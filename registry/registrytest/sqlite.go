@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/sqlite"
 )
@@ -39,4 +40,16 @@ func SQLiteServiceWith(tb testing.TB, o registry.ServiceOptions) *registry.Servi
 		tb.Fatal(err)
 	}
 	return svc
+}
+
+// ContactsOptional is the ServiceOptions of a registry whose zones require
+// no contacts of a domain create (the zones file's `contacts` replaced):
+// for the tests of other features, whose EPP creates carry none.
+func ContactsOptional() registry.ServiceOptions {
+	return registry.ServiceOptions{Contacts: NoContacts()}
+}
+
+// NoContacts is ServiceOptions.Contacts requiring no contact in any zone.
+func NoContacts() map[string]akshara.ZoneContacts {
+	return map[string]akshara.ZoneContacts{"*": {}}
 }
