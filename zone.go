@@ -90,6 +90,15 @@ func NewZoneRelation(tags []string) (*ZoneRelation, error) {
 // NewZoneRelationWith is NewZoneRelation with the languages lookup finds
 // (such as a set where one language file was edited).
 func NewZoneRelationWith(tags []string, lookup func(string) (*Language, error)) (*ZoneRelation, error) {
+	return NewFamilyRelation(tags, nil, lookup)
+}
+
+// NewFamilyRelation returns the relation of a zone family (docs/variants.md,
+// "Zone families"): the zone relation of the union of its members'
+// languages (tags, without repeats), whose variant tables are also united
+// with the family's own rows (extra: the Root Zone LGR variants that tell
+// its TLDs apart). A row's script is its first member's.
+func NewFamilyRelation(tags []string, extra [][]string, lookup func(string) (*Language, error)) (*ZoneRelation, error) {
 	z := &ZoneRelation{scripts: map[string]*zoneScript{}}
 	for _, t := range tags {
 		l, err := lookup(t)
@@ -108,8 +117,16 @@ func NewZoneRelationWith(tags []string, lookup func(string) (*Language, error)) 
 		}
 		zs.langs = append(zs.langs, l)
 	}
+	own := map[string][][]string{}
+	for _, row := range extra {
+		sc := ScriptOf(row[0])
+		if z.scripts[sc] == nil || len(row) < 2 {
+			return nil, fmt.Errorf("akshara: family variant row %q: not a row of a script of the languages %v", row, tags)
+		}
+		own[sc] = append(own[sc], row)
+	}
 	for _, zs := range z.scripts {
-		var rows [][]string
+		rows := own[zs.code]
 		var nulls []rune
 		for _, l := range zs.langs {
 			rows = append(rows, l.variants...)

@@ -30,6 +30,15 @@ func TestParseZones(t *testing.T) {
 		{"bad directive", "zones in\n", "want `zone NAME`", nil},
 		{"empty", "# nothing\n", "no zones", nil},
 		{"not utf-8", "zone \xff\n", "not UTF-8", nil},
+		{"family", "zone a\n  languages bn\n  family a\n  family-variant র ৰ\nzone b\n  languages as\n  family a\n", "",
+			[]ZoneSpec{{Name: "a", Languages: []string{"bn"}, Family: "a", FamilyVariants: [][]string{{"র", "ৰ"}}}, {Name: "b", Languages: []string{"as"}, Family: "a"}}},
+		{"family of one", "zone a\n  languages bn\n  family a\n", "has one member", nil},
+		{"family not named by its first member", "zone a\n  languages bn\n  family b\nzone b\n  languages as\n  family b\n", "named by its first member", nil},
+		{"family twice", "zone a\n  languages bn\n  family a\n  family a\n", "once", nil},
+		{"family-variant without a family", "zone a\n  languages bn as\n  family-variant র ৰ\n", "",
+			[]ZoneSpec{{Name: "a", Languages: []string{"bn", "as"}, FamilyVariants: [][]string{{"র", "ৰ"}}}}},
+		{"family-variant of one member", "zone a\n  languages bn\n  family a\n  family-variant র\nzone b\n  languages as\n  family a\n", "two sequences", nil},
+		{"family-variant under another member", "zone a\n  languages bn\n  family a\nzone b\n  languages as\n  family a\n  family-variant র ৰ\n", "under its first member", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseZones("test", []byte(tc.text))
@@ -47,7 +56,8 @@ func TestParseZones(t *testing.T) {
 			}
 			for i := range got {
 				g, w := got[i], tc.want[i]
-				if g.Name != w.Name || g.LDH != w.LDH || g.Source != w.Source || !slices.Equal(g.Languages, w.Languages) || g.MaxNameServers != w.MaxNameServers || g.Contacts != w.Contacts {
+				if g.Name != w.Name || g.LDH != w.LDH || g.Source != w.Source || !slices.Equal(g.Languages, w.Languages) || g.MaxNameServers != w.MaxNameServers || g.Contacts != w.Contacts ||
+					g.Family != w.Family || fmt.Sprint(g.FamilyVariants) != fmt.Sprint(w.FamilyVariants) {
 					t.Errorf("zone %d = %+v, want %+v", i, g, w)
 				}
 			}
@@ -295,6 +305,12 @@ func FuzzParseZones(f *testing.F) {
 		for _, z := range zones {
 			if z.Name == "" || len(z.Languages) == 0 {
 				t.Fatalf("accepted a zone %+v", z)
+			}
+		}
+		// every family has two members or more, the first naming it
+		for key, members := range Families(zones) {
+			if len(members) < 2 || members[0] != key {
+				t.Fatalf("accepted family %s of %q", key, members)
 			}
 		}
 	})

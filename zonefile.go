@@ -23,6 +23,19 @@ type ZoneSpec struct {
 	// Lifecycle is the zone's registration policy (`lifecycle` lines;
 	// DefaultLifecycle for what they do not set).
 	Lifecycle ZoneLifecycle
+	// Family is the zone's variant TLD family (`family NAME`): the zones
+	// whose names are variants of one another under ICANN's Root Zone LGR
+	// share one conflict relation (docs/variants.md, "Zone families").
+	// NAME is the family's first member zone, its key; "" for a zone of
+	// no family.
+	Family string
+	// FamilyVariants are variant rows the family adds to the union of its
+	// members' variant tables (`family-variant A B ...`): the Root Zone
+	// LGR's variants that tell the member TLDs apart, which no member
+	// language holds alone (such as র/ৰ: Bangla writes one, Assamese the
+	// other). A zone of no family may have its own, for the same reason:
+	// zone in takes both bn and as.
+	FamilyVariants [][]string
 	// Contacts says which contacts a domain of the zone must have
 	// (`contacts` line; none required when the file sets none).
 	Contacts ZoneContacts
@@ -307,6 +320,16 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 				return nil, errf("`max-nameservers` takes a number from 1 to 13")
 			}
 			z.MaxNameServers = n
+		case "family":
+			if len(f) != 2 || z.Family != "" {
+				return nil, errf("zone %s: `family NAME` takes one name, once", z.Name)
+			}
+			z.Family = f[1]
+		case "family-variant":
+			if len(f) < 3 {
+				return nil, errf("zone %s: `family-variant` takes two sequences or more", z.Name)
+			}
+			z.FamilyVariants = append(z.FamilyVariants, f[1:])
 		case "lifecycle":
 			if err := z.Lifecycle.set(f[1:]); err != nil {
 				return nil, errf("zone %s: lifecycle: %v", z.Name, err)
@@ -316,7 +339,7 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 				return nil, errf("zone %s: contacts: %v", z.Name, err)
 			}
 		default:
-			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle, contacts)", f[0])
+			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle, contacts, family, family-variant)", f[0])
 		}
 	}
 	for _, z := range zones {
@@ -327,5 +350,51 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 	if len(zones) == 0 {
 		return nil, fmt.Errorf("%s: no zones", name)
 	}
+	if err := checkFamilies(name, zones); err != nil {
+		return nil, err
+	}
 	return zones, nil
+}
+
+// checkFamilies checks the zones' families: a family is named by its
+// first member, which names it too; it has two members or more; and its
+// variant rows (family-variant) are given once, under the first member. A
+// zone of no family may have rows of its own: a zone that takes the
+// languages of two member TLDs (in takes bn and as) holds the row that
+// makes their spellings variants.
+func checkFamilies(name string, zones []ZoneSpec) error {
+	first := map[string]int{} // family -> index of its first member
+	members := map[string]int{}
+	for i, z := range zones {
+		if z.Family == "" {
+			continue // its family-variant rows are its own (zone in: bn and as)
+		}
+		if _, ok := first[z.Family]; !ok {
+			first[z.Family] = i
+			if z.Family != z.Name {
+				return fmt.Errorf("%s: zone %s: family %s is named by its first member, which is %s", name, z.Name, z.Family, z.Name)
+			}
+		} else if len(z.FamilyVariants) > 0 {
+			return fmt.Errorf("%s: zone %s: the family-variant rows of family %s go under its first member", name, z.Name, z.Family)
+		}
+		members[z.Family]++
+	}
+	for f, n := range members {
+		if n < 2 {
+			return fmt.Errorf("%s: family %s has one member", name, f)
+		}
+	}
+	return nil
+}
+
+// Families returns the zones' families: the key (first member) of each,
+// mapped to its members in the file's order.
+func Families(zones []ZoneSpec) map[string][]string {
+	out := map[string][]string{}
+	for _, z := range zones {
+		if z.Family != "" {
+			out[z.Family] = append(out[z.Family], z.Name)
+		}
+	}
+	return out
 }

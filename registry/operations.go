@@ -87,8 +87,8 @@ type OperatorStore interface {
 	Unreserve(ctx context.Context, zone, label string) error
 	// ReservedNames lists the reserved labels of a zone ("" for all).
 	ReservedNames(ctx context.Context, zone string) ([]ReservedName, error)
-	// FindReserved returns the first of labels reserved in zone, or
-	// ErrNotFound.
+	// FindReserved returns the first of labels reserved in zone or in
+	// another zone of its family (SetFamilies), or ErrNotFound.
 	FindReserved(ctx context.Context, zone string, labels []string) (*ReservedName, error)
 
 	// Ready reports whether the database answers and takes a durable

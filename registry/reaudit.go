@@ -123,6 +123,9 @@ func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 	codes := map[string]int64{}
 	for i := range s.list {
 		z := &s.list[i]
+		if z.Family != "" && z.Family != z.Name {
+			continue // audited with its family, under the family's key zone
+		}
 		a := newZoneAudit(z.Name)
 		add := func(d *Domain) error { return a.add(s, z, d) }
 		// with apply, the scan is the apply's own, under its locks: a
@@ -176,6 +179,7 @@ type zoneAudit struct {
 
 	ids   []int64
 	own   []uint32    // label
+	zone1 []uint32    // zone (str): a family's domains are of several
 	meta  [][3]uint32 // language, registrar, version (str)
 	setAt []uint32    // domain k's new set is sets[setAt[k]:setAt[k+1]]
 	sets  []uint32    // labels, each set sorted by label
@@ -251,6 +255,10 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 	k := int32(len(a.ids))
 	a.ids = append(a.ids, d.ID)
 	a.own = append(a.own, a.intern(d.Label))
+	a.zone1 = append(a.zone1, a.internStr(d.Zone))
+	if dz := s.zones[d.Zone]; dz != nil {
+		z = dz // a domain of another zone of the family
+	}
 	a.meta = append(a.meta, [3]uint32{a.internStr(d.Lang), a.internStr(d.Registrar), a.internStr(d.DataVersion)})
 	set := []string{d.Label}
 	var codes []string
@@ -292,7 +300,7 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 	if len(d.ExemptWith) > 0 {
 		labels := make([]string, len(d.ExemptWith))
 		for i, n := range d.ExemptWith {
-			labels[i] = strings.TrimSuffix(n, "."+a.zone)
+			labels[i], _, _ = strings.Cut(n, ".") // of any zone of the family
 		}
 		a.exempt[k] = a.keep(0, labels)
 	}
@@ -301,7 +309,7 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 
 func (a *zoneAudit) set(k int) []uint32 { return a.sets[a.setAt[k]:a.setAt[k+1]] }
 
-func (a *zoneAudit) name(k int) string { return a.labels.get(a.own[k]) + "." + a.zone }
+func (a *zoneAudit) name(k int) string { return a.labels.get(a.own[k]) + "." + a.str[a.zone1[k]] }
 
 // others returns, in ID order, the domains whose new sets meet the new
 // set of domain k.
@@ -320,7 +328,7 @@ func (a *zoneAudit) others(k int) []int {
 
 func (a *zoneAudit) finding(k int) *ReauditFinding {
 	m := a.meta[k]
-	f := &ReauditFinding{Name: a.name(k), Zone: a.zone, Lang: a.str[m[0]], Registrar: a.str[m[1]], JudgedUnder: a.str[m[2]],
+	f := &ReauditFinding{Name: a.name(k), Zone: a.str[a.zone1[k]], Lang: a.str[m[0]], Registrar: a.str[m[1]], JudgedUnder: a.str[m[2]],
 		Invalid: a.invalid[int32(k)], Codes: a.codes[int32(k)]}
 	var exempt []uint32
 	if sp, ok := a.exempt[int32(k)]; ok {

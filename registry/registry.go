@@ -34,6 +34,11 @@ type Zone struct {
 	// deletion periods), from the zones file (akshara.DefaultLifecycle for
 	// a zone it does not name).
 	Lifecycle akshara.ZoneLifecycle `json:"-"`
+	// Family is the key (first member) of the zone's variant TLD family,
+	// from the zones file; "" for a zone of none. FamilyVariants are the
+	// family's own variant rows (on its first member).
+	Family         string     `json:"family,omitempty"`
+	FamilyVariants [][]string `json:"-"`
 	// Contacts is which contacts an EPP domain create must carry (the
 	// zones file's `contacts`; docs/contacts.md).
 	Contacts akshara.ZoneContacts `json:"-"`
@@ -267,9 +272,17 @@ type Store interface {
 	// CreateDomain inserts d (Blocks included) and records it in the audit
 	// log, atomically; ErrConflict if a label of d.Blocks is held.
 	CreateDomain(ctx context.Context, d *Domain, registrarID int64) (*Domain, error)
-	// FindBlocker returns the domain of zone that holds one of labels, or
-	// ErrNotFound. Its Blocks and ExemptWith are not loaded; Exempted is.
+	// FindBlocker returns the domain of zone's family (of zone, if it is
+	// of none) that holds one of labels, or ErrNotFound. Its Blocks and
+	// ExemptWith are not loaded; Exempted is.
 	FindBlocker(ctx context.Context, zone string, labels []string) (*Domain, error)
+	// SetFamilies tells the store the zones' variant TLD families (zone ->
+	// the family's key, its first member; docs/variants.md, "Zone
+	// families"), before any other call: the conflict sets of a family's
+	// zones are one, a label held under one member is held under all, and
+	// the store refuses a second holder of it atomically (the sqlstore
+	// keys blocks by the family).
+	SetFamilies(families map[string]string)
 	// Domain returns the domain label.zone, or ErrNotFound.
 	Domain(ctx context.Context, zone, label string) (*Domain, error)
 	// LifecycleStore: the lifecycle's changes (lifecycle.go).

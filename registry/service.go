@@ -39,6 +39,7 @@ func DefaultZones() []Zone {
 		z.Name, z.Languages, z.LDH, z.Lifecycle = sp.Name, sp.Languages, sp.LDH, sp.Lifecycle
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.MaxNameServers, z.Contacts = sp.MaxNameServers, sp.Contacts
+		z.Family, z.FamilyVariants = sp.Family, sp.FamilyVariants
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
 	return zones
@@ -123,6 +124,7 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 		for _, d := range defaults {
 			if d.Name == z.Name {
 				z.Lifecycle = d.Lifecycle // the zones file's policy
+				z.Family, z.FamilyVariants = d.Family, d.FamilyVariants
 			}
 		}
 		if lc, ok := opts.Lifecycle[z.Name]; ok {
@@ -135,12 +137,11 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 			z.Contacts = c
 		}
 		s.index(z)
-		rel, err := s.zoneRelation(z)
-		if err != nil {
-			return nil, &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
-		}
-		s.relations[z.Name] = rel
 	}
+	if err := s.buildRelations(); err != nil {
+		return nil, err
+	}
+	store.SetFamilies(s.familyKeys())
 	version, err := s.RelationVersion()
 	if err != nil {
 		return nil, err
@@ -204,6 +205,9 @@ func (s *Service) RelationVersion() (string, error) {
 	for _, n := range names {
 		z := s.zones[n]
 		fmt.Fprintf(h, "zone %s ldh=%v\n", n, z.LDH)
+		if z.Family != "" { // only then: a registry of no family keeps its version
+			fmt.Fprintf(h, "family %s %q\n", z.Family, z.FamilyVariants)
+		}
 		for _, t := range z.Languages {
 			l, err := s.lookup(t)
 			if err != nil {
@@ -434,10 +438,11 @@ func (s *Service) judgeName(input, lang string) (name, canonical, error) {
 
 func hasACEPrefix(s string) bool { return len(s) >= 4 && strings.EqualFold(s[:4], "xn--") }
 
-// zoneRelation is the conflict relation of a zone: its languages, and
-// its plain LDH labels when it takes them.
+// zoneRelation is the conflict relation of a zone of no family: its
+// languages with its own variant rows (family-variant), and its plain LDH
+// labels when it takes them.
 func (s *Service) zoneRelation(z *Zone) (*akshara.ZoneRelation, error) {
-	rel, err := akshara.NewZoneRelationWith(z.Languages, s.lookup)
+	rel, err := akshara.NewFamilyRelation(z.Languages, z.FamilyVariants, s.lookup)
 	if err != nil || !z.LDH {
 		return rel, err
 	}
@@ -524,8 +529,9 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		res.Status = Reserved
 	case d == nil:
 		res.Status = Available
-	case d.Label == c.label:
-		// registered: no blocker (the name is not blocked by itself)
+	case d.Label == c.label && d.Zone == n.zone.Name:
+		// registered: no blocker (the name is not blocked by itself; the
+		// same label under another zone of its family blocks it)
 		res.Status = Registered
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
@@ -634,7 +640,7 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 		return nil, err
 	} else if rn != nil {
 		msg := full + " is reserved by the registry"
-		if rn.Label != c.label {
+		if rn.Label != c.label || rn.Zone != n.zone.Name { // a variant, or the label under its variant TLD
 			msg = full + " is a variant of " + rn.Label + "." + rn.Zone + ", which is reserved by the registry"
 		}
 		return nil, &Error{Code: CodeReserved, Message: msg}
@@ -667,7 +673,7 @@ func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, 
 			if b.Deleted() {
 				e.Message += ", deleted and in its redemption or pending delete period until " + b.PurgeAt.Format(time.RFC3339)
 			}
-			if b.Label == c.label {
+			if b.Label == c.label && b.Zone == n.zone.Name {
 				// the name itself: EXISTS, as docs/registry.md promises
 				e.Code, e.Message = CodeExists, full+" is already registered"
 			}
@@ -864,4 +870,83 @@ func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang st
 	full, afull := s.fullName(&c, n.zone)
 	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, Created: s.clock.Now()}
 	return s.store.CreateExemptDomain(ctx, d, r.ID)
+}
+
+// buildRelations gives each zone its conflict relation: a zone of no
+// family its own (akshara.NewZoneRelationWith of its languages); the
+// zones of a variant TLD family one relation, shared (docs/variants.md,
+// "Zone families"): the union of the members' languages, in the order of
+// the members, with the family's own variant rows. A family of which
+// the store holds one zone is that zone's own relation.
+func (s *Service) buildRelations() error {
+	members := map[string][]*Zone{}
+	for i := range s.list {
+		if z := &s.list[i]; z.Family != "" {
+			members[z.Family] = append(members[z.Family], z)
+		}
+	}
+	for i := range s.list {
+		z := &s.list[i]
+		fam := members[z.Family]
+		if z.Family == "" || len(fam) < 2 {
+			z.Family = ""
+			rel, err := s.zoneRelation(z)
+			if err != nil {
+				return &Error{Code: CodeInternal, Message: "zone " + z.Name, Err: err}
+			}
+			s.relations[z.Name] = rel
+			continue
+		}
+		if s.relations[fam[0].Name] == nil {
+			var tags []string
+			var extra [][]string
+			for _, m := range fam {
+				for _, t := range m.Languages {
+					if !slices.Contains(tags, t) {
+						tags = append(tags, t)
+					}
+				}
+				extra = append(extra, m.FamilyVariants...)
+			}
+			rel, err := akshara.NewFamilyRelation(tags, extra, s.lookup)
+			if err != nil {
+				return &Error{Code: CodeInternal, Message: "zone family " + z.Family, Err: err}
+			}
+			if slices.ContainsFunc(fam, func(m *Zone) bool { return m.LDH }) {
+				rel = rel.WithLDH()
+			}
+			for _, m := range fam {
+				s.relations[m.Name] = rel
+			}
+		}
+	}
+	return nil
+}
+
+// familyKeys maps each zone of a family to the family's key (for
+// Store.SetFamilies).
+func (s *Service) familyKeys() map[string]string {
+	m := map[string]string{}
+	for _, z := range s.list {
+		if z.Family != "" {
+			m[z.Name] = z.Family
+		}
+	}
+	return m
+}
+
+// Family returns the zones of the variant TLD family of zone, by name,
+// or nil if it is of none.
+func (s *Service) Family(zone string) []string {
+	z := s.zones[zone]
+	if z == nil || z.Family == "" {
+		return nil
+	}
+	var out []string
+	for _, m := range s.list {
+		if m.Family == z.Family {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }

@@ -21,19 +21,7 @@ import (
 // the loopback round trip around it.
 func BenchmarkCheckPath(b *testing.B) {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, b.TempDir()+"/bench.db")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	svc, err := registry.NewService(ctx, s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, _, err := svc.AddRegistrar(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc, r := benchService(b)
 	for i := 0; i < 1000; i++ { // half the checked labels are registered
 		if _, err := svc.Create(ctx, r, registrytest.Label(2*i)+".भारत", "hi"); err != nil {
 			b.Fatal(err)
@@ -87,4 +75,24 @@ func BenchmarkCheckPath(b *testing.B) {
 	}
 	b.Run("handler/check", func(b *testing.B) { serve(b, func(i int) string { return paths[i%len(paths)] }) })
 	b.Run("handler/healthz", func(b *testing.B) { serve(b, func(int) string { return "/healthz" }) })
+}
+
+// benchService is a service on a fresh SQLite store in the benchmark's
+// temporary folder, with a registrar "bench".
+func benchService(b *testing.B) (*registry.Service, *registry.Registrar) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, b.TempDir()+"/bench.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	svc, err := registry.NewService(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, _, err := svc.AddRegistrar(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, r
 }

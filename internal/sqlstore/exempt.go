@@ -176,7 +176,7 @@ func (s *Store) CreateExemptDomain(ctx context.Context, d *registry.Domain, regi
 		if err != nil {
 			return err
 		}
-		others, err := s.insertExempt(ctx, tx, d.Zone, out.ID, d.Blocks)
+		others, err := s.insertExempt(ctx, tx, s.key(d.Zone), out.ID, d.Blocks)
 		if err != nil {
 			return err
 		}
@@ -304,7 +304,7 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 			if !sameSet(set, old[d.ID]) {
 				rep.Changed++
 			}
-			others, err := s.insertExempt(ctx, tx, d.Zone, d.ID, set)
+			others, err := s.insertExempt(ctx, tx, s.key(d.Zone), d.ID, set)
 			if err != nil {
 				return err
 			}

@@ -339,6 +339,7 @@ func (w *rowInserter) close() {
 // exempt_sets too.
 func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool) error {
 	zone := b.Zone
+	key := s.key(zone) // the zone's family: its conflict sets' key
 	if err := s.execAll(ctx, tx, s.d.ImportSetup, s.d.BulkBegin); err != nil {
 		return err
 	}
@@ -381,7 +382,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	// what the database holds of the batch's labels
 	holder := map[string]int64{}    // label -> the domain holding it in blocks
 	members := map[string][]int64{} // label -> the domains whose set has it
-	err := s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{zone}, setLabels, func(r *sql.Rows) error {
+	err := s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
 		var l string
 		var id int64
 		err := r.Scan(&l, &id)
@@ -392,7 +393,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if err != nil {
 		return err
 	}
-	err = s.inList(ctx, tx, `SELECT label, domain_id FROM exempt_sets WHERE zone = ? AND label IN (%s)`, []any{zone}, setLabels, func(r *sql.Rows) error {
+	err = s.inList(ctx, tx, `SELECT label, domain_id FROM exempt_sets WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
 		var l string
 		var id int64
 		err := r.Scan(&l, &id)
@@ -475,7 +476,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		for _, l := range d.Blocks {
 			if _, ok := holder[l]; !ok {
 				holder[l] = d.ID
-				if err := blocks.add(zone, l, d.ID); err != nil {
+				if err := blocks.add(key, l, d.ID); err != nil {
 					return err
 				}
 			}
@@ -494,7 +495,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			exempted[id] = true
 			if o := byID[id]; o != nil {
 				for _, l := range o.Domain.Blocks {
-					if err := sets.add(zone, l, id); err != nil {
+					if err := sets.add(key, l, id); err != nil {
 						return err
 					}
 				}
@@ -540,11 +541,12 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO exempt_sets (zone, label, domain_id) SELECT zone, label, domain_id FROM blocks WHERE domain_id = ? ON CONFLICT DO NOTHING`), id); err != nil {
 			return err
 		}
-		var label string
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT label FROM domains WHERE id = ?`), id).Scan(&label); err != nil {
+		// (of any zone of the family)
+		var label, dzone string
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT label, zone FROM domains WHERE id = ?`), id).Scan(&label, &dzone); err != nil {
 			return err
 		}
-		names[id] = label + "." + zone
+		names[id] = label + "." + dzone
 	}
 	var n [4]int
 	for _, it := range b.Items {

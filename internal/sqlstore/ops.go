@@ -245,13 +245,16 @@ func (s *Store) FindReserved(ctx context.Context, zone string, labels []string) 
 
 // findReserved is FindReserved's query; nil if none of labels is reserved.
 func (s *Store) findReserved(ctx context.Context, zone string, labels []string) (*registry.ReservedName, error) {
-	args := make([]any, 0, 1+len(labels))
-	args = append(args, zone)
+	zones := s.members(zone) // a reserved name holds its set in its family
+	args := make([]any, 0, len(zones)+len(labels))
+	for _, z := range zones {
+		args = append(args, z)
+	}
 	for _, l := range labels {
 		args = append(args, l)
 	}
 	// every check runs this: one row, through a statement prepared once
-	query := `SELECT zone, label, reason, created FROM reserved WHERE zone = ? AND label IN (` +
+	query := `SELECT zone, label, reason, created FROM reserved WHERE zone IN (` + marks(len(zones)) + `) AND label IN (` +
 		strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ") + `) ORDER BY label LIMIT 1`
 	var r registry.ReservedName
 	var created int64

@@ -616,11 +616,15 @@ func (s *Store) FindForCheck(ctx context.Context, zone string, labels []string) 
 func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) (cacheEntry, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
 	args := make([]any, 0, 2+2*len(labels))
-	args = append(args, zone)
+	args = append(args, s.key(zone)) // blocks: the family's key
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	args = append(args, zone)
+	zones := s.members(zone) // a reserved name holds its set in its family
+	for _, z := range zones {
+		args = append(args, z)
+	}
+	zoneMarks := strings.TrimSuffix(strings.Repeat("?, ", len(zones)), ", ")
 	for _, l := range labels {
 		args = append(args, l)
 	}
@@ -631,7 +635,7 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 			FROM blocks b JOIN domains d ON d.id = b.domain_id JOIN registrars r ON r.id = d.registrar_id
 			WHERE b.zone = ? AND b.label IN (` + marks + `) ORDER BY d.id LIMIT 1) bl ON 1 = 1
 		LEFT JOIN (SELECT zone, label, reason, created FROM reserved
-			WHERE zone = ? AND label IN (` + marks + `) ORDER BY label LIMIT 1) rv ON 1 = 1`
+			WHERE zone IN (` + zoneMarks + `) AND label IN (` + marks + `) ORDER BY label LIMIT 1) rv ON 1 = 1`
 	var (
 		id, created, exempt                         sql.NullInt64
 		dzone, label, alabel, lang, reg, dv, legacy sql.NullString

@@ -24,11 +24,27 @@ var _ registry.Reauditor = (*Store)(nil)
 // would make the database sort the whole zone) and the client holds one
 // domain at a time. Each scan reads the rows of every zone: a zone with no
 // domain is not scanned.
-const scanZone = `SELECT d.id, 0, d.label, d.lang, r.name, d.data_version, d.legacy FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone || '' = ?
-	UNION ALL SELECT domain_id, 1, label, '', '', '', '' FROM blocks WHERE zone || '' = ?
-	UNION ALL SELECT domain_id, 2, label, '', '', '', '' FROM exempt_sets WHERE zone || '' = ?
-	UNION ALL SELECT e.domain_id, 3, o.label, CAST(e.other_id AS TEXT), '', '', '' FROM exemptions e JOIN domains d ON d.id = e.domain_id JOIN domains o ON o.id = e.other_id WHERE d.zone || '' = ? AND o.zone || '' = ?
+//
+// A zone of a variant TLD family is scanned with the family (ZONES: its
+// members; the conflict sets under the family's key): the re-audit judges
+// the family as one relation, and each domain says its zone.
+const scanZone = `SELECT d.id, 0, d.label, d.lang, r.name, d.data_version, d.legacy, d.zone FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone || '' IN (ZONES)
+	UNION ALL SELECT domain_id, 1, label, '', '', '', '', '' FROM blocks WHERE zone || '' = ?
+	UNION ALL SELECT domain_id, 2, label, '', '', '', '', '' FROM exempt_sets WHERE zone || '' = ?
+	UNION ALL SELECT e.domain_id, 3, o.label, CAST(e.other_id AS TEXT), '', '', '', o.zone FROM exemptions e JOIN domains d ON d.id = e.domain_id JOIN domains o ON o.id = e.other_id WHERE d.zone || '' IN (ZONES) AND o.zone || '' IN (ZONES)
 	ORDER BY 1, 2`
+
+// scanQuery is scanZone for the zones of zone's family (or zone alone)
+// and its arguments.
+func (s *Store) scanQuery(zone string) (string, []any) {
+	zones := s.members(zone)
+	in := []any{}
+	for _, z := range zones {
+		in = append(in, z)
+	}
+	args := append(append(append(append([]any{}, in...), s.key(zone), s.key(zone)), in...), in...)
+	return strings.ReplaceAll(scanZone, "ZONES", marks(len(zones))), args
+}
 
 // ScanZone implements registry.Reauditor.
 func (s *Store) ScanZone(ctx context.Context, zone string, restart func(), each func(*registry.Domain) error) error {
@@ -76,11 +92,12 @@ func storedHash(seed maphash.Seed, held, whole []string, others []int64) uint64 
 // each domain's stored rows is appended to *keep.
 func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *keptRows, each func(*registry.Domain) error) error {
 	// the scan reads every zone's rows: not for a zone with none
+	query, args := s.scanQuery(zone)
 	var n int
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone = ? LIMIT 1) x`), zone).Scan(&n); err != nil || n == 0 {
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE zone IN (`+marks(len(s.members(zone)))+`) LIMIT 1) x`), args[:len(s.members(zone))]...).Scan(&n); err != nil || n == 0 {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, s.q(scanZone), zone, zone, zone, zone, zone)
+	rows, err := tx.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return err
 	}
@@ -112,15 +129,15 @@ func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *kep
 	for rows.Next() {
 		var id int64
 		var kind int
-		var label, lang, registrar, version, legacy string
-		if err := rows.Scan(&id, &kind, &label, &lang, &registrar, &version, &legacy); err != nil {
+		var label, lang, registrar, version, legacy, dzone string
+		if err := rows.Scan(&id, &kind, &label, &lang, &registrar, &version, &legacy, &dzone); err != nil {
 			return err
 		}
 		if kind == 0 {
 			if err := flush(); err != nil {
 				return err
 			}
-			d = &registry.Domain{ID: id, Zone: zone, Label: label, Name: label + "." + zone, Lang: lang, Registrar: registrar,
+			d = &registry.Domain{ID: id, Zone: dzone, Label: label, Name: label + "." + dzone, Lang: lang, Registrar: registrar,
 				DataVersion: version, Legacy: strings.Fields(legacy)}
 			held = []string{}
 			continue
@@ -138,7 +155,7 @@ func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *kep
 				others = append(others, o)
 			}
 			d.Exempted = true
-			d.ExemptWith = append(d.ExemptWith, label+"."+zone)
+			d.ExemptWith = append(d.ExemptWith, label+"."+dzone)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -239,8 +256,10 @@ func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string
 				}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE zone = ? AND data_version <> ?`), version, zone, version); err != nil {
-			return err
+		for _, z := range s.members(zone) {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE zone = ? AND data_version <> ?`), version, z, version); err != nil {
+				return err
+			}
 		}
 		if len(changed) > 0 {
 			if err := s.insertReaudit(ctx, conn, tx, zone, changed, rows); err != nil {
@@ -278,7 +297,7 @@ func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 		next++
 		for _, l := range r.Held {
-			if err := blocks.add(zone, l, r.ID); err != nil {
+			if err := blocks.add(s.key(zone), l, r.ID); err != nil {
 				return err
 			}
 		}
@@ -289,7 +308,7 @@ func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 		if len(r.ExemptWith) > 0 {
 			for _, l := range r.Set {
-				if err := sets.add(zone, l, r.ID); err != nil {
+				if err := sets.add(s.key(zone), l, r.ID); err != nil {
 					return err
 				}
 			}

@@ -133,6 +133,9 @@ type Store struct {
 	batches atomic.Int64
 	// refs is how import batches check references (import.go).
 	refs refMode
+	// families maps a zone of a variant TLD family to the family's key
+	// (SetFamilies): the zone its conflict sets are stored under.
+	families atomic.Pointer[families]
 
 	retry    Retry
 	retries  retryCounter
@@ -487,8 +490,9 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 			return err
 		}
 		args := make([]any, 0, 3*len(d.Blocks))
+		key := s.key(d.Zone)
 		for _, label := range d.Blocks {
-			args = append(args, d.Zone, label, out.ID)
+			args = append(args, key, label, out.ID)
 		}
 		if err := s.exec(ctx, tx, insertBlocks(len(d.Blocks)), args...); err != nil {
 			return err
@@ -566,7 +570,7 @@ func (s *Store) FindBlocker(ctx context.Context, zone string, labels []string) (
 func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (*registry.Domain, error) {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
 	args := make([]any, 0, 1+len(labels))
-	args = append(args, zone)
+	args = append(args, s.key(zone))
 	for _, l := range labels {
 		args = append(args, l)
 	}
@@ -823,4 +827,49 @@ func (s *Store) Close() error {
 		s.replica.Close()
 	}
 	return s.db.Close()
+}
+
+// families is what SetFamilies was told: each zone of a family's key,
+// and its members (sorted).
+type families struct {
+	key     map[string]string
+	members map[string][]string
+}
+
+// SetFamilies implements registry.Store: the conflict sets of the zones
+// of a family (zone -> family key, its first member) are stored under
+// the family's key, so that the unique index on blocks (zone, label)
+// gives a label of the family to one domain; a reserved name holds its
+// set in every member. A zone not in m is its own key.
+func (s *Store) SetFamilies(m map[string]string) {
+	f := &families{key: map[string]string{}, members: map[string][]string{}}
+	for z, k := range m {
+		f.key[z] = k
+		f.members[k] = append(f.members[k], z)
+	}
+	for k := range f.members {
+		sort.Strings(f.members[k])
+	}
+	s.families.Store(f)
+}
+
+// key is the zone under which zone's conflict sets are stored: its
+// family's key, or itself.
+func (s *Store) key(zone string) string {
+	if f := s.families.Load(); f != nil {
+		if k, ok := f.key[zone]; ok {
+			return k
+		}
+	}
+	return zone
+}
+
+// members returns the zones of zone's family (sorted), or zone alone.
+func (s *Store) members(zone string) []string {
+	if f := s.families.Load(); f != nil {
+		if k, ok := f.key[zone]; ok {
+			return f.members[k]
+		}
+	}
+	return []string{zone}
 }

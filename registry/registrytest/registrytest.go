@@ -75,6 +75,12 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"PollCommitOrder", testPollCommitOrder},
 		{"PollOrder", testPollOrder},
 		{"Paging", testPaging},
+		{"Family", testFamily},
+		{"FamilyRecompute", testFamilyRecompute},
+		{"FamilyRace", testFamilyRace},
+		{"FamilyImport", testFamilyImport},
+		{"FamilyReaudit", testFamilyReaudit},
+		{"FamilyReserved", testFamilyReserved},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
