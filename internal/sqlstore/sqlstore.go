@@ -58,6 +58,11 @@ type Dialect struct {
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
+	// ImportTeardown is run on the connection after each bulk import
+	// transaction (committed or not), to give back what ImportSetup took:
+	// the connection goes back to the pool, and the next batch may get
+	// another one (errors are ignored: it is memory, not data).
+	ImportTeardown []string
 	// ImportAnalyze, if set, is run (in one transaction) after the 1st,
 	// 4th, 16th, 64th, ... batch of a bulk import: the planner's
 	// statistics must follow tables that grow from nothing to millions of
