@@ -1,9 +1,7 @@
 package sqlite_test
 
 import (
-	"bytes"
 	"database/sql"
-	"io"
 	"path/filepath"
 	"testing"
 
@@ -74,12 +72,7 @@ func TestImportGivesCacheBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var file bytes.Buffer
-	if _, err := registrytest.GenerateImport(&file, 2000, 3); err != nil {
-		t.Fatal(err)
-	}
-	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
-	sum, err := svc.Import(ctx, open, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100})
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
