@@ -152,9 +152,10 @@ type ImportSummary struct {
 var ErrImportRegistrars = errors.New("the import file names registrars that do not exist")
 
 type importChunk struct {
-	recs  []*ImportRecord
-	last  int64 // last line covered
-	bytes int64 // offset after the chunk
+	recs  []*ImportRecord // nil once judged
+	n     int             // records of the chunk
+	last  int64           // last line covered
+	bytes int64           // offset after the chunk
 	done  bool
 	out   chan *judgedChunk
 }
@@ -244,8 +245,17 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	defer rc.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	work := make(chan *importChunk, opts.Workers)
-	order := make(chan *importChunk, 2*opts.Workers)
+	// Bounded read-ahead: while the writer writes chunk N, chunk N+1 is
+	// read and judged (judging and writing overlap), and the reader then
+	// waits until the writer takes it (readChunks hands a chunk to the
+	// workers first, then to order, which has no buffer). At most two
+	// chunks are in memory whatever the size of the file (before,
+	// 3×Workers+1: a 200,000-name file was held whole). Judging a chunk
+	// takes a fraction of the time the store takes to write it (about
+	// 5 µs a name against 20–80), so one chunk of look-ahead keeps the
+	// writer busy.
+	work := make(chan *importChunk)
+	order := make(chan *importChunk)
 	var readErr error
 	go func() {
 		defer close(order)
@@ -258,7 +268,11 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				c.out <- s.judgeChunk(c.recs, zone, ids, reserved, opts)
+				j := s.judgeChunk(c.recs, zone, ids, reserved, opts)
+				// the records are not needed once judged (the items
+				// hold what is written): let them go before the write
+				c.n, c.recs = len(c.recs), nil
+				c.out <- j
 			}
 		}()
 	}
@@ -311,7 +325,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 				opts.Refused(r)
 			}
 		}
-		opts.Progress.Lines.Add(int64(len(c.recs)))
+		opts.Progress.Lines.Add(int64(c.n))
 		opts.Progress.Bytes.Store(c.bytes)
 	}
 	wg.Wait()
@@ -424,12 +438,12 @@ func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finis
 	send := func() bool {
 		c.bytes = ir.Offset()
 		select {
-		case order <- c:
+		case work <- c:
 		case <-ctx.Done():
 			return false
 		}
 		select {
-		case work <- c:
+		case order <- c:
 		case <-ctx.Done():
 			return false
 		}

@@ -1,15 +1,21 @@
 package registry_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/akshara-idn/akshara/internal/sqlstore"
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
+	"github.com/akshara-idn/akshara/sqlite"
 )
 
 // TestImportOutcomes: what the import does with each kind of line, one
@@ -105,5 +111,88 @@ func TestImportInterrupted(t *testing.T) {
 		if sum.Skipped+sum.Registered+sum.Exempted+sum.Duplicates+sum.Refused != want.Records {
 			t.Errorf("run after an interruption at %d ms: %+v does not account for %d records", i*3, sum, want.Records)
 		}
+	}
+}
+
+// gatedImporter holds the first import batch until released, counting
+// the bytes the import has read from its file meanwhile.
+type gatedImporter struct {
+	*sqlstore.Store
+	first   sync.Once
+	writing chan struct{} // closed when the first batch is being written
+	release chan struct{}
+}
+
+func (g *gatedImporter) ImportBatch(ctx context.Context, b *registry.ImportBatch) error {
+	g.first.Do(func() {
+		close(g.writing)
+		<-g.release
+	})
+	return g.Store.ImportBatch(ctx, b)
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestImportReadAhead: while the store writes a batch, the import reads
+// and judges the next one and no more, however many workers judge: its
+// memory does not grow with the file (issue 26). Before, up to 3 ×
+// workers + 1 chunks were read ahead (13 of the 30 chunks here).
+func TestImportReadAhead(t *testing.T) {
+	ctx := t.Context()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	g := &gatedImporter{Store: s, writing: make(chan struct{}), release: make(chan struct{})}
+	svc, err := registry.NewService(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := registrytest.GenerateImport(&file, 30_000, 5); err != nil {
+		t.Fatal(err)
+	}
+	const batch = 1000
+	chunk := int64(file.Len()) / 30 // bytes of a chunk, about
+	var read atomic.Int64
+	open := func() (io.ReadCloser, error) {
+		read.Store(0)
+		return io.NopCloser(countingReader{bytes.NewReader(file.Bytes()), &read}), nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Import(ctx, open, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: batch, Workers: 4})
+		done <- err
+	}()
+	select {
+	case <-g.writing:
+	case err := <-done:
+		t.Fatalf("the import ended before its first batch was written: %v", err)
+	}
+	// let the reader and the workers run ahead as far as they would
+	time.Sleep(500 * time.Millisecond)
+	ahead := read.Load()
+	close(g.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// the batch written, the next one judged, the one after it being
+	// read, and the reader's buffer (64 KiB)
+	if limit := 3*chunk + 64<<10; ahead > limit {
+		t.Errorf("while the first batch was written the import had read %d bytes of %d (%.1f chunks of about %d); want at most %d",
+			ahead, file.Len(), float64(ahead)/float64(chunk), chunk, limit)
+	}
+	if ahead < 2*chunk {
+		t.Errorf("while the first batch was written the import had read %d bytes (%.1f chunks): the next batch is not read ahead", ahead, float64(ahead)/float64(chunk))
 	}
 }

@@ -151,6 +151,11 @@ func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) er
 		return err
 	}
 	defer conn.Close()
+	defer func() {
+		for _, q := range s.d.ImportTeardown {
+			conn.ExecContext(context.WithoutCancel(ctx), q)
+		}
+	}()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -68,6 +68,11 @@ type Dialect struct {
 	// commits (connTx): SQLite's log their zone once in the read cache's
 	// change log and quiet its per-row triggers (150_cache_changes.sql).
 	BulkBegin, BulkEnd []string
+	// ImportTeardown is run on the connection after each bulk import
+	// transaction (committed or not), to give back what ImportSetup took:
+	// the connection goes back to the pool, and the next batch may get
+	// another one (errors are ignored: it is memory, not data).
+	ImportTeardown []string
 	// ImportAnalyze, if set, is run (in one transaction) after the 1st,
 	// 4th, 16th, 64th, ... batch of a bulk import: the planner's
 	// statistics must follow tables that grow from nothing to millions of

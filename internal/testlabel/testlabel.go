@@ -4,8 +4,9 @@
 // by the stores' internal tests).
 package testlabel
 
-// Hindi returns the i-th of 1,562,500 distinct valid Hindi labels (three
-// aksharas of consonants and matras, none with a variant).
+// Hindi returns the i-th of distinct valid Hindi labels: three aksharas
+// of consonants and matras for the first 1,562,500, then more (none with a
+// variant).
 func Hindi(i int) string {
 	cons := []rune("कखगघचछजझटठडढणनपफबभमयरलवसह")
 	mats := []string{"", "ा", "ि", "ी", "ु", "ू", "े", "ै", "ो", "ौ"}
@@ -17,6 +18,17 @@ func Hindi(i int) string {
 			b = append(b, []rune(mats[i%len(mats)])...)
 			i /= len(mats)
 		}
+	}
+	// Past the 1,562,500 labels of three syllables (25³ × 10²), a
+	// syllable more for what is left of i, so that every i has a label of
+	// its own: before, the labels came round again, and a generated
+	// import file of 10 million records held only 1.9 million distinct
+	// names. The labels below that number are unchanged.
+	for i > 0 {
+		b = append(b, []rune(mats[i%len(mats)])...)
+		i /= len(mats)
+		b = append(b, cons[i%len(cons)])
+		i /= len(cons)
 	}
 	return string(b)
 }
