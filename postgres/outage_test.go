@@ -17,6 +17,7 @@ import (
 
 	"github.com/akshara-idn/akshara/epp"
 	"github.com/akshara-idn/akshara/httpapi"
+	"github.com/akshara-idn/akshara/internal/loopback"
 	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/internal/sqlstore"
 	"github.com/akshara-idn/akshara/postgres"
@@ -180,13 +181,7 @@ func serveEPP(t *testing.T, svc *registry.Service) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String()
+	return loopback.Serve(t, srv)
 }
 
 type eppConn struct{ c *tls.Conn }
