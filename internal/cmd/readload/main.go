@@ -65,9 +65,12 @@ func main() {
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	cl := &http.Client{Transport: tr}
+	bad := false
 	for _, kind := range []string{"check", "rdap"} {
 		var mu sync.Mutex
 		var lat []time.Duration
+		status := map[int]int{}
+		failed := 0
 		var wg sync.WaitGroup
 		end := time.Now().Add(*dur)
 		for c := 0; c < *clients; c++ {
@@ -75,6 +78,8 @@ func main() {
 			go func(c int) {
 				defer wg.Done()
 				var mine []time.Duration
+				codes := map[int]int{}
+				fails := 0
 				for i := c; time.Now().Before(end); i += *clients {
 					n := pick[i%len(pick)]
 					u := base + "/v1/check?lang=hi&name=" + url.QueryEscape(n)
@@ -84,23 +89,61 @@ func main() {
 					t := time.Now()
 					r, err := cl.Get(u)
 					if err != nil {
+						fails++
 						continue
 					}
 					io.Copy(io.Discard, r.Body)
 					r.Body.Close()
-					mine = append(mine, time.Since(t))
+					codes[r.StatusCode]++
+					if r.StatusCode == http.StatusOK {
+						// only answers count: a 429 or a 5xx is fast
+						// and says nothing of the store
+						mine = append(mine, time.Since(t))
+					}
 				}
 				mu.Lock()
 				lat = append(lat, mine...)
+				for k, v := range codes {
+					status[k] += v
+				}
+				failed += fails
 				mu.Unlock()
 			}(c)
 		}
 		wg.Wait()
 		if len(lat) == 0 {
-			fmt.Fprintln(os.Stderr, kind+": no answer")
+			fmt.Fprintln(os.Stderr, kind+": no answer with status 200", statusList(status, failed))
 			os.Exit(1)
 		}
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		fmt.Printf("%s: n=%d p50=%v p99=%v\n", kind, len(lat), lat[len(lat)/2], lat[len(lat)*99/100])
+		fmt.Printf("%s: n=%d p50=%v p99=%v %s\n", kind, len(lat), lat[len(lat)/2], lat[len(lat)*99/100], statusList(status, failed))
+		if len(lat) != status[http.StatusOK] || failed > 0 || len(status) > 1 {
+			bad = true
+		}
 	}
+	if bad {
+		// latencies of the 200s alone; an answer that was not one means
+		// a rate limit or a fault to look at (serve -public-rate, -rate)
+		fmt.Fprintln(os.Stderr, "readload: some requests were not answered with 200")
+		os.Exit(1)
+	}
+}
+
+// statusList is the statuses answered, as "status 200=N 429=M", and the
+// requests that got no answer.
+func statusList(status map[int]int, failed int) string {
+	var ks []int
+	for k := range status {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	var b strings.Builder
+	b.WriteString("status")
+	for _, k := range ks {
+		fmt.Fprintf(&b, " %d=%d", k, status[k])
+	}
+	if failed > 0 {
+		fmt.Fprintf(&b, " no-answer=%d", failed)
+	}
+	return b.String()
 }
