@@ -89,7 +89,7 @@ func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		// 1.0-2.4 s with the default target (100: 30,000 rows), 0.2 s
 		// with 10. Autovacuum analyzes them again after the import, with
 		// the default target.
-		ImportAnalyze: []string{"SET LOCAL default_statistics_target = 10", "ANALYZE domains, blocks, exempt_sets"},
+		ImportAnalyze: []string{"SET LOCAL default_statistics_target = 10", "ANALYZE domains, blocks, exempt_sets, exemptions"},
 		ImportBatch:   10000,
 		// creates insert into domains, then blocks: the same order
 		ImportLock:  "LOCK TABLE domains, blocks IN SHARE ROW EXCLUSIVE MODE",
