@@ -3,8 +3,8 @@ package spool
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"maps"
+	"math/rand/v2"
 	"testing"
 )
 
