@@ -52,6 +52,7 @@ func (s *Spool) Write(p []byte) (int, error) {
 	}
 	s.size += int64(len(p))
 	if s.f == nil {
+		s.grow(len(p))
 		return s.mem.Write(p)
 	}
 	n, err := s.w.Write(p)
@@ -78,6 +79,18 @@ func (s *Spool) spill() {
 	s.mem = bytes.Buffer{}
 }
 
+// grow makes room for n more bytes in memory, doubling the buffer but
+// not beyond the limit (a bytes.Buffer may grow to twice its length).
+func (s *Spool) grow(n int) {
+	if s.mem.Available() >= n {
+		return
+	}
+	c := min(max(2*s.mem.Cap(), s.mem.Len()+n, 4096), max(s.limit, s.mem.Len()+n))
+	b := bytes.NewBuffer(make([]byte, 0, c))
+	b.Write(s.mem.Bytes())
+	s.mem = *b
+}
+
 // PutUvarint appends x as a uvarint.
 func (s *Spool) PutUvarint(x uint64) {
 	s.Write(s.num[:binary.PutUvarint(s.num[:], x)])
@@ -99,6 +112,7 @@ func (s *Spool) PutString(l string) {
 	s.PutUvarint(uint64(len(l)))
 	if s.err == nil && s.f == nil && s.mem.Len()+len(l) <= s.limit {
 		s.size += int64(len(l))
+		s.grow(len(l))
 		s.mem.WriteString(l)
 		return
 	}
