@@ -318,13 +318,14 @@ func reauditSameAsWhole(t *testing.T, open func(t *testing.T) equivStore) {
 			case "spilled":
 				// the temporary files from the first kilobyte, a run of
 				// fingerprints every 64 labels, and 4-bit fingerprints:
-				// nearly every label collides with others
+				// nearly every label collides with others; the apply sets
+				// the data versions 7 IDs at a time
 				restore := registry.SetReauditSpill(1<<10, 64, 4)
-				kept := sqlstore.ReauditKeptInMemory
-				sqlstore.ReauditKeptInMemory = 64
+				kept, every := sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery
+				sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery = 64, 7
 				sum, err = svc.Reaudit(ctx, step.apply, found)
 				restore()
-				sqlstore.ReauditKeptInMemory = kept
+				sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery = kept, every
 			default:
 				sum, err = svc.ReauditWhole(ctx, wholeStore{s.DB(), s.Rebind}, step.apply, found)
 			}

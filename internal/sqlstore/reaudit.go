@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,10 +170,10 @@ func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *kep
 // file beyond (about 11 bytes a domain), so that the apply's memory does
 // not grow with the zone.
 type keptRows struct {
-	seed   maphash.Seed
-	sp     *spool.Spool
-	n      int
-	lastID int64
+	seed            maphash.Seed
+	sp              *spool.Spool
+	n               int
+	firstID, lastID int64
 }
 
 // ReauditKeptInMemory is how many bytes of kept rows stay in memory (the tests
@@ -180,6 +181,9 @@ type keptRows struct {
 var ReauditKeptInMemory = 16 << 20
 
 func (k *keptRows) put(id int64, hash uint64, legacy string) {
+	if k.n == 0 {
+		k.firstID = id
+	}
 	k.sp.PutVarint(id - k.lastID)
 	k.lastID = id
 	k.sp.PutUint64(hash)
@@ -205,6 +209,11 @@ func (k *keptReader) next() (id int64, hash uint64, legacy string, err error) {
 	legacy, err = k.r.String()
 	return k.lastID, hash, legacy, err
 }
+
+// ReauditVersionEvery is how many IDs of domains one statement of
+// ApplyReaudit sets the data version of (the tests make it small, to run
+// several).
+var ReauditVersionEvery int64 = 50000
 
 // copyEvery is how many rows ApplyReaudit sends in one COPY.
 const copyEvery = 10000
@@ -315,9 +324,26 @@ func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string
 		if err := del(); err != nil {
 			return err
 		}
-		for _, z := range s.members(zone) {
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE zone = ? AND data_version <> ?`), version, z, version); err != nil {
-				return err
+		// the version, by ranges of IDs (the zone is not compared by its
+		// index, as in the scan): one statement for the whole zone made
+		// SQLite keep a statement journal of every page of the zone's
+		// domains, in memory (temp_store) with the import's settings
+		for lo := keep.firstID; ; lo += ReauditVersionEvery {
+			from, to := lo, lo+ReauditVersionEvery-1
+			if lo == keep.firstID {
+				from = math.MinInt64
+			}
+			last := to >= keep.lastID
+			if last {
+				to = math.MaxInt64
+			}
+			for _, z := range s.members(zone) {
+				if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE id >= ? AND id <= ? AND zone || '' = ? AND data_version <> ?`), version, from, to, z, version); err != nil {
+					return err
+				}
+			}
+			if last {
+				break
 			}
 		}
 		if nchanged > 0 {
