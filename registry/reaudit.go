@@ -1,9 +1,13 @@
 package registry
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -223,19 +227,37 @@ type zoneAudit struct {
 	err    error
 
 	resolved bool
-	// labels in the new sets of several domains: the domains (k), in ID
-	// order
-	shared map[string][]int32
-	// the domains in shared
-	dom map[int32]domRef
+	shared
 }
 
-// domRef is what the findings and rows need of a domain that shares a
-// label.
-type domRef struct {
-	id    int64
-	label string
-	zone  uint32
+// shared is what a zoneAudit keeps of the labels in the new sets of
+// several domains, compact (about 130 bytes a domain concerned, against
+// about 320 for maps of strings): each label's bytes once in arena, the
+// domains that have it, and what the findings and rows need of those
+// domains.
+type shared struct {
+	arena []byte // labels, each its length (uvarint) and its bytes
+	// occurrences of the shared labels: for each label, one per domain
+	// that has it, sorted by fingerprint, label and domain; label g is
+	// occ[at[g]:at[g+1]]
+	occ []occurrence
+	at  []uint32
+	// the first label (g) of each fingerprint
+	byFP map[uint64]uint32
+	// the domains in occ, in ID order: position k, ID, label (in
+	// arena), zone (str)
+	domK    []int32
+	domID   []int64
+	domAt   []uint32
+	domZone []uint32
+}
+
+// occurrence is a shared label in the new set of domain k: the label's
+// fingerprint and where its bytes are in arena.
+type occurrence struct {
+	fp uint64
+	k  int32
+	at uint32
 }
 
 // auditRec is the record a zoneAudit keeps of a domain.
@@ -478,7 +500,6 @@ func (a *zoneAudit) resolve() error {
 		a.err = spillError(err)
 		return a.err
 	}
-	a.shared, a.dom = map[string][]int32{}, map[int32]domRef{}
 	if len(rep) == 0 {
 		return nil
 	}
@@ -487,6 +508,7 @@ func (a *zoneAudit) resolve() error {
 		a.err = err
 		return err
 	}
+	// every label whose fingerprint came more than once, and its domain
 	var r auditRec
 	for k := range a.n {
 		if err := rr.next(&r); err != nil {
@@ -497,30 +519,106 @@ func (a *zoneAudit) resolve() error {
 			if i > 0 && r.set[i-1] == l {
 				continue
 			}
-			if _, ok := rep[a.fingerprint(l)]; ok {
-				a.shared[l] = append(a.shared[l], int32(k))
-				a.dom[int32(k)] = domRef{id: r.id, label: r.label, zone: r.zone}
+			fp := a.fingerprint(l)
+			if _, ok := rep[fp]; !ok {
+				continue
 			}
+			if len(a.domK) == 0 || a.domK[len(a.domK)-1] != int32(k) {
+				a.domK = append(a.domK, int32(k))
+				a.domID = append(a.domID, r.id)
+				a.domAt = append(a.domAt, a.keepLabel(r.label))
+				a.domZone = append(a.domZone, r.zone)
+			}
+			a.occ = append(a.occ, occurrence{fp: fp, k: int32(k), at: a.keepLabel(l)})
+		}
+		if len(a.arena) > math.MaxUint32-1024 {
+			a.err = spillError(fmt.Errorf("more than 4 GB of shared labels"))
+			return a.err
 		}
 	}
+	rep = nil
+	slices.SortFunc(a.occ, func(x, y occurrence) int {
+		if c := cmp.Compare(x.fp, y.fp); c != 0 {
+			return c
+		}
+		if c := bytes.Compare(a.label(x.at), a.label(y.at)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.k, y.k)
+	})
 	// a label of one domain only is there by a collision of fingerprints
-	for l, ks := range a.shared {
-		if len(ks) < 2 {
-			delete(a.shared, l)
+	kept := a.occ[:0]
+	for i := 0; i < len(a.occ); {
+		j := i + 1
+		for j < len(a.occ) && a.occ[j].fp == a.occ[i].fp && bytes.Equal(a.label(a.occ[j].at), a.label(a.occ[i].at)) {
+			j++
+		}
+		if j-i > 1 {
+			a.at = append(a.at, uint32(len(kept)))
+			kept = append(kept, a.occ[i:j]...)
+		}
+		i = j
+	}
+	a.occ = slices.Clip(kept)
+	a.at = append(a.at, uint32(len(a.occ)))
+	a.byFP = make(map[uint64]uint32, len(a.at)-1)
+	for g := len(a.at) - 2; g >= 0; g-- {
+		a.byFP[a.occ[a.at[g]].fp] = uint32(g)
+	}
+	// and so are the domains that have no other
+	in := make([]bool, len(a.domK))
+	for _, o := range a.occ {
+		in[a.domIndex(int(o.k))] = true
+	}
+	n := 0
+	for i, ok := range in {
+		if ok {
+			a.domK[n], a.domID[n], a.domAt[n], a.domZone[n] = a.domK[i], a.domID[i], a.domAt[i], a.domZone[i]
+			n++
 		}
 	}
-	keep := map[int32]bool{}
-	for _, ks := range a.shared {
-		for _, k := range ks {
-			keep[k] = true
-		}
+	a.domK, a.domID, a.domAt, a.domZone = slices.Clip(a.domK[:n]), slices.Clip(a.domID[:n]), slices.Clip(a.domAt[:n]), slices.Clip(a.domZone[:n])
+	return nil
+}
+
+// keepLabel adds l to the arena and returns where it is.
+func (a *zoneAudit) keepLabel(l string) uint32 {
+	at := uint32(len(a.arena))
+	a.arena = binary.AppendUvarint(a.arena, uint64(len(l)))
+	a.arena = append(a.arena, l...)
+	return at
+}
+
+// label returns the bytes of the label at in the arena.
+func (a *zoneAudit) label(at uint32) []byte {
+	n, w := binary.Uvarint(a.arena[at:])
+	return a.arena[at+uint32(w) : at+uint32(w)+uint32(n)]
+}
+
+// holders returns the domains whose new sets have l, if it is in the
+// sets of several domains (in ID order; else nil).
+func (a *zoneAudit) holders(l string) []occurrence {
+	if len(a.byFP) == 0 {
+		return nil
 	}
-	for k := range a.dom {
-		if !keep[k] {
-			delete(a.dom, k)
+	fp := a.fingerprint(l)
+	g, ok := a.byFP[fp]
+	if !ok {
+		return nil
+	}
+	for ; int(g) < len(a.at)-1 && a.occ[a.at[g]].fp == fp; g++ {
+		if string(a.label(a.occ[a.at[g]].at)) == l {
+			return a.occ[a.at[g]:a.at[g+1]]
 		}
 	}
 	return nil
+}
+
+// domIndex returns the index in domK of domain k (one that shares a
+// label).
+func (a *zoneAudit) domIndex(k int) int {
+	i, _ := slices.BinarySearch(a.domK, int32(k))
+	return i
 }
 
 // walk calls fn with each domain's record, in ID order, and the domains
@@ -543,11 +641,11 @@ func (a *zoneAudit) walk(fn func(k int, r *auditRec, others []int) error) error 
 			return err
 		}
 		others = others[:0]
-		if len(a.shared) > 0 {
+		if len(a.byFP) > 0 {
 			for _, l := range r.set {
-				for _, o := range a.shared[l] {
-					if int(o) != k && !slices.Contains(others, int(o)) {
-						others = append(others, int(o))
+				for _, o := range a.holders(l) {
+					if int(o.k) != k && !slices.Contains(others, int(o.k)) {
+						others = append(others, int(o.k))
 					}
 				}
 			}
@@ -560,16 +658,18 @@ func (a *zoneAudit) walk(fn func(k int, r *auditRec, others []int) error) error 
 	return nil
 }
 
+// ownLabel is the label of domain o (one that shares a label).
+func (a *zoneAudit) ownLabel(o int) string { return string(a.label(a.domAt[a.domIndex(o)])) }
+
 func (a *zoneAudit) name(o int) string {
-	d := a.dom[int32(o)]
-	return d.label + "." + a.str[d.zone]
+	return a.ownLabel(o) + "." + a.str[a.domZone[a.domIndex(o)]]
 }
 
 func (a *zoneAudit) finding(r *auditRec, others []int) *ReauditFinding {
 	f := &ReauditFinding{Name: r.label + "." + a.str[r.zone], Zone: a.str[r.zone], Lang: a.str[r.lang], Registrar: a.str[r.reg], JudgedUnder: a.str[r.ver],
 		Invalid: r.invalid, Codes: r.codes}
 	for _, o := range others {
-		if !slices.Contains(r.exempt, a.dom[int32(o)].label) {
+		if !slices.Contains(r.exempt, a.ownLabel(o)) {
 			f.ConflictsWith = append(f.ConflictsWith, a.name(o))
 		}
 	}
@@ -586,14 +686,14 @@ func (a *zoneAudit) rows(each func(*ReauditRow) error) error {
 			if i > 0 && set[i-1] == l {
 				continue
 			}
-			if ks, ok := a.shared[l]; !ok || ks[0] == int32(k) {
+			if hs := a.holders(l); hs == nil || hs[0].k == int32(k) {
 				r.Held = append(r.Held, l)
 			}
 		}
 		if len(others) > 0 {
 			r.Set = set
 			for _, o := range others {
-				r.ExemptWith = append(r.ExemptWith, a.dom[int32(o)].id)
+				r.ExemptWith = append(r.ExemptWith, a.domID[a.domIndex(o)])
 			}
 		}
 		return each(r)
