@@ -503,6 +503,14 @@ func (a *zoneAudit) resolve() error {
 	if len(rep) == 0 {
 		return nil
 	}
+	// the fingerprints that came more than once, each with where its
+	// first label is in the arena (each label's bytes kept once; a
+	// second label of the same fingerprint has bytes of its own)
+	a.byFP = make(map[uint64]uint32, len(rep))
+	for _, fp := range rep {
+		a.byFP[fp] = noLabel
+	}
+	rep = nil
 	rr, err := a.records()
 	if err != nil {
 		a.err = err
@@ -520,29 +528,37 @@ func (a *zoneAudit) resolve() error {
 				continue
 			}
 			fp := a.fingerprint(l)
-			if _, ok := rep[fp]; !ok {
+			at, ok := a.byFP[fp]
+			if !ok {
 				continue
+			}
+			if at == noLabel {
+				at = a.keepLabel(l)
+				a.byFP[fp] = at
+			} else if string(a.label(at)) != l {
+				at = a.keepLabel(l) // a collision
 			}
 			if len(a.domK) == 0 || a.domK[len(a.domK)-1] != int32(k) {
 				a.domK = append(a.domK, int32(k))
 				a.domID = append(a.domID, r.id)
-				a.domAt = append(a.domAt, a.keepLabel(r.label))
+				a.domAt = append(a.domAt, a.labelAt(r.label))
 				a.domZone = append(a.domZone, r.zone)
 			}
-			a.occ = append(a.occ, occurrence{fp: fp, k: int32(k), at: a.keepLabel(l)})
+			a.occ = append(a.occ, occurrence{fp: fp, k: int32(k), at: at})
 		}
 		if len(a.arena) > math.MaxUint32-1024 {
 			a.err = spillError(fmt.Errorf("more than 4 GB of shared labels"))
 			return a.err
 		}
 	}
-	rep = nil
 	slices.SortFunc(a.occ, func(x, y occurrence) int {
 		if c := cmp.Compare(x.fp, y.fp); c != 0 {
 			return c
 		}
-		if c := bytes.Compare(a.label(x.at), a.label(y.at)); c != 0 {
-			return c
+		if x.at != y.at {
+			if c := bytes.Compare(a.label(x.at), a.label(y.at)); c != 0 {
+				return c
+			}
 		}
 		return cmp.Compare(x.k, y.k)
 	})
@@ -550,7 +566,7 @@ func (a *zoneAudit) resolve() error {
 	kept := a.occ[:0]
 	for i := 0; i < len(a.occ); {
 		j := i + 1
-		for j < len(a.occ) && a.occ[j].fp == a.occ[i].fp && bytes.Equal(a.label(a.occ[j].at), a.label(a.occ[i].at)) {
+		for j < len(a.occ) && a.occ[j].fp == a.occ[i].fp && (a.occ[j].at == a.occ[i].at || bytes.Equal(a.label(a.occ[j].at), a.label(a.occ[i].at))) {
 			j++
 		}
 		if j-i > 1 {
@@ -559,13 +575,14 @@ func (a *zoneAudit) resolve() error {
 		}
 		i = j
 	}
-	a.occ = slices.Clip(kept)
+	a.occ = slices.Clone(kept) // the slack given back
 	a.at = append(a.at, uint32(len(a.occ)))
-	a.byFP = make(map[uint64]uint32, len(a.at)-1)
+	// from now on, the first label (g) of each fingerprint
+	clear(a.byFP)
 	for g := len(a.at) - 2; g >= 0; g-- {
 		a.byFP[a.occ[a.at[g]].fp] = uint32(g)
 	}
-	// and so are the domains that have no other
+	// and the domains that have no label of another
 	in := make([]bool, len(a.domK))
 	for _, o := range a.occ {
 		in[a.domIndex(int(o.k))] = true
@@ -577,8 +594,26 @@ func (a *zoneAudit) resolve() error {
 			n++
 		}
 	}
-	a.domK, a.domID, a.domAt, a.domZone = slices.Clip(a.domK[:n]), slices.Clip(a.domID[:n]), slices.Clip(a.domAt[:n]), slices.Clip(a.domZone[:n])
+	a.domK, a.domID, a.domAt, a.domZone = slices.Clone(a.domK[:n]), slices.Clone(a.domID[:n]), slices.Clone(a.domAt[:n]), slices.Clone(a.domZone[:n])
 	return nil
+}
+
+// noLabel: a fingerprint whose label is not in the arena yet.
+const noLabel = math.MaxUint32
+
+// labelAt returns where label l is in the arena, adding it if it is not.
+func (a *zoneAudit) labelAt(l string) uint32 {
+	fp := a.fingerprint(l)
+	at, ok := a.byFP[fp]
+	switch {
+	case ok && at == noLabel:
+		at = a.keepLabel(l)
+		a.byFP[fp] = at
+		return at
+	case ok && string(a.label(at)) == l:
+		return at
+	}
+	return a.keepLabel(l)
 }
 
 // keepLabel adds l to the arena and returns where it is.

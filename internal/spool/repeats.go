@@ -59,17 +59,22 @@ func (r *Repeats) flush() {
 	r.err = r.runs.Err()
 }
 
-// Find returns the values added more than once.
-func (r *Repeats) Find() (map[uint64]struct{}, error) {
+// Find returns the values added more than once, sorted, each once.
+func (r *Repeats) Find() ([]uint64, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	rep := map[uint64]struct{}{}
+	var rep []uint64
+	add := func(x uint64) {
+		if len(rep) == 0 || rep[len(rep)-1] != x {
+			rep = append(rep, x)
+		}
+	}
 	if r.runs == nil {
 		slices.Sort(r.buf)
 		for i := 1; i < len(r.buf); i++ {
 			if r.buf[i] == r.buf[i-1] {
-				rep[r.buf[i]] = struct{}{}
+				add(r.buf[i])
 			}
 		}
 		return rep, nil
@@ -133,7 +138,7 @@ func (r *Repeats) Find() (map[uint64]struct{}, error) {
 		}
 		x := live[m].head
 		if seen && x == last {
-			rep[x] = struct{}{}
+			add(x)
 		}
 		last, seen = x, true
 		ok, err := next(live[m])

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -105,7 +106,14 @@ func TestRepeats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !maps.Equal(got, want) {
+		if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+			t.Errorf("runLen %d: the repeats are not sorted and distinct", runLen)
+		}
+		set := map[uint64]struct{}{}
+		for _, v := range got {
+			set[v] = struct{}{}
+		}
+		if !maps.Equal(set, want) {
 			t.Errorf("runLen %d: %d repeats, want %d", runLen, len(got), len(want))
 		}
 		if err := r.Close(); err != nil {
