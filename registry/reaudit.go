@@ -1,12 +1,18 @@
 package registry
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/akshara-idn/akshara/internal/spool"
 )
 
 // Reauditor is implemented by stores that can list a zone's domains with
@@ -90,10 +96,10 @@ type ReauditSummary struct {
 // transaction per zone.
 //
 // Memory: the domains of a zone are streamed from the store and judged
-// one by one; what is kept of each until the zone is done is compact
-// (its ID, its label and new conflict set as numbers of interned labels,
-// numbers of its language, registrar and version), plus, only for the
-// domains concerned, rule codes, set changes and stored exemptions.
+// one by one; what is kept of each until the zone is done is written to
+// temporary files once it passes a few tens of MB (zoneAudit), so that
+// memory does not grow with the zone but with the domains whose new sets
+// meet another's.
 //
 // An apply is recorded in the audit log, whatever its outcome: action
 // reaudit-apply, no registrar, and as its name the data applied ("data
@@ -126,39 +132,8 @@ func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 		if z.Family != "" && z.Family != z.Name {
 			continue // audited with its family, under the family's key zone
 		}
-		a := newZoneAudit(z.Name)
-		add := func(d *Domain) error { return a.add(s, z, d) }
-		// with apply, the scan is the apply's own, under its locks: a
-		// domain created after a scan of its own would lose its set
-		var err error
-		if apply {
-			err = ra.ApplyReaudit(ctx, z.Name, relation, s.version, a.reset, add, a.rows)
-		} else {
-			err = ra.ScanZone(ctx, z.Name, a.reset, add)
-		}
-		if err != nil {
+		if err := s.reauditZone(ctx, ra, z, apply, relation, sum, codes, found); err != nil {
 			return nil, err
-		}
-		for k := range a.ids {
-			f := a.finding(k)
-			sum.Domains++
-			if f.Invalid {
-				sum.Invalid++
-				for _, c := range f.Codes {
-					codes[c]++
-				}
-			}
-			if len(f.ConflictsWith) > 0 {
-				sum.Conflicting++
-			}
-			if len(f.SetAdded)+len(f.SetRemoved) > 0 {
-				sum.Changed++
-			}
-			if f.Invalid || len(f.ConflictsWith)+len(f.SetAdded)+len(f.SetRemoved) > 0 {
-				if err := found(f); err != nil {
-					return nil, err
-				}
-			}
 		}
 	}
 	sum.ByCode = countList(codes)
@@ -166,40 +141,141 @@ func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 	return sum, nil
 }
 
+// reauditZone re-audits one zone (or family) and lists its findings.
+func (s *Service) reauditZone(ctx context.Context, ra Reauditor, z *Zone, apply bool, relation string, sum *ReauditSummary, codes map[string]int64, found func(*ReauditFinding) error) error {
+	a := newZoneAudit(z.Name)
+	defer a.close()
+	add := func(d *Domain) error { return a.add(s, z, d) }
+	// with apply, the scan is the apply's own, under its locks: a
+	// domain created after a scan of its own would lose its set
+	var err error
+	if apply {
+		err = ra.ApplyReaudit(ctx, z.Name, relation, s.version, a.reset, add, a.rows)
+	} else {
+		err = ra.ScanZone(ctx, z.Name, a.reset, add)
+	}
+	if err != nil {
+		return err
+	}
+	return a.walk(func(k int, r *auditRec, others []int) error {
+		f := a.finding(r, others)
+		sum.Domains++
+		if f.Invalid {
+			sum.Invalid++
+			for _, c := range f.Codes {
+				codes[c]++
+			}
+		}
+		if len(f.ConflictsWith) > 0 {
+			sum.Conflicting++
+		}
+		if len(f.SetAdded)+len(f.SetRemoved) > 0 {
+			sum.Changed++
+		}
+		if f.Invalid || len(f.ConflictsWith)+len(f.SetAdded)+len(f.SetRemoved) > 0 {
+			return found(f)
+		}
+		return nil
+	})
+}
+
+// reauditTuning is how much a re-audit keeps in memory before it writes
+// to temporary files (the tests make them small, to run the spilled
+// paths on small zones), and the bits of the label fingerprints it keeps
+// (the tests keep 4, to make every check of a collision run).
+var reauditTuning = struct {
+	spoolLimit int    // bytes of domain records
+	runLen     int    // label fingerprints (8 bytes each)
+	fpMask     uint64 // the bits of a fingerprint kept
+}{64 << 20, 4 << 20, ^uint64(0)}
+
 // zoneAudit is what a re-audit keeps of a zone's domains, indexed by
-// their position k in ID order.
+// their position k in ID order, in memory that does not grow with the
+// zone:
+//
+//   - each domain's record (auditRec: its ID, label, new conflict set,
+//     rule codes, set changes and stored exemptions) is written, as it
+//     is judged, to a spool that moves to a temporary file beyond
+//     reauditTuning.spoolLimit bytes, and read back from it for the
+//     findings and each pass of the apply over the rows;
+//   - a 64-bit fingerprint of each distinct label of each new set is
+//     kept to find the labels in the sets of several domains: sorted
+//     runs of reauditTuning.runLen fingerprints written to a temporary
+//     file and merged (spool.Repeats);
+//   - then one read of the records keeps, for the labels whose
+//     fingerprint came more than once, the label itself and the domains
+//     whose sets have it: the labels in several sets are found exactly
+//     (a collision of fingerprints is dropped there), and with them the
+//     conflicts and holders.
+//
+// What stays in memory is therefore the few distinct languages,
+// registrars, versions and codes, and the shared labels and the domains
+// that have them (the domains concerned).
 type zoneAudit struct {
 	zone string
-	// labels interned: every label of a new conflict set, each domain's
-	// own label, and the labels of changes and stored exemptions
-	labels labelTable
-	// strings of the few distinct values: languages, registrars, versions
+	// strings of the few distinct values: zones, languages, registrars,
+	// versions, rule codes
 	str   []string
 	strID map[string]uint32
 
-	ids   []int64
-	own   []uint32    // label
-	zone1 []uint32    // zone (str): a family's domains are of several
-	meta  [][3]uint32 // language, registrar, version (str)
-	setAt []uint32    // domain k's new set is sets[setAt[k]:setAt[k+1]]
-	sets  []uint32    // labels, each set sorted by label
+	n      int   // domains added
+	lastID int64 // the ID of the last one
+	seed   maphash.Seed
+	recs   *spool.Spool
+	fps    *spool.Repeats
+	fpBuf  []uint64
+	err    error
 
-	holder []int32            // by label: the first domain whose new set has it
-	shared map[uint32][]int32 // labels in the new sets of several domains
-
-	// only for the domains concerned
-	codes   map[int32][]string // refused now: the rule codes
-	invalid map[int32]bool     // ... and with codes other than its legacy ones
-	// labels (in more): the changes of its set (added, then removed) and
-	// the domains it was exempted with
-	changed map[int32]span
-	exempt  map[int32]span
-	more    []uint32
+	resolved bool
+	shared
 }
 
-// span is labels in zoneAudit.more: n of them from at, the first k of
-// which are the labels added to a set.
-type span struct{ at, n, k uint32 }
+// shared is what a zoneAudit keeps of the labels in the new sets of
+// several domains, compact (about 130 bytes a domain concerned, against
+// about 320 for maps of strings): each label's bytes once in arena, the
+// domains that have it, and what the findings and rows need of those
+// domains.
+type shared struct {
+	arena []byte // labels, each its length (uvarint) and its bytes
+	// occurrences of the shared labels: for each label, one per domain
+	// that has it, sorted by fingerprint, label and domain; label g is
+	// occ[at[g]:at[g+1]]
+	occ []occurrence
+	at  []uint32
+	// the first label (g) of each fingerprint
+	byFP map[uint64]uint32
+	// the domains in occ, in ID order: position k, ID, label (in
+	// arena), zone (str)
+	domK    []int32
+	domID   []int64
+	domAt   []uint32
+	domZone []uint32
+}
+
+// occurrence is a shared label in the new set of domain k: the label's
+// fingerprint and where its bytes are in arena.
+type occurrence struct {
+	fp uint64
+	k  int32
+	at uint32
+}
+
+// auditRec is the record a zoneAudit keeps of a domain.
+type auditRec struct {
+	id                   int64
+	zone, lang, reg, ver uint32
+	label                string
+	invalid              bool
+	codes                []string // nil: none
+	set                  []string // its new conflict set, sorted
+	added, removed       []string
+	exempt               []string // the labels of the domains it was exempted with
+}
+
+const (
+	recInvalid = 1 << iota // refused with codes other than its legacy ones
+	recOwnSet              // its set is its own label only (not written)
+)
 
 func newZoneAudit(zone string) *zoneAudit {
 	a := &zoneAudit{zone: zone}
@@ -208,16 +284,19 @@ func newZoneAudit(zone string) *zoneAudit {
 }
 
 func (a *zoneAudit) reset() {
-	*a = zoneAudit{zone: a.zone, labels: newLabelTable(), strID: map[string]uint32{}, shared: map[uint32][]int32{},
-		codes: map[int32][]string{}, invalid: map[int32]bool{}, changed: map[int32]span{}, exempt: map[int32]span{}, setAt: []uint32{0}}
+	a.close()
+	*a = zoneAudit{zone: a.zone, strID: map[string]uint32{}, seed: maphash.MakeSeed(),
+		recs: spool.New(reauditTuning.spoolLimit), fps: spool.NewRepeats(reauditTuning.runLen)}
 }
 
-func (a *zoneAudit) intern(l string) uint32 {
-	id := a.labels.id(l)
-	if int(id) == len(a.holder) {
-		a.holder = append(a.holder, -1)
+// close removes the temporary files.
+func (a *zoneAudit) close() {
+	if a.recs != nil {
+		a.recs.Close()
 	}
-	return id
+	if a.fps != nil {
+		a.fps.Close()
+	}
 }
 
 func (a *zoneAudit) internStr(v string) uint32 {
@@ -230,36 +309,26 @@ func (a *zoneAudit) internStr(v string) uint32 {
 	return id
 }
 
-// keep appends labels to more and returns their span.
-func (a *zoneAudit) keep(k int, labels ...[]string) span {
-	sp := span{at: uint32(len(a.more)), k: uint32(k)}
-	for _, ls := range labels {
-		for _, l := range ls {
-			a.more = append(a.more, a.intern(l))
-		}
-	}
-	sp.n = uint32(len(a.more)) - sp.at
-	return sp
+func (a *zoneAudit) fingerprint(l string) uint64 {
+	return maphash.String(a.seed, l) & reauditTuning.fpMask
 }
 
-func (a *zoneAudit) spanLabels(sp span) []string {
-	var out []string
-	for _, l := range a.more[sp.at : sp.at+sp.n] {
-		out = append(out, a.labels.get(l))
-	}
-	return out
+func spillError(err error) error {
+	return &Error{Code: CodeInternal, Message: "re-audit: the temporary records of the zone", Err: err}
 }
 
-// add judges d and keeps what the findings and the new rows need.
+// add judges d and writes what the findings and the new rows need.
 func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
-	k := int32(len(a.ids))
-	a.ids = append(a.ids, d.ID)
-	a.own = append(a.own, a.intern(d.Label))
-	a.zone1 = append(a.zone1, a.internStr(d.Zone))
+	if a.err != nil {
+		return a.err
+	}
+	if a.resolved {
+		return spillError(fmt.Errorf("a domain after the scan"))
+	}
+	dzone := a.internStr(d.Zone)
 	if dz := s.zones[d.Zone]; dz != nil {
 		z = dz // a domain of another zone of the family
 	}
-	a.meta = append(a.meta, [3]uint32{a.internStr(d.Lang), a.internStr(d.Registrar), a.internStr(d.DataVersion)})
 	set := []string{d.Label}
 	var codes []string
 	c, err := s.judge(&name{input: d.Name, label: d.Label, zone: z}, d.Lang)
@@ -275,163 +344,395 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 		set = append([]string(nil), c.blocks...)
 	}
 	sort.Strings(set)
-	for _, l := range set {
-		id := a.intern(l)
-		a.sets = append(a.sets, id)
-		switch h := a.holder[id]; {
-		case h < 0:
-			a.holder[id] = k
-		case a.shared[id] == nil:
-			a.shared[id] = []int32{h, k}
-		default:
-			a.shared[id] = append(a.shared[id], k)
+	// the fingerprints of its distinct labels, once each
+	fps := a.fpBuf[:0]
+	for i, l := range set {
+		if i == 0 || set[i-1] != l {
+			fps = append(fps, a.fingerprint(l))
 		}
 	}
-	a.setAt = append(a.setAt, uint32(len(a.sets)))
-	if len(codes) > 0 {
-		a.codes[k] = codes
-		if !slices.Equal(codes, d.Legacy) {
-			a.invalid[k] = true
+	slices.Sort(fps)
+	fps = slices.Compact(fps)
+	for _, fp := range fps {
+		if err := a.fps.Add(fp); err != nil {
+			a.err = spillError(err)
+			return a.err
 		}
 	}
-	if added, removed := setDiff(set, d.Blocks); len(added)+len(removed) > 0 {
-		a.changed[k] = a.keep(len(added), added, removed)
+	a.fpBuf = fps
+	flags := uint64(0)
+	if len(codes) > 0 && !slices.Equal(codes, d.Legacy) {
+		flags |= recInvalid
 	}
-	if len(d.ExemptWith) > 0 {
-		labels := make([]string, len(d.ExemptWith))
-		for i, n := range d.ExemptWith {
-			labels[i], _, _ = strings.Cut(n, ".") // of any zone of the family
+	if len(set) == 1 && set[0] == d.Label {
+		flags |= recOwnSet
+	}
+	w := a.recs
+	w.PutVarint(d.ID - a.lastID)
+	a.lastID = d.ID
+	for _, v := range []uint32{dzone, a.internStr(d.Lang), a.internStr(d.Registrar), a.internStr(d.DataVersion)} {
+		w.PutUvarint(uint64(v))
+	}
+	w.PutString(d.Label)
+	w.PutUvarint(flags)
+	w.PutUvarint(uint64(len(codes)))
+	for _, c := range codes {
+		w.PutUvarint(uint64(a.internStr(c)))
+	}
+	if flags&recOwnSet == 0 {
+		putStrings(w, set)
+	}
+	added, removed := setDiff(set, d.Blocks)
+	putStrings(w, added)
+	putStrings(w, removed)
+	w.PutUvarint(uint64(len(d.ExemptWith)))
+	for _, n := range d.ExemptWith {
+		l, _, _ := strings.Cut(n, ".") // of any zone of the family
+		w.PutString(l)
+	}
+	if err := w.Err(); err != nil {
+		a.err = spillError(err)
+		return a.err
+	}
+	a.n++
+	return nil
+}
+
+func putStrings(w *spool.Spool, ls []string) {
+	w.PutUvarint(uint64(len(ls)))
+	for _, l := range ls {
+		w.PutString(l)
+	}
+}
+
+// recReader reads the records back.
+type recReader struct {
+	a      *zoneAudit
+	r      *spool.Reader
+	lastID int64
+}
+
+func (a *zoneAudit) records() (*recReader, error) {
+	r, err := a.recs.Reader()
+	if err != nil {
+		return nil, spillError(err)
+	}
+	return &recReader{a: a, r: r}, nil
+}
+
+func (rr *recReader) uvarint() uint64 {
+	x, err := rr.r.Uvarint()
+	if err != nil && rr.a.err == nil {
+		rr.a.err = spillError(err)
+	}
+	return x
+}
+
+func (rr *recReader) str() string {
+	l, err := rr.r.String()
+	if err != nil && rr.a.err == nil {
+		rr.a.err = spillError(err)
+	}
+	return l
+}
+
+func (rr *recReader) strings() []string {
+	n := rr.uvarint()
+	if n == 0 || rr.a.err != nil {
+		return nil
+	}
+	ls := make([]string, 0, min(n, 1<<16))
+	for range n {
+		ls = append(ls, rr.str())
+	}
+	return ls
+}
+
+func (rr *recReader) ref() uint32 {
+	x := rr.uvarint()
+	if x >= uint64(len(rr.a.str)) && rr.a.err == nil {
+		rr.a.err = spillError(fmt.Errorf("a string number %d of %d", x, len(rr.a.str)))
+		return 0
+	}
+	return uint32(x)
+}
+
+// next reads the next record into r.
+func (rr *recReader) next(r *auditRec) error {
+	a := rr.a
+	delta, err := rr.r.Varint()
+	if err != nil {
+		return spillError(err)
+	}
+	rr.lastID += delta
+	r.id = rr.lastID
+	r.zone, r.lang, r.reg, r.ver = rr.ref(), rr.ref(), rr.ref(), rr.ref()
+	r.label = rr.str()
+	flags := rr.uvarint()
+	r.invalid = flags&recInvalid != 0
+	r.codes = nil
+	if n := rr.uvarint(); n > 0 && a.err == nil {
+		r.codes = make([]string, 0, min(n, 64))
+		for range n {
+			r.codes = append(r.codes, a.str[rr.ref()])
 		}
-		a.exempt[k] = a.keep(0, labels)
+	}
+	if flags&recOwnSet != 0 {
+		r.set = []string{r.label}
+	} else {
+		r.set = rr.strings()
+	}
+	r.added, r.removed, r.exempt = rr.strings(), rr.strings(), rr.strings()
+	return a.err
+}
+
+// resolve finds the labels in the new sets of several domains, once,
+// after the scan.
+func (a *zoneAudit) resolve() error {
+	if a.err != nil || a.resolved {
+		return a.err
+	}
+	a.resolved = true
+	rep, err := a.fps.Find()
+	a.fps.Close()
+	a.fps = nil
+	if err != nil {
+		a.err = spillError(err)
+		return a.err
+	}
+	if len(rep) == 0 {
+		return nil
+	}
+	// the fingerprints that came more than once, each with where its
+	// first label is in the arena (each label's bytes kept once; a
+	// second label of the same fingerprint has bytes of its own)
+	a.byFP = make(map[uint64]uint32, len(rep))
+	for _, fp := range rep {
+		a.byFP[fp] = noLabel
+	}
+	rep = nil
+	rr, err := a.records()
+	if err != nil {
+		a.err = err
+		return err
+	}
+	// every label whose fingerprint came more than once, and its domain
+	var r auditRec
+	for k := range a.n {
+		if err := rr.next(&r); err != nil {
+			a.err = err
+			return err
+		}
+		for i, l := range r.set {
+			if i > 0 && r.set[i-1] == l {
+				continue
+			}
+			fp := a.fingerprint(l)
+			at, ok := a.byFP[fp]
+			if !ok {
+				continue
+			}
+			if at == noLabel {
+				at = a.keepLabel(l)
+				a.byFP[fp] = at
+			} else if string(a.label(at)) != l {
+				at = a.keepLabel(l) // a collision
+			}
+			if len(a.domK) == 0 || a.domK[len(a.domK)-1] != int32(k) {
+				a.domK = append(a.domK, int32(k))
+				a.domID = append(a.domID, r.id)
+				a.domAt = append(a.domAt, a.labelAt(r.label))
+				a.domZone = append(a.domZone, r.zone)
+			}
+			a.occ = append(a.occ, occurrence{fp: fp, k: int32(k), at: at})
+		}
+		if len(a.arena) > math.MaxUint32-1024 {
+			a.err = spillError(fmt.Errorf("more than 4 GB of shared labels"))
+			return a.err
+		}
+	}
+	slices.SortFunc(a.occ, func(x, y occurrence) int {
+		if c := cmp.Compare(x.fp, y.fp); c != 0 {
+			return c
+		}
+		if x.at != y.at {
+			if c := bytes.Compare(a.label(x.at), a.label(y.at)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(x.k, y.k)
+	})
+	// a label of one domain only is there by a collision of fingerprints
+	kept := a.occ[:0]
+	for i := 0; i < len(a.occ); {
+		j := i + 1
+		for j < len(a.occ) && a.occ[j].fp == a.occ[i].fp && (a.occ[j].at == a.occ[i].at || bytes.Equal(a.label(a.occ[j].at), a.label(a.occ[i].at))) {
+			j++
+		}
+		if j-i > 1 {
+			a.at = append(a.at, uint32(len(kept)))
+			kept = append(kept, a.occ[i:j]...)
+		}
+		i = j
+	}
+	a.occ = slices.Clone(kept) // the slack given back
+	a.at = append(a.at, uint32(len(a.occ)))
+	// from now on, the first label (g) of each fingerprint
+	clear(a.byFP)
+	for g := len(a.at) - 2; g >= 0; g-- {
+		a.byFP[a.occ[a.at[g]].fp] = uint32(g)
+	}
+	// and the domains that have no label of another
+	in := make([]bool, len(a.domK))
+	for _, o := range a.occ {
+		in[a.domIndex(int(o.k))] = true
+	}
+	n := 0
+	for i, ok := range in {
+		if ok {
+			a.domK[n], a.domID[n], a.domAt[n], a.domZone[n] = a.domK[i], a.domID[i], a.domAt[i], a.domZone[i]
+			n++
+		}
+	}
+	a.domK, a.domID, a.domAt, a.domZone = slices.Clone(a.domK[:n]), slices.Clone(a.domID[:n]), slices.Clone(a.domAt[:n]), slices.Clone(a.domZone[:n])
+	return nil
+}
+
+// noLabel: a fingerprint whose label is not in the arena yet.
+const noLabel = math.MaxUint32
+
+// labelAt returns where label l is in the arena, adding it if it is not.
+func (a *zoneAudit) labelAt(l string) uint32 {
+	fp := a.fingerprint(l)
+	at, ok := a.byFP[fp]
+	switch {
+	case ok && at == noLabel:
+		at = a.keepLabel(l)
+		a.byFP[fp] = at
+		return at
+	case ok && string(a.label(at)) == l:
+		return at
+	}
+	return a.keepLabel(l)
+}
+
+// keepLabel adds l to the arena and returns where it is.
+func (a *zoneAudit) keepLabel(l string) uint32 {
+	at := uint32(len(a.arena))
+	a.arena = binary.AppendUvarint(a.arena, uint64(len(l)))
+	a.arena = append(a.arena, l...)
+	return at
+}
+
+// label returns the bytes of the label at in the arena.
+func (a *zoneAudit) label(at uint32) []byte {
+	n, w := binary.Uvarint(a.arena[at:])
+	return a.arena[at+uint32(w) : at+uint32(w)+uint32(n)]
+}
+
+// holders returns the domains whose new sets have l, if it is in the
+// sets of several domains (in ID order; else nil).
+func (a *zoneAudit) holders(l string) []occurrence {
+	if len(a.byFP) == 0 {
+		return nil
+	}
+	fp := a.fingerprint(l)
+	g, ok := a.byFP[fp]
+	if !ok {
+		return nil
+	}
+	for ; int(g) < len(a.at)-1 && a.occ[a.at[g]].fp == fp; g++ {
+		if string(a.label(a.occ[a.at[g]].at)) == l {
+			return a.occ[a.at[g]:a.at[g+1]]
+		}
 	}
 	return nil
 }
 
-func (a *zoneAudit) set(k int) []uint32 { return a.sets[a.setAt[k]:a.setAt[k+1]] }
+// domIndex returns the index in domK of domain k (one that shares a
+// label).
+func (a *zoneAudit) domIndex(k int) int {
+	i, _ := slices.BinarySearch(a.domK, int32(k))
+	return i
+}
 
-func (a *zoneAudit) name(k int) string { return a.labels.get(a.own[k]) + "." + a.str[a.zone1[k]] }
-
-// others returns, in ID order, the domains whose new sets meet the new
-// set of domain k.
-func (a *zoneAudit) others(k int) []int {
+// walk calls fn with each domain's record, in ID order, and the domains
+// whose new sets meet its new set, in ID order.
+func (a *zoneAudit) walk(fn func(k int, r *auditRec, others []int) error) error {
+	if err := a.resolve(); err != nil {
+		return err
+	}
+	if a.n == 0 {
+		return nil
+	}
+	rr, err := a.records()
+	if err != nil {
+		return err
+	}
 	var others []int
-	for _, l := range a.set(k) {
-		for _, o := range a.shared[l] {
-			if int(o) != k && !slices.Contains(others, int(o)) {
-				others = append(others, int(o))
+	for k := range a.n {
+		var r auditRec
+		if err := rr.next(&r); err != nil {
+			return err
+		}
+		others = others[:0]
+		if len(a.byFP) > 0 {
+			for _, l := range r.set {
+				for _, o := range a.holders(l) {
+					if int(o.k) != k && !slices.Contains(others, int(o.k)) {
+						others = append(others, int(o.k))
+					}
+				}
 			}
+			sort.Ints(others)
 		}
-	}
-	sort.Ints(others)
-	return others
-}
-
-func (a *zoneAudit) finding(k int) *ReauditFinding {
-	m := a.meta[k]
-	f := &ReauditFinding{Name: a.name(k), Zone: a.str[a.zone1[k]], Lang: a.str[m[0]], Registrar: a.str[m[1]], JudgedUnder: a.str[m[2]],
-		Invalid: a.invalid[int32(k)], Codes: a.codes[int32(k)]}
-	var exempt []uint32
-	if sp, ok := a.exempt[int32(k)]; ok {
-		exempt = a.more[sp.at : sp.at+sp.n]
-	}
-	for _, o := range a.others(k) {
-		if !slices.Contains(exempt, a.own[o]) {
-			f.ConflictsWith = append(f.ConflictsWith, a.name(o))
-		}
-	}
-	if sp, ok := a.changed[int32(k)]; ok {
-		labels := a.spanLabels(sp)
-		if sp.k > 0 {
-			f.SetAdded = labels[:sp.k]
-		}
-		if sp.k < sp.n {
-			f.SetRemoved = labels[sp.k:]
-		}
-	}
-	return f
-}
-
-// rows gives each domain's ReauditRow in ID order.
-func (a *zoneAudit) rows(each func(*ReauditRow) error) error {
-	for k := range a.ids {
-		r := &ReauditRow{ID: a.ids[k], Legacy: a.codes[int32(k)]}
-		set := a.set(k)
-		for i, l := range set {
-			if a.holder[l] == int32(k) && (i == 0 || set[i-1] != l) {
-				r.Held = append(r.Held, a.labels.get(l))
-			}
-		}
-		if others := a.others(k); len(others) > 0 {
-			r.Set = make([]string, len(set))
-			for i, l := range set {
-				r.Set[i] = a.labels.get(l)
-			}
-			for _, o := range others {
-				r.ExemptWith = append(r.ExemptWith, a.ids[o])
-			}
-		}
-		if err := each(r); err != nil {
+		if err := fn(k, &r, others); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// labelTable interns labels: their bytes one after the other, and an
-// open-addressing hash table of their numbers (about 30 bytes a label,
-// against about 80 for a map of strings and the strings).
-type labelTable struct {
-	bytes []byte
-	end   []uint32 // label i is bytes[end[i-1]:end[i]]
-	slots []uint32 // label number + 1; 0: empty
-	seed  maphash.Seed
+// ownLabel is the label of domain o (one that shares a label).
+func (a *zoneAudit) ownLabel(o int) string { return string(a.label(a.domAt[a.domIndex(o)])) }
+
+func (a *zoneAudit) name(o int) string {
+	return a.ownLabel(o) + "." + a.str[a.domZone[a.domIndex(o)]]
 }
 
-func newLabelTable() labelTable {
-	return labelTable{slots: make([]uint32, 1024), seed: maphash.MakeSeed()}
-}
-
-func (t *labelTable) bytesOf(id uint32) []byte {
-	start := uint32(0)
-	if id > 0 {
-		start = t.end[id-1]
-	}
-	return t.bytes[start:t.end[id]]
-}
-
-// get returns label id (a new string).
-func (t *labelTable) get(id uint32) string { return string(t.bytesOf(id)) }
-
-// id returns the number of label l, adding it if it is new.
-func (t *labelTable) id(l string) uint32 {
-	if 2*(len(t.end)+1) > len(t.slots) {
-		t.grow()
-	}
-	mask := uint64(len(t.slots) - 1)
-	for i := maphash.String(t.seed, l) & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			t.bytes = append(t.bytes, l...)
-			t.end = append(t.end, uint32(len(t.bytes)))
-			t.slots[i] = uint32(len(t.end))
-			return uint32(len(t.end) - 1)
-		}
-		if string(t.bytesOf(s-1)) == l {
-			return s - 1
+func (a *zoneAudit) finding(r *auditRec, others []int) *ReauditFinding {
+	f := &ReauditFinding{Name: r.label + "." + a.str[r.zone], Zone: a.str[r.zone], Lang: a.str[r.lang], Registrar: a.str[r.reg], JudgedUnder: a.str[r.ver],
+		Invalid: r.invalid, Codes: r.codes}
+	for _, o := range others {
+		if !slices.Contains(r.exempt, a.ownLabel(o)) {
+			f.ConflictsWith = append(f.ConflictsWith, a.name(o))
 		}
 	}
+	f.SetAdded, f.SetRemoved = r.added, r.removed
+	return f
 }
 
-func (t *labelTable) grow() {
-	t.slots = make([]uint32, 2*len(t.slots))
-	mask := uint64(len(t.slots) - 1)
-	for id := range t.end {
-		i := maphash.Bytes(t.seed, t.bytesOf(uint32(id))) & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
+// rows gives each domain's ReauditRow in ID order.
+func (a *zoneAudit) rows(each func(*ReauditRow) error) error {
+	return a.walk(func(k int, rec *auditRec, others []int) error {
+		r := &ReauditRow{ID: rec.id, Legacy: rec.codes}
+		set := rec.set
+		for i, l := range set {
+			if i > 0 && set[i-1] == l {
+				continue
+			}
+			if hs := a.holders(l); hs == nil || hs[0].k == int32(k) {
+				r.Held = append(r.Held, l)
+			}
 		}
-		t.slots[i] = uint32(id) + 1
-	}
+		if len(others) > 0 {
+			r.Set = set
+			for _, o := range others {
+				r.ExemptWith = append(r.ExemptWith, a.domID[a.domIndex(o)])
+			}
+		}
+		return each(r)
+	})
 }
 
 // setDiff returns the labels of a not in b and of b not in a (both sorted).

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -47,6 +48,11 @@ data and recompute the conflict sets back at its next start. Use
 the binary with the edited file (languages/) and run reaudit -apply with
 that binary, or simply start its server.
 
+The Go heap is held to a soft limit of 512 MiB (GOMEMLIMIT, if set, is
+taken instead): the re-audit's memory does not grow with the zone, only
+with the domains a change concerns, and the limit keeps the collector from
+letting the heap reach twice that.
+
 Exit status: 0 if nothing changed, 1 if some domain is listed, 2 on a usage
 or store error.
 
@@ -79,6 +85,9 @@ func cmdReaudit(args []string, stdout, stderr io.Writer) int {
 			"Run without -apply to see what the file would change; to apply it, build akshara with it (languages/) and run reaudit -apply with that binary\n",
 			strings.Join(foreign, ", "), akshara.DataVersions().Policy)
 		return exitUsage
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(reauditMemoryLimit))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -120,6 +129,14 @@ func cmdReaudit(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// reauditMemoryLimit is the soft limit of the Go heap during a re-audit
+// (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT is set: what the
+// re-audit holds is mostly without pointers (label bytes, fingerprints,
+// numbers), cheap to collect, and at 10 M domains under a data change
+// that made 1.8 M of them conflict the collector otherwise let the heap
+// reach about twice the live one (1,057 MB peak RSS for the report).
+const reauditMemoryLimit = 512 << 20
 
 // reauditData is the service's data: the compiled-in languages with the
 // -langfile replacements, and the version of that set; foreign lists the

@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/akshara-idn/akshara/internal/spool"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -59,14 +61,10 @@ func (s *Store) ScanZone(ctx context.Context, zone string, restart func(), each 
 	return internal("listing the domains of "+zone, err)
 }
 
-// stored is what a scan keeps of a domain's stored rows for the apply
-// that follows it in the same transaction: the hash of its conflict set
-// rows (storedHash) and its legacy codes.
-type stored struct {
-	id     int64
-	hash   uint64
-	legacy string
-}
+// What a scan keeps of a domain's stored rows for the apply that follows
+// it in the same transaction is written to a spool (keptRows), in ID
+// order: its ID (the difference from the last), the hash of its conflict
+// set rows (storedHash) and its legacy codes.
 
 // storedHash is the hash of a domain's rows in blocks (held), exempt_sets
 // (whole) and exemptions (the IDs of others), each sorted.
@@ -113,7 +111,10 @@ func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *kep
 			slices.Sort(held)
 			slices.Sort(whole)
 			slices.Sort(others)
-			keep.rows = append(keep.rows, stored{id: d.ID, hash: storedHash(keep.seed, held, whole, others), legacy: strings.Join(d.Legacy, " ")})
+			keep.put(d.ID, storedHash(keep.seed, held, whole, others), strings.Join(d.Legacy, " "))
+			if err := keep.sp.Err(); err != nil {
+				return err
+			}
 		}
 		// an exempted domain's whole set is in exempt_sets; an
 		// ordinary one holds its whole set
@@ -164,11 +165,55 @@ func (s *Store) scanZone(ctx context.Context, tx *sql.Tx, zone string, keep *kep
 	return flush()
 }
 
-// keptRows is what the apply's scan keeps of the stored rows, in ID order.
+// keptRows is what the apply's scan keeps of the stored rows, in ID
+// order, in a spool: in memory up to ReauditKeptInMemory bytes, in a temporary
+// file beyond (about 11 bytes a domain), so that the apply's memory does
+// not grow with the zone.
 type keptRows struct {
-	seed maphash.Seed
-	rows []stored
+	seed            maphash.Seed
+	sp              *spool.Spool
+	n               int
+	firstID, lastID int64
 }
+
+// ReauditKeptInMemory is how many bytes of kept rows stay in memory (the tests
+// make it small, to run the spilled path).
+var ReauditKeptInMemory = 16 << 20
+
+func (k *keptRows) put(id int64, hash uint64, legacy string) {
+	if k.n == 0 {
+		k.firstID = id
+	}
+	k.sp.PutVarint(id - k.lastID)
+	k.lastID = id
+	k.sp.PutUint64(hash)
+	k.sp.PutString(legacy)
+	k.n++
+}
+
+// keptReader reads the kept rows back, in ID order.
+type keptReader struct {
+	r      *spool.Reader
+	lastID int64
+}
+
+func (k *keptReader) next() (id int64, hash uint64, legacy string, err error) {
+	d, err := k.r.Varint()
+	if err != nil {
+		return 0, 0, "", err
+	}
+	k.lastID += d
+	if hash, err = k.r.Uint64(); err != nil {
+		return 0, 0, "", err
+	}
+	legacy, err = k.r.String()
+	return k.lastID, hash, legacy, err
+}
+
+// ReauditVersionEvery is how many IDs of domains one statement of
+// ApplyReaudit sets the data version of (the tests make it small, to run
+// several).
+var ReauditVersionEvery int64 = 50000
 
 // copyEvery is how many rows ApplyReaudit sends in one COPY.
 const copyEvery = 10000
@@ -207,32 +252,64 @@ func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string
 				return err // and with every create and delete
 			}
 		}
-		keep := &keptRows{seed: maphash.MakeSeed()}
+		keep := &keptRows{seed: maphash.MakeSeed(), sp: spool.New(ReauditKeptInMemory)}
+		defer keep.sp.Close()
 		if err := s.scanZone(ctx, tx, zone, keep, each); err != nil {
 			return err
 		}
-		if len(keep.rows) == 0 {
+		if keep.n == 0 {
 			return nil
 		}
-		// first the rows of the changed domains go, then the new ones
-		// come: a label may pass from one domain to another
-		var changed []int64
-		domains, exempted, k := 0, 0, 0
-		err := rows(func(r *registry.ReauditRow) error {
-			if k >= len(keep.rows) || keep.rows[k].id != r.ID {
+		kept, err := keep.sp.Reader()
+		if err != nil {
+			return err
+		}
+		kr := &keptReader{r: kept}
+		// first the rows of the changed domains go (deleted a chunk at a
+		// time as they are found), then the new ones come: a label may
+		// pass from one domain to another
+		changed := make([]uint64, (keep.n+63)/64) // by position in the scan
+		var gone []any                            // the IDs of changed domains not yet deleted
+		del := func() error {
+			if len(gone) == 0 {
+				return nil
+			}
+			for _, q := range []string{`DELETE FROM exemptions WHERE domain_id IN (%s)`, `DELETE FROM exempt_sets WHERE domain_id IN (%s)`, `DELETE FROM blocks WHERE domain_id IN (%s)`} {
+				if _, err := tx.ExecContext(ctx, s.q(fmt.Sprintf(q, marks(len(gone)))), gone...); err != nil {
+					return err
+				}
+			}
+			gone = gone[:0]
+			return nil
+		}
+		domains, exempted, k, nchanged := 0, 0, 0, 0
+		err = rows(func(r *registry.ReauditRow) error {
+			if k >= keep.n {
 				return fmt.Errorf("re-audit row %d: domain %d is not the scanned one", k, r.ID)
 			}
-			st := keep.rows[k]
-			k++
+			id, hash, legacy, err := kr.next()
+			if err != nil {
+				return err
+			}
+			if id != r.ID {
+				return fmt.Errorf("re-audit row %d: domain %d is not the scanned one", k, r.ID)
+			}
 			domains++
 			if len(r.ExemptWith) > 0 {
 				exempted++
 			}
-			if storedHash(keep.seed, r.Held, r.Set, r.ExemptWith) != st.hash {
-				changed = append(changed, r.ID)
+			if storedHash(keep.seed, r.Held, r.Set, r.ExemptWith) != hash {
+				changed[k/64] |= 1 << (k % 64)
+				nchanged++
+				if gone = append(gone, r.ID); len(gone) == chunk {
+					if err := del(); err != nil {
+						return err
+					}
+				}
 			}
-			if legacy := strings.Join(r.Legacy, " "); legacy != st.legacy {
-				if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET legacy = ? WHERE id = ?`), legacy, r.ID); err != nil {
+			k++
+			if l := strings.Join(r.Legacy, " "); l != legacy {
+				if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET legacy = ? WHERE id = ?`), l, r.ID); err != nil {
 					return err
 				}
 			}
@@ -241,27 +318,35 @@ func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string
 		if err != nil {
 			return err
 		}
-		if k != len(keep.rows) {
-			return fmt.Errorf("re-audit: %d rows for %d scanned domains", k, len(keep.rows))
+		if k != keep.n {
+			return fmt.Errorf("re-audit: %d rows for %d scanned domains", k, keep.n)
 		}
-		for i := 0; i < len(changed); i += chunk {
-			part := changed[i:min(i+chunk, len(changed))]
-			args := make([]any, len(part))
-			for j, id := range part {
-				args[j] = id
+		if err := del(); err != nil {
+			return err
+		}
+		// the version, by ranges of IDs (the zone is not compared by its
+		// index, as in the scan): one statement for the whole zone made
+		// SQLite keep a statement journal of every page of the zone's
+		// domains, in memory (temp_store) with the import's settings
+		for lo := keep.firstID; ; lo += ReauditVersionEvery {
+			from, to := lo, lo+ReauditVersionEvery-1
+			if lo == keep.firstID {
+				from = math.MinInt64
 			}
-			for _, q := range []string{`DELETE FROM exemptions WHERE domain_id IN (%s)`, `DELETE FROM exempt_sets WHERE domain_id IN (%s)`, `DELETE FROM blocks WHERE domain_id IN (%s)`} {
-				if _, err := tx.ExecContext(ctx, s.q(fmt.Sprintf(q, marks(len(part)))), args...); err != nil {
+			last := to >= keep.lastID
+			if last {
+				to = math.MaxInt64
+			}
+			for _, z := range s.members(zone) {
+				if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE id >= ? AND id <= ? AND zone || '' = ? AND data_version <> ?`), version, from, to, z, version); err != nil {
 					return err
 				}
 			}
-		}
-		for _, z := range s.members(zone) {
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET data_version = ? WHERE zone = ? AND data_version <> ?`), version, z, version); err != nil {
-				return err
+			if last {
+				break
 			}
 		}
-		if len(changed) > 0 {
+		if nchanged > 0 {
 			if err := s.insertReaudit(ctx, conn, tx, zone, changed, rows); err != nil {
 				return err
 			}
@@ -277,8 +362,9 @@ func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string
 	})
 }
 
-// insertReaudit writes the rows of the changed domains (in ID order).
-func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, changed []int64, rows func(func(*registry.ReauditRow) error) error) error {
+// insertReaudit writes the rows of the changed domains (changed: a bit
+// for each domain, by its position in the scan's ID order).
+func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, changed []uint64, rows func(func(*registry.ReauditRow) error) error) error {
 	var blocks rowSink = s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
 	var copied *copier
 	if s.d.CopyFrom != nil {
@@ -290,12 +376,12 @@ func (s *Store) insertReaudit(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 	defer sets.close()
 	pairs := s.inserter(ctx, tx, `INSERT INTO exemptions (domain_id, other_id) VALUES `, `ON CONFLICT DO NOTHING`, 2, nil)
 	defer pairs.close()
-	next := 0
+	k := 0
 	err := rows(func(r *registry.ReauditRow) error {
-		if next >= len(changed) || changed[next] != r.ID {
+		k++
+		if k > 64*len(changed) || changed[(k-1)/64]&(1<<((k-1)%64)) == 0 {
 			return nil
 		}
-		next++
 		for _, l := range r.Held {
 			if err := blocks.add(s.key(zone), l, r.ID); err != nil {
 				return err
