@@ -122,9 +122,17 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 	return s.do(ctx, func() error {
 		stamp := time.Now().UnixNano()
 		*perBatch = s.refsPerBatch(ctx)
+		var done *importDone
 		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
-			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch)
+			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch, &done)
 		})
+		// the next batch's look-ahead is corrected by this batch's rows,
+		// if it committed (and is known to have)
+		if err == nil {
+			s.ahead.set(done)
+		} else {
+			s.ahead.set(nil)
+		}
 		var ce *commitError
 		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
 			return err
@@ -211,7 +219,7 @@ func (c *copier) close() {}
 
 // inList runs query (with one IN (%s) for labels) over labels in chunks,
 // calling f for each row; args come before the labels.
-func (s *Store) inList(ctx context.Context, tx *sql.Tx, query string, args []any, labels []string, f func(*sql.Rows) error) error {
+func (s *Store) inList(ctx context.Context, tx queryer, query string, args []any, labels []string, f func(*sql.Rows) error) error {
 	chunk := importChunk
 	if s.d.ArrayParams {
 		chunk = max(len(labels), 1) // one query: label = ANY(?)
@@ -342,10 +350,25 @@ func (w *rowInserter) close() {
 // its set that were free, its whole set goes to exempt_sets, the pairs to
 // exemptions, and each domain it is exempted with has its whole set in
 // exempt_sets too.
-func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool) error {
+func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool, done **importDone) error {
 	zone := b.Zone
 	key := s.key(zone) // the zone's family: its conflict sets' key
-	if err := s.execAll(ctx, tx, s.d.ImportSetup, s.d.BulkBegin); err != nil {
+	if err := s.execAll(ctx, tx, s.d.ImportSetup); err != nil {
+		return err
+	}
+	// the marker before anything of this batch (the look-ahead's test)
+	var before string
+	if s.d.ImportMark != "" {
+		q := s.d.ImportMarkLock
+		if q == "" {
+			q = s.d.ImportMark
+		}
+		var err error
+		if before, err = s.importMark(ctx, tx, q); err != nil {
+			return err
+		}
+	}
+	if err := s.execAll(ctx, tx, s.d.BulkBegin); err != nil {
 		return err
 	}
 	// a batch takes its turn with exempted creates (CreateExemptDomain):
@@ -372,76 +395,53 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if *perBatch {
 		refs = &refChecks{s: s, ctx: ctx, tx: tx, ids: map[int64]bool{}}
 	}
-	var labels, setLabels []string
-	inSets := map[string]bool{}
 	for _, it := range b.Items {
 		it.Outcome, it.ExemptWith, it.Domain.ID, it.Domain.Exempted = 0, nil, 0, false
-		labels = append(labels, it.Domain.Label)
-		for _, l := range it.Domain.Blocks {
-			if !inSets[l] {
-				inSets[l] = true
-				setLabels = append(setLabels, l)
+	}
+	labels, setLabels, inSets := batchLabels(b)
+	// what the database holds of the batch's labels: the look-ahead read
+	// before this transaction, if nothing but the last batch changed it
+	// since, or read now
+	var look *importLook
+	if a, ok := b.Ahead.(*importLook); ok && !all && before != "" {
+		look = s.ahead.take(a, key, zone, before, labels, inSets)
+	}
+	b.Ahead = nil
+	for tries := 0; ; tries++ {
+		if tries > 5 {
+			return fmt.Errorf("%w: domains deleted while the batch looked", errImportRedo)
+		}
+		if look == nil {
+			var err error
+			if look, err = s.importLookup(ctx, tx, key, zone, labels, setLabels, all); err != nil {
+				return err
 			}
 		}
-	}
-	// what the database holds of the batch's labels
-	holder := map[string]int64{}    // label -> the domain holding it in blocks
-	members := map[string][]int64{} // label -> the domains whose set has it
-	err := s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
-		var l string
-		var id int64
-		err := r.Scan(&l, &id)
-		holder[l] = id
-		members[l] = append(members[l], id)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	err = s.inList(ctx, tx, `SELECT label, domain_id FROM exempt_sets WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
-		var l string
-		var id int64
-		err := r.Scan(&l, &id)
-		if !slices.Contains(members[l], id) {
-			members[l] = append(members[l], id)
+		ok, err := s.keepLooked(ctx, tx, look)
+		if err != nil {
+			return err
 		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	// A registered domain's own label is in its set, which is in blocks
-	// or exempt_sets: only the labels found there can be registered
-	// already. (After a lost race, all are looked up.)
-	ask := labels
-	if !all {
-		ask = nil
-		for _, l := range labels {
-			if len(members[l]) > 0 {
-				ask = append(ask, l)
-			}
+		if ok {
+			break
 		}
+		// a domain it found was deleted since: look again (those found
+		// are locked now, and cannot go)
+		s.ahead.gone.Add(1)
+		look = nil
 	}
-	registered := map[string]bool{}
-	err = s.inList(ctx, tx, `SELECT label FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
-		var l string
-		err := r.Scan(&l)
-		registered[l] = true
-		return err
-	})
-	if err != nil {
-		return err
-	}
+	holder, members := look.holder, look.members
+	registered := look.registered
+	dn := &importDone{key: key, zone: zone, before: before}
 
 	// duplicates out; every other name gets a domain row (and an ID)
 	var fresh []*registry.ImportItem
 	byLabel := map[string]*registry.ImportItem{}
 	for _, it := range b.Items {
-		if registered[it.Domain.Label] {
+		if _, ok := registered[it.Domain.Label]; ok {
 			it.Outcome = registry.ImportDuplicate
 			continue
 		}
-		registered[it.Domain.Label] = true
+		registered[it.Domain.Label] = 0
 		fresh = append(fresh, it)
 		byLabel[it.Domain.Label] = it
 	}
@@ -470,6 +470,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			return fmt.Errorf("import: no ID returned for %s", d.Name)
 		}
 		byID[d.ID] = it
+		dn.domains = append(dn.domains, labelID{d.Label, d.ID})
 		var others []int64
 		for _, l := range d.Blocks {
 			for _, o := range members[l] {
@@ -484,6 +485,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 				if err := blocks.add(key, l, d.ID); err != nil {
 					return err
 				}
+				dn.blocks = append(dn.blocks, labelID{l, d.ID})
 			}
 			members[l] = append(members[l], d.ID)
 		}
@@ -503,6 +505,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 					if err := sets.add(key, l, id); err != nil {
 						return err
 					}
+					dn.sets = append(dn.sets, labelID{l, id})
 				}
 			} else {
 				dbOthers = append(dbOthers, id)
@@ -570,9 +573,20 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if b.Note != "" {
 		result += "; " + b.Note
 	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
 		now, fmt.Sprintf("%s into %s", shortSource(b.Source), zone), result)
-	return err
+	if err != nil {
+		return err
+	}
+	// the marker after everything of this batch: what the next batch's
+	// look-ahead must have seen, or the marker before it
+	if before != "" {
+		if dn.after, err = s.importMark(ctx, tx, s.d.ImportMark); err != nil {
+			return err
+		}
+		*done = dn
+	}
+	return nil
 }
 
 func shortSource(s string) string {

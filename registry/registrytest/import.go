@@ -48,6 +48,8 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Reserved", func(t *testing.T) { testImportReserved(t, open) })
 	t.Run("HostileFile", func(t *testing.T) { testImportHostileFile(t, open) })
 	t.Run("LegacyJoiner", func(t *testing.T) { testImportLegacyJoiner(t, open) })
+	t.Run("Ahead", func(t *testing.T) { testImportAhead(t, open) })
+	t.Run("AheadHook", func(t *testing.T) { testImportAheadHook(t, open) })
 }
 
 // testImportLegacyJoiner (issue 21): a legacy name with an invisible

@@ -62,6 +62,16 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	if created == 0 || sum.Exempted == 0 {
 		t.Fatalf("no race: %d created beside the import, %d exempted", created, sum.Exempted)
 	}
+	own, pairs, bad := checkExemptInvariant(t, e)
+	t.Logf("import %+v beside %d creates (%d refused): %d domains, %d exempted pairs, %s", *sum, created, refused, own, pairs, fmt.Sprint(bad, " violations"))
+}
+
+// checkExemptInvariant checks the store's rows: every two domains whose
+// conflict sets meet are exempted with each other, and every domain's
+// set holds its own label. It returns the domains, the exempted pairs
+// and the violations.
+func checkExemptInvariant(t *testing.T, e *env) (domains, pairs int, violations int) {
+	t.Helper()
 	db := e.store.(interface{ DB() *sql.DB }).DB()
 	members := map[string][]int64{}
 	own := map[int64]string{}
@@ -79,7 +89,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 		members[l] = append(members[l], id)
 	}
 	rows.Close()
-	pairs := map[[2]int64]bool{}
+	pairset := map[[2]int64]bool{}
 	rows, err = db.QueryContext(e.ctx, `SELECT domain_id, other_id FROM exemptions`)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +97,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	for rows.Next() {
 		var a, b int64
 		rows.Scan(&a, &b)
-		pairs[[2]int64{a, b}] = true
+		pairset[[2]int64{a, b}] = true
 	}
 	rows.Close()
 	rows, err = db.QueryContext(e.ctx, `SELECT id, label FROM domains`)
@@ -105,7 +115,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	for l, ids := range members {
 		for i := range ids {
 			for j := range ids {
-				if i != j && !pairs[[2]int64{ids[i], ids[j]}] {
+				if i != j && !pairset[[2]int64{ids[i], ids[j]}] {
 					if bad++; bad <= 5 {
 						t.Errorf("%s and %s both have %s in their sets and are not exempted with each other", own[ids[i]], own[ids[j]], l)
 					}
@@ -124,5 +134,5 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 			}
 		}
 	}
-	t.Logf("import %+v beside %d creates (%d refused): %d domains, %d exempted pairs, %s", *sum, created, refused, len(own), len(pairs)/2, fmt.Sprint(bad, " violations"))
+	return len(own), len(pairset) / 2, bad
 }
