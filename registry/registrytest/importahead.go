@@ -218,7 +218,9 @@ func testImportAheadHook(t *testing.T, open func(*testing.T) registry.Store) {
 
 // sqlFor turns ? into $1, $2, ... for PostgreSQL's driver.
 func sqlFor(db *sql.DB, q string) string {
-	if _, ok := db.Driver().(interface{ Open(string) (driver.Conn, error) }); ok && strings.Contains(fmt.Sprintf("%T", db.Driver()), "stdlib") {
+	if _, ok := db.Driver().(interface {
+		Open(string) (driver.Conn, error)
+	}); ok && strings.Contains(fmt.Sprintf("%T", db.Driver()), "stdlib") {
 		n := 0
 		var out strings.Builder
 		for _, c := range q {
