@@ -155,6 +155,10 @@ func batchLabels(b *registry.ImportBatch) (labels, setLabels []string, inSets ma
 			}
 		}
 	}
+	// in order: SQLite looks an IN list up in order, and consecutive
+	// lists then read neighbouring pages of the index (PostgreSQL sorts
+	// an array itself)
+	slices.Sort(setLabels)
 	return labels, setLabels, inSets
 }
 
@@ -209,6 +213,8 @@ func (s *Store) importLookup(ctx context.Context, q queryer, key, zone string, l
 			}
 		}
 	}
+	ask = slices.Clone(ask)
+	slices.Sort(ask)
 	err = s.inList(ctx, q, `SELECT label, id FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
 		var x string
 		var id int64
