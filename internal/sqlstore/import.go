@@ -255,6 +255,50 @@ func (s *Store) inList(ctx context.Context, tx queryer, query string, args []any
 	return nil
 }
 
+// idList runs query (with one IN (%s) for ids) over ids in chunks (one
+// array on PostgreSQL), calling f, if set, for each row.
+func (s *Store) idList(ctx context.Context, tx *sql.Tx, query string, ids []int64, f func(*sql.Rows) error) error {
+	chunk := importChunk
+	if s.d.ArrayParams {
+		chunk = max(len(ids), 1)
+	}
+	for i := 0; i < len(ids); i += chunk {
+		part := ids[i:min(i+chunk, len(ids))]
+		var a []any
+		q := query
+		if s.d.ArrayParams {
+			a = []any{part}
+			q = strings.Replace(q, "IN (%s)", "= ANY(?)", 1)
+		} else {
+			for _, id := range part {
+				a = append(a, id)
+			}
+			q = fmt.Sprintf(q, marks(len(part)))
+		}
+		if f == nil {
+			if _, err := tx.ExecContext(ctx, s.q(q), a...); err != nil {
+				return err
+			}
+			continue
+		}
+		rows, err := tx.QueryContext(ctx, s.q(q), a...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := f(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rowInserter inserts rows of a table with multi-row INSERTs of up to
 // importChunk/width rows, the full-size statement prepared once per
 // transaction.
@@ -545,16 +589,27 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	}
 	// a domain of the database exempted now: its set is what it holds
 	// (or, if it was exempted before, is in exempt_sets already)
-	for _, id := range dbOthers {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO exempt_sets (zone, label, domain_id) SELECT zone, label, domain_id FROM blocks WHERE domain_id = ? ON CONFLICT DO NOTHING`), id); err != nil {
-			return err
-		}
-		// (of any zone of the family)
+	// (a few statements for all of them: one per domain was two round
+	// trips each, a hundred or more a batch)
+	err := s.idList(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) SELECT zone, label, domain_id FROM blocks WHERE domain_id IN (%s) ON CONFLICT DO NOTHING`, dbOthers, nil)
+	if err != nil {
+		return err
+	}
+	// (of any zone of the family)
+	err = s.idList(ctx, tx, `SELECT id, label, zone FROM domains WHERE id IN (%s)`, dbOthers, func(r *sql.Rows) error {
+		var id int64
 		var label, dzone string
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT label, zone FROM domains WHERE id = ?`), id).Scan(&label, &dzone); err != nil {
-			return err
-		}
+		err := r.Scan(&id, &label, &dzone)
 		names[id] = label + "." + dzone
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range dbOthers {
+		if names[id] == "" {
+			return fmt.Errorf("import: domain %d, exempted with a name of the batch, is not there", id)
+		}
 	}
 	var n [4]int
 	for _, it := range b.Items {
@@ -573,7 +628,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if b.Note != "" {
 		result += "; " + b.Note
 	}
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
 		now, fmt.Sprintf("%s into %s", shortSource(b.Source), zone), result)
 	if err != nil {
 		return err
