@@ -155,10 +155,6 @@ func batchLabels(b *registry.ImportBatch) (labels, setLabels []string, inSets ma
 			}
 		}
 	}
-	// in order: SQLite looks an IN list up in order, and consecutive
-	// lists then read neighbouring pages of the index (PostgreSQL sorts
-	// an array itself)
-	slices.Sort(setLabels)
 	return labels, setLabels, inSets
 }
 
@@ -183,6 +179,13 @@ func (s *Store) importMark(ctx context.Context, q queryer, query string) (string
 // domain's label is always in its own set), or all of them.
 func (s *Store) importLookup(ctx context.Context, q queryer, key, zone string, labels, setLabels []string, all bool) (*importLook, error) {
 	l := &importLook{key: key, zone: zone, holder: map[string]int64{}, members: map[string][]int64{}, registered: map[string]int64{}}
+	// in order: SQLite looks an IN list up in order, and consecutive
+	// lists then read neighbouring pages of the index (PostgreSQL sorts
+	// an array itself)
+	if !s.d.ArrayParams {
+		setLabels = slices.Clone(setLabels)
+		slices.Sort(setLabels)
+	}
 	err := s.inList(ctx, q, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
 		var x string
 		var id int64
@@ -213,8 +216,10 @@ func (s *Store) importLookup(ctx context.Context, q queryer, key, zone string, l
 			}
 		}
 	}
-	ask = slices.Clone(ask)
-	slices.Sort(ask)
+	if !s.d.ArrayParams {
+		ask = slices.Clone(ask)
+		slices.Sort(ask)
+	}
 	err = s.inList(ctx, q, `SELECT label, id FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
 		var x string
 		var id int64
