@@ -182,7 +182,7 @@ func (s *Store) importLookup(ctx context.Context, q queryer, key, zone string, l
 	// in order: SQLite looks an IN list up in order, and consecutive
 	// lists then read neighbouring pages of the index (PostgreSQL sorts
 	// an array itself)
-	if !s.d.ArrayParams {
+	if !s.d.ArrayParams && !slices.IsSorted(setLabels) {
 		setLabels = slices.Clone(setLabels)
 		slices.Sort(setLabels)
 	}
@@ -278,7 +278,15 @@ func (s *Store) ImportAhead(ctx context.Context, b *registry.ImportBatch) error 
 	if s.d.ImportMark == "" || len(b.Items) == 0 {
 		return nil
 	}
-	labels, setLabels, _ := batchLabels(b)
+	// the labels each once, by sorting (no map: this runs while the batch
+	// before is written, and its garbage adds to that batch's peak)
+	var labels, setLabels []string
+	for _, it := range b.Items {
+		labels = append(labels, it.Domain.Label)
+		setLabels = append(setLabels, it.Domain.Blocks...)
+	}
+	slices.Sort(setLabels)
+	setLabels = slices.Compact(setLabels)
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
 		return internal("looking a batch up ahead", err)
