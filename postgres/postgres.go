@@ -101,7 +101,16 @@ func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		// 10,000 IDs, 8 ms with it once)
 		ReserveIDs: `WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence('domains', 'id')::regclass AS seq)
 			SELECT nextval(seq) FROM s, generate_series(1, ?)`,
-		ImportRefs: importRefs})
+		ImportRefs: importRefs,
+		// An import batch's look-ahead (sqlstore/import.go): exempted
+		// creates, imports, re-audits and the start-up recomputation lock
+		// (UPDATE) the relation's settings row, and each UPDATE leaves a
+		// version of its own (xmin, the writer's transaction ID); ordinary
+		// creates are caught by the unique indexes, deletes by the look-
+		// ahead's domains locked and found again.
+		ImportMark:     `SELECT xmin::text FROM settings WHERE name = 'conflict-relation'`,
+		ImportMarkLock: `SELECT xmin::text FROM settings WHERE name = 'conflict-relation' FOR UPDATE`,
+		ImportKeep:     `SELECT id FROM domains WHERE id = ANY(?) FOR KEY SHARE`})
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -49,6 +49,20 @@ type ImportBatch struct {
 	Done     bool   // the last batch of the file
 	Note     string // for the audit log: what the batch did apart from Items
 	Items    []*ImportItem
+	// Ahead is what the store looked up of the batch's labels before its
+	// transaction (ImportAheader), or nil.
+	Ahead any
+}
+
+// ImportAheader is implemented by importers that can look up a batch's
+// labels ahead of its transaction, on a connection of their own, while
+// the previous batch is written (docs/import.md, "How a batch is
+// decided"). ImportAhead sets b.Ahead; ImportBatch then uses it only if
+// it can prove, inside the batch's transaction, that nothing but the
+// previous batch changed what it read, and looks up again if not. An
+// error is not the import's: the batch looks up in its transaction.
+type ImportAheader interface {
+	ImportAhead(ctx context.Context, b *ImportBatch) error
 }
 
 // Importer is implemented by stores that can bulk import (package
@@ -90,6 +104,10 @@ type ImportOptions struct {
 	// Refused, if set, is called (from one goroutine, in file order) for
 	// each record not imported and each duplicate.
 	Refused func(ImportRefusal)
+	// AheadHook, for tests, is called with each batch but the first
+	// before the store looks it up ahead of its transaction (done false)
+	// and after (done true), while the previous batch is written.
+	AheadHook func(b *ImportBatch, done bool)
 }
 
 // ImportProgress is updated while an import runs (for a progress bar).
@@ -142,9 +160,14 @@ type ImportSummary struct {
 	// ReferenceChecks says how the store checked the references of the
 	// rows written ("per batch", or "per row: " and why), if it has more
 	// than one way (docs/import.md, "Reference checks").
-	ReferenceChecks string        `json:"reference_checks,omitempty"`
-	Elapsed         time.Duration `json:"elapsed_ns"`
-	Rate            float64       `json:"names_per_second"` // records of this run per second
+	ReferenceChecks string `json:"reference_checks,omitempty"`
+	// LookAhead says how many batches were decided on the lookups done
+	// ahead of their transaction and how many looked up again in it
+	// (something else had committed), if the store looks ahead
+	// (docs/import.md, "How a batch is decided").
+	LookAhead string        `json:"look_ahead,omitempty"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Rate      float64       `json:"names_per_second"` // records of this run per second
 }
 
 // ErrImportRegistrars is returned (before anything is written) when the
@@ -256,11 +279,16 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	// writer busy.
 	work := make(chan *importChunk)
 	order := make(chan *importChunk)
+	// slots bounds the chunks in memory to two: the one written and the
+	// next, judged and looked up meanwhile (ImportAheader); the reader
+	// takes a slot before it reads a chunk, the writer gives it back when
+	// the chunk is written.
+	slots := make(chan struct{}, 2)
 	var readErr error
 	go func() {
 		defer close(order)
 		defer close(work)
-		readErr = s.readChunks(ctx, rc, from, finished, opts.BatchSize, sum, work, order)
+		readErr = s.readChunks(ctx, rc, from, finished, opts.BatchSize, sum, slots, work, order)
 	}()
 	var wg sync.WaitGroup
 	for i := 0; i < opts.Workers; i++ {
@@ -279,54 +307,96 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	defer wg.Wait()
 	codes, legacyCodes := map[string]int64{}, map[string]int64{}
 	var werr error
-	for c := range order {
-		if werr != nil {
-			continue // drain
+	ahead, _ := imp.(ImportAheader)
+	var used0, missed0, gone0 int64
+	if la, ok := imp.(interface{ ImportAheadCounts() (int64, int64, int64) }); ok {
+		used0, missed0, gone0 = la.ImportAheadCounts()
+	}
+	type pending struct {
+		c *importChunk
+		j *judgedChunk
+		b *ImportBatch
+	}
+	// next takes the next chunk in file order, judged
+	next := func() *pending {
+		for c := range order {
+			if werr != nil {
+				<-slots // drain
+				continue
+			}
+			select {
+			case j := <-c.out:
+				b := &ImportBatch{Source: source, Zone: zone.Name, LastLine: c.last, Done: c.done, Items: j.items,
+					Note: fmt.Sprintf("lines to %d: %d refused", c.last, len(j.refusals))}
+				return &pending{c, j, b}
+			case <-ctx.Done():
+				// interrupted: the chunk may never reach a worker
+				werr = ctx.Err()
+				<-slots
+			}
 		}
-		var j *judgedChunk
-		select {
-		case j = <-c.out:
-		case <-ctx.Done():
-			// interrupted: the chunk may never reach a worker
-			werr = ctx.Err()
-			continue
+		return nil
+	}
+	cur := next()
+	for cur != nil {
+		// batch N is written while batch N+1 is looked up
+		errc := make(chan error, 1)
+		go func(b *ImportBatch) { errc <- imp.ImportBatch(ctx, b) }(cur.b)
+		nb := next()
+		if nb != nil && ahead != nil && opts.AheadHook != nil {
+			opts.AheadHook(nb.b, false)
 		}
-		b := &ImportBatch{Source: source, Zone: zone.Name, LastLine: c.last, Done: c.done, Items: j.items,
-			Note: fmt.Sprintf("lines to %d: %d refused", c.last, len(j.refusals))}
-		if err := imp.ImportBatch(ctx, b); err != nil {
-			werr = err
+		if nb != nil && ahead != nil {
+			ahead.ImportAhead(ctx, nb.b) // an error leaves it to the batch's transaction
+			if opts.AheadHook != nil {
+				opts.AheadHook(nb.b, true)
+			}
+		}
+		if err := <-errc; err != nil {
+			if werr == nil {
+				werr = err
+			}
 			cancel()
-			continue
+		} else {
+			c, j := cur.c, cur.j
+			sum.Batches++
+			for code, n := range j.codes {
+				codes[code] += n
+			}
+			sum.Legacy += j.nlegacy
+			for code, n := range j.legacy {
+				legacyCodes[code] += n
+			}
+			sum.Refused += int64(len(j.refusals))
+			refusals := j.refusals
+			for _, it := range j.items {
+				switch it.Outcome {
+				case ImportRegistered:
+					sum.Registered++
+				case ImportExempted:
+					sum.Exempted++
+				case ImportDuplicate:
+					sum.Duplicates++
+					refusals = append(refusals, ImportRefusal{Line: it.Line, Name: it.Domain.Name, Code: CodeDuplicate, Reason: it.Domain.Name + " is registered already"})
+				}
+			}
+			if opts.Refused != nil {
+				sort.Slice(refusals, func(a, b int) bool { return refusals[a].Line < refusals[b].Line })
+				for _, r := range refusals {
+					opts.Refused(r)
+				}
+			}
+			opts.Progress.Lines.Add(int64(c.n))
+			opts.Progress.Bytes.Store(c.bytes)
 		}
-		sum.Batches++
-		for code, n := range j.codes {
-			codes[code] += n
-		}
-		sum.Legacy += j.nlegacy
-		for code, n := range j.legacy {
-			legacyCodes[code] += n
-		}
-		sum.Refused += int64(len(j.refusals))
-		refusals := j.refusals
-		for _, it := range j.items {
-			switch it.Outcome {
-			case ImportRegistered:
-				sum.Registered++
-			case ImportExempted:
-				sum.Exempted++
-			case ImportDuplicate:
-				sum.Duplicates++
-				refusals = append(refusals, ImportRefusal{Line: it.Line, Name: it.Domain.Name, Code: CodeDuplicate, Reason: it.Domain.Name + " is registered already"})
+		<-slots
+		if werr != nil && nb != nil {
+			<-slots
+			nb = nil
+			for next() != nil { // drain
 			}
 		}
-		if opts.Refused != nil {
-			sort.Slice(refusals, func(a, b int) bool { return refusals[a].Line < refusals[b].Line })
-			for _, r := range refusals {
-				opts.Refused(r)
-			}
-		}
-		opts.Progress.Lines.Add(int64(c.n))
-		opts.Progress.Bytes.Store(c.bytes)
+		cur = nb
 	}
 	wg.Wait()
 	if werr == nil && readErr != nil {
@@ -338,6 +408,13 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	sum.RefusedByCode, sum.LegacyByCode = countList(codes), countList(legacyCodes)
 	if rc, ok := imp.(interface{ ImportChecks() string }); ok {
 		sum.ReferenceChecks = rc.ImportChecks()
+	}
+	if la, ok := imp.(interface{ ImportAheadCounts() (int64, int64, int64) }); ok && ahead != nil {
+		used, missed, gone := la.ImportAheadCounts()
+		sum.LookAhead = fmt.Sprintf("used in %d batches, looked up again in %d", used-used0, missed-missed0)
+		if gone -= gone0; gone > 0 {
+			sum.LookAhead += fmt.Sprintf(", %d looks found a domain deleted", gone)
+		}
 	}
 	sum.Elapsed = time.Since(start)
 	if secs := sum.Elapsed.Seconds(); secs > 0 {
@@ -432,10 +509,27 @@ func (s *Service) importRegistrars(ctx context.Context, imp Importer, regs map[s
 // readChunks reads the records after line from, in chunks of size.
 // An import that finished before writes nothing when run again (no empty
 // batch, no audit entry).
-func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finished bool, size int, sum *ImportSummary, work, order chan<- *importChunk) error {
+func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finished bool, size int, sum *ImportSummary, slots chan<- struct{}, work, order chan<- *importChunk) error {
 	ir := NewImportReader(r)
 	c := &importChunk{out: make(chan *judgedChunk, 1)}
+	held := false // a slot is held for c
+	take := func() bool {
+		if held {
+			return true
+		}
+		select {
+		case slots <- struct{}{}:
+			held = true
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
 	send := func() bool {
+		if !take() {
+			return false
+		}
+		held = false
 		c.bytes = ir.Offset()
 		select {
 		case work <- c:
@@ -463,6 +557,9 @@ func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finis
 			sum.Skipped++
 			continue
 		}
+		if !take() {
+			return ctx.Err()
+		}
 		c.recs = append(c.recs, rec)
 		c.last = rec.Line
 		if len(c.recs) >= size && !send() {
@@ -475,7 +572,9 @@ func (s *Service) readChunks(ctx context.Context, r io.Reader, from int64, finis
 	if len(c.recs) == 0 && finished {
 		return nil
 	}
-	send()
+	if !send() {
+		return ctx.Err()
+	}
 	return nil
 }
 

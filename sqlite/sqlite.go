@@ -72,7 +72,14 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// pool's connections kept a 256 MiB cache of its own and the
 		// import's memory grew with the file (757 MB peak at a million
 		// names). Back to the default (2 MiB), the pages given back.
-		ImportTeardown: []string{"PRAGMA cache_size = -2000", "PRAGMA shrink_memory"}})
+		ImportTeardown: []string{"PRAGMA cache_size = -2000", "PRAGMA shrink_memory"},
+		// An import batch's look-ahead (sqlstore/import.go) is exact if
+		// nothing but the import committed since it read: every write of
+		// blocks, exemptions, reserved names or domains other than a bulk
+		// one logs a row in cache_changes, a bulk one logs one row too, and
+		// AUTOINCREMENT's last number (kept in sqlite_sequence even when
+		// the log is pruned) only grows, one writer at a time.
+		ImportMark: `SELECT CAST(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'cache_changes'), 0) AS TEXT)`})
 	if err != nil {
 		db.Close()
 		return nil, err

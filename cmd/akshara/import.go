@@ -198,6 +198,9 @@ func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
 			fmt.Fprintf(tw, "  %s\t%s\n", n, s.RegistrarsCreated[n])
 		}
 	}
+	if s.LookAhead != "" {
+		fmt.Fprintf(tw, "look-ahead\t%s\n", s.LookAhead)
+	}
 	if s.ReferenceChecks != "" {
 		fmt.Fprintf(tw, "reference checks\t%s\n", s.ReferenceChecks)
 	}

@@ -127,9 +127,17 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 	return s.do(ctx, func() error {
 		stamp := time.Now().UnixNano()
 		*perBatch = s.refsPerBatch(ctx)
+		var done *importDone
 		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
-			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch)
+			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch, &done)
 		})
+		// the next batch's look-ahead is corrected by this batch's rows,
+		// if it committed (and is known to have)
+		if err == nil {
+			s.ahead.set(done)
+		} else {
+			s.ahead.set(nil)
+		}
 		var ce *commitError
 		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
 			return err
@@ -216,7 +224,7 @@ func (c *copier) close() {}
 
 // inList runs query (with one IN (%s) for labels) over labels in chunks,
 // calling f for each row; args come before the labels.
-func (s *Store) inList(ctx context.Context, tx *sql.Tx, query string, args []any, labels []string, f func(*sql.Rows) error) error {
+func (s *Store) inList(ctx context.Context, tx queryer, query string, args []any, labels []string, f func(*sql.Rows) error) error {
 	chunk := importChunk
 	if s.d.ArrayParams {
 		chunk = max(len(labels), 1) // one query: label = ANY(?)
@@ -233,6 +241,50 @@ func (s *Store) inList(ctx context.Context, tx *sql.Tx, query string, args []any
 				a = append(a, l)
 			}
 			q = fmt.Sprintf(q, marks(len(part)))
+		}
+		rows, err := tx.QueryContext(ctx, s.q(q), a...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := f(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idList runs query (with one IN (%s) for ids) over ids in chunks (one
+// array on PostgreSQL), calling f, if set, for each row.
+func (s *Store) idList(ctx context.Context, tx *sql.Tx, query string, ids []int64, f func(*sql.Rows) error) error {
+	chunk := importChunk
+	if s.d.ArrayParams {
+		chunk = max(len(ids), 1)
+	}
+	for i := 0; i < len(ids); i += chunk {
+		part := ids[i:min(i+chunk, len(ids))]
+		var a []any
+		q := query
+		if s.d.ArrayParams {
+			a = []any{part}
+			q = strings.Replace(q, "IN (%s)", "= ANY(?)", 1)
+		} else {
+			for _, id := range part {
+				a = append(a, id)
+			}
+			q = fmt.Sprintf(q, marks(len(part)))
+		}
+		if f == nil {
+			if _, err := tx.ExecContext(ctx, s.q(q), a...); err != nil {
+				return err
+			}
+			continue
 		}
 		rows, err := tx.QueryContext(ctx, s.q(q), a...)
 		if err != nil {
@@ -347,10 +399,25 @@ func (w *rowInserter) close() {
 // its set that were free, its whole set goes to exempt_sets, the pairs to
 // exemptions, and each domain it is exempted with has its whole set in
 // exempt_sets too.
-func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool) error {
+func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *registry.ImportBatch, all bool, now int64, perBatch *bool, done **importDone) error {
 	zone := b.Zone
 	key := s.key(zone) // the zone's family: its conflict sets' key
-	if err := s.execAll(ctx, tx, s.d.ImportSetup, s.d.BulkBegin); err != nil {
+	if err := s.execAll(ctx, tx, s.d.ImportSetup); err != nil {
+		return err
+	}
+	// the marker before anything of this batch (the look-ahead's test)
+	var before string
+	if s.d.ImportMark != "" {
+		q := s.d.ImportMarkLock
+		if q == "" {
+			q = s.d.ImportMark
+		}
+		var err error
+		if before, err = s.importMark(ctx, tx, q); err != nil {
+			return err
+		}
+	}
+	if err := s.execAll(ctx, tx, s.d.BulkBegin); err != nil {
 		return err
 	}
 	// a batch takes its turn with exempted creates (CreateExemptDomain):
@@ -377,76 +444,53 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if *perBatch {
 		refs = &refChecks{s: s, ctx: ctx, tx: tx, ids: map[int64]bool{}}
 	}
-	var labels, setLabels []string
-	inSets := map[string]bool{}
 	for _, it := range b.Items {
 		it.Outcome, it.ExemptWith, it.Domain.ID, it.Domain.Exempted = 0, nil, 0, false
-		labels = append(labels, it.Domain.Label)
-		for _, l := range it.Domain.Blocks {
-			if !inSets[l] {
-				inSets[l] = true
-				setLabels = append(setLabels, l)
+	}
+	labels, setLabels, inSets := batchLabels(b)
+	// what the database holds of the batch's labels: the look-ahead read
+	// before this transaction, if nothing but the last batch changed it
+	// since, or read now
+	var look *importLook
+	if a, ok := b.Ahead.(*importLook); ok && !all && before != "" {
+		look = s.ahead.take(a, key, zone, before, labels, inSets)
+	}
+	b.Ahead = nil
+	for tries := 0; ; tries++ {
+		if tries > 5 {
+			return fmt.Errorf("%w: domains deleted while the batch looked", errImportRedo)
+		}
+		if look == nil {
+			var err error
+			if look, err = s.importLookup(ctx, tx, key, zone, labels, setLabels, all); err != nil {
+				return err
 			}
 		}
-	}
-	// what the database holds of the batch's labels
-	holder := map[string]int64{}    // label -> the domain holding it in blocks
-	members := map[string][]int64{} // label -> the domains whose set has it
-	err := s.inList(ctx, tx, `SELECT label, domain_id FROM blocks WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
-		var l string
-		var id int64
-		err := r.Scan(&l, &id)
-		holder[l] = id
-		members[l] = append(members[l], id)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	err = s.inList(ctx, tx, `SELECT label, domain_id FROM exempt_sets WHERE zone = ? AND label IN (%s)`, []any{key}, setLabels, func(r *sql.Rows) error {
-		var l string
-		var id int64
-		err := r.Scan(&l, &id)
-		if !slices.Contains(members[l], id) {
-			members[l] = append(members[l], id)
+		ok, err := s.keepLooked(ctx, tx, look)
+		if err != nil {
+			return err
 		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	// A registered domain's own label is in its set, which is in blocks
-	// or exempt_sets: only the labels found there can be registered
-	// already. (After a lost race, all are looked up.)
-	ask := labels
-	if !all {
-		ask = nil
-		for _, l := range labels {
-			if len(members[l]) > 0 {
-				ask = append(ask, l)
-			}
+		if ok {
+			break
 		}
+		// a domain it found was deleted since: look again (those found
+		// are locked now, and cannot go)
+		s.ahead.gone.Add(1)
+		look = nil
 	}
-	registered := map[string]bool{}
-	err = s.inList(ctx, tx, `SELECT label FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
-		var l string
-		err := r.Scan(&l)
-		registered[l] = true
-		return err
-	})
-	if err != nil {
-		return err
-	}
+	holder, members := look.holder, look.members
+	registered := look.registered
+	dn := &importDone{key: key, zone: zone, before: before}
 
 	// duplicates out; every other name gets a domain row (and an ID)
 	var fresh []*registry.ImportItem
 	byLabel := map[string]*registry.ImportItem{}
 	for _, it := range b.Items {
-		if registered[it.Domain.Label] {
+		if _, ok := registered[it.Domain.Label]; ok {
 			it.Outcome = registry.ImportDuplicate
 			continue
 		}
-		registered[it.Domain.Label] = true
+		registered[it.Domain.Label] = 0
 		fresh = append(fresh, it)
 		byLabel[it.Domain.Label] = it
 	}
@@ -475,6 +519,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			return fmt.Errorf("import: no ID returned for %s", d.Name)
 		}
 		byID[d.ID] = it
+		dn.domains = append(dn.domains, labelID{d.Label, d.ID})
 		var others []int64
 		for _, l := range d.Blocks {
 			for _, o := range members[l] {
@@ -489,6 +534,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 				if err := blocks.add(key, l, d.ID); err != nil {
 					return err
 				}
+				dn.blocks = append(dn.blocks, labelID{l, d.ID})
 			}
 			members[l] = append(members[l], d.ID)
 		}
@@ -508,6 +554,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 					if err := sets.add(key, l, id); err != nil {
 						return err
 					}
+					dn.sets = append(dn.sets, labelID{l, id})
 				}
 			} else {
 				dbOthers = append(dbOthers, id)
@@ -547,16 +594,27 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	}
 	// a domain of the database exempted now: its set is what it holds
 	// (or, if it was exempted before, is in exempt_sets already)
-	for _, id := range dbOthers {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO exempt_sets (zone, label, domain_id) SELECT zone, label, domain_id FROM blocks WHERE domain_id = ? ON CONFLICT DO NOTHING`), id); err != nil {
-			return err
-		}
-		// (of any zone of the family)
+	// (a few statements for all of them: one per domain was two round
+	// trips each, a hundred or more a batch)
+	err := s.idList(ctx, tx, `INSERT INTO exempt_sets (zone, label, domain_id) SELECT zone, label, domain_id FROM blocks WHERE domain_id IN (%s) ON CONFLICT DO NOTHING`, dbOthers, nil)
+	if err != nil {
+		return err
+	}
+	// (of any zone of the family)
+	err = s.idList(ctx, tx, `SELECT id, label, zone FROM domains WHERE id IN (%s)`, dbOthers, func(r *sql.Rows) error {
+		var id int64
 		var label, dzone string
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT label, zone FROM domains WHERE id = ?`), id).Scan(&label, &dzone); err != nil {
-			return err
-		}
+		err := r.Scan(&id, &label, &dzone)
 		names[id] = label + "." + dzone
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range dbOthers {
+		if names[id] == "" {
+			return fmt.Errorf("import: domain %d, exempted with a name of the batch, is not there", id)
+		}
 	}
 	var n [4]int
 	for _, it := range b.Items {
@@ -577,7 +635,18 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	}
 	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
 		now, fmt.Sprintf("%s into %s", shortSource(b.Source), zone), result)
-	return err
+	if err != nil {
+		return err
+	}
+	// the marker after everything of this batch: what the next batch's
+	// look-ahead must have seen, or the marker before it
+	if before != "" {
+		if dn.after, err = s.importMark(ctx, tx, s.d.ImportMark); err != nil {
+			return err
+		}
+		*done = dn
+	}
+	return nil
 }
 
 func shortSource(s string) string {

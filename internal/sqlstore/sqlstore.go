@@ -78,6 +78,20 @@ type Dialect struct {
 	// statistics must follow tables that grow from nothing to millions of
 	// rows in minutes.
 	ImportAnalyze []string
+	// ImportMark reads, in one row and column, the marker that tells an
+	// import batch whether anything but the import changed the rows its
+	// look-ahead read (import.go, "look-ahead"): on SQLite the read
+	// cache's change log's last number, on PostgreSQL the version (xmin)
+	// of the settings row that exempted creates lock. ImportMarkLock
+	// reads it at the start of a batch's transaction, taking what it
+	// needs to keep it (PostgreSQL: FOR UPDATE); "" is ImportMark.
+	// Without ImportMark the batches do not look ahead.
+	ImportMark, ImportMarkLock string
+	// ImportKeep, if set, locks (FOR KEY SHARE) the domains of an ID
+	// array that a batch's look-ahead found, returning the IDs of those
+	// that still exist: a delete committed since the look-ahead removed
+	// one (PostgreSQL; SQLite's marker sees deletes).
+	ImportKeep string
 	// ArrayParams: a []string argument binds to "= ANY(?)" (a
 	// PostgreSQL array), so a lookup of many labels is one query.
 	ArrayParams bool
@@ -138,6 +152,9 @@ type Store struct {
 	batches atomic.Int64
 	// refs is how import batches check references (import.go).
 	refs refMode
+	// ahead is the last import batch committed, for the next batch's
+	// look-ahead (import.go).
+	ahead aheadState
 	// families maps a zone of a variant TLD family to the family's key
 	// (SetFamilies): the zone its conflict sets are stored under.
 	families atomic.Pointer[families]

@@ -44,10 +44,13 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Generated", func(t *testing.T) { testImportGenerated(t, open, want, opener, batch) })
 	t.Run("Resume", func(t *testing.T) { testImportResume(t, open, want, opener, batch) })
 	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
-	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open) })
+	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open, false) })
+	t.Run("ConcurrentFree", func(t *testing.T) { testImportConcurrent(t, open, true) })
 	t.Run("Reserved", func(t *testing.T) { testImportReserved(t, open) })
 	t.Run("HostileFile", func(t *testing.T) { testImportHostileFile(t, open) })
 	t.Run("LegacyJoiner", func(t *testing.T) { testImportLegacyJoiner(t, open) })
+	t.Run("Ahead", func(t *testing.T) { testImportAhead(t, open) })
+	t.Run("AheadHook", func(t *testing.T) { testImportAheadHook(t, open) })
 }
 
 // testImportLegacyJoiner (issue 21): a legacy name with an invisible

@@ -16,7 +16,13 @@ import (
 // the file's names and their variants: whatever the interleaving, two
 // domains whose conflict sets meet are exempted with each other, and every
 // domain's set holds its own label.
-func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
+//
+// With free set, the racers also free names while the import runs
+// (Delete of their own domains, inside the add grace period: purged at
+// once, the set released) and create exempted domains (CreateExempt):
+// every path that takes or frees a label races the import's batches and
+// their look-ahead.
+func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, free bool) {
 	e := newEnv(t, open)
 	n := min(ImportSize(), 5000) // the race is in the first batches
 	var file bytes.Buffer
@@ -26,13 +32,14 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	r, _ := e.registrar("racer")
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	var created, refused int
+	var created, refused, exempted, deleted int
 	var mu sync.Mutex
 	for g := 0; g < 4; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			var mine []string // the names this racer registered
 			for {
 				select {
 				case <-done:
@@ -41,12 +48,38 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 				}
 				x := Label(rng.IntN(n))
 				name := []string{x, "त" + x, "त्त" + x}[rng.IntN(3)] + ".भारत"
-				_, err := e.svc.Create(e.ctx, r, name, "")
+				op := 0
+				if free {
+					op = rng.IntN(3)
+				}
+				var err error
+				switch op {
+				case 0:
+					_, err = e.svc.Create(e.ctx, r, name, "")
+				case 1:
+					_, err = e.svc.CreateExempt(e.ctx, r, name, "")
+				case 2:
+					if len(mine) == 0 {
+						continue
+					}
+					k := rng.IntN(len(mine))
+					name = mine[k]
+					mine = append(mine[:k], mine[k+1:]...)
+					err = e.svc.Delete(e.ctx, r, name)
+				}
+				if err == nil && op < 2 {
+					mine = append(mine, name)
+				}
 				mu.Lock()
-				if err == nil {
-					created++
-				} else {
+				switch {
+				case err != nil:
 					refused++
+				case op == 0:
+					created++
+				case op == 1:
+					exempted++
+				default:
+					deleted++
 				}
 				mu.Unlock()
 			}
@@ -59,9 +92,19 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	if err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	if created == 0 || sum.Exempted == 0 {
-		t.Fatalf("no race: %d created beside the import, %d exempted", created, sum.Exempted)
+	if created == 0 || sum.Exempted == 0 || free && (exempted == 0 || deleted == 0) {
+		t.Fatalf("no race: %d created, %d created exempted, %d deleted beside the import, %d exempted", created, exempted, deleted, sum.Exempted)
 	}
+	own, pairs, bad := checkExemptInvariant(t, e)
+	t.Logf("import %+v beside %d creates, %d exempted creates, %d deletes (%d refused): %d domains, %d exempted pairs, %s", *sum, created, exempted, deleted, refused, own, pairs, fmt.Sprint(bad, " violations"))
+}
+
+// checkExemptInvariant checks the store's rows: every two domains whose
+// conflict sets meet are exempted with each other, and every domain's
+// set holds its own label. It returns the domains, the exempted pairs
+// and the violations.
+func checkExemptInvariant(t *testing.T, e *env) (domains, pairs int, violations int) {
+	t.Helper()
 	db := e.store.(interface{ DB() *sql.DB }).DB()
 	members := map[string][]int64{}
 	own := map[int64]string{}
@@ -79,7 +122,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 		members[l] = append(members[l], id)
 	}
 	rows.Close()
-	pairs := map[[2]int64]bool{}
+	pairset := map[[2]int64]bool{}
 	rows, err = db.QueryContext(e.ctx, `SELECT domain_id, other_id FROM exemptions`)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +130,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	for rows.Next() {
 		var a, b int64
 		rows.Scan(&a, &b)
-		pairs[[2]int64{a, b}] = true
+		pairset[[2]int64{a, b}] = true
 	}
 	rows.Close()
 	rows, err = db.QueryContext(e.ctx, `SELECT id, label FROM domains`)
@@ -105,7 +148,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 	for l, ids := range members {
 		for i := range ids {
 			for j := range ids {
-				if i != j && !pairs[[2]int64{ids[i], ids[j]}] {
+				if i != j && !pairset[[2]int64{ids[i], ids[j]}] {
 					if bad++; bad <= 5 {
 						t.Errorf("%s and %s both have %s in their sets and are not exempted with each other", own[ids[i]], own[ids[j]], l)
 					}
@@ -124,5 +167,5 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store) {
 			}
 		}
 	}
-	t.Logf("import %+v beside %d creates (%d refused): %d domains, %d exempted pairs, %s", *sum, created, refused, len(own), len(pairs)/2, fmt.Sprint(bad, " violations"))
+	return len(own), len(pairset) / 2, bad
 }
