@@ -685,8 +685,15 @@ func (s *Store) DomainsOf(ctx context.Context, registrarID int64) (ds []*registr
 	return ds, err
 }
 
+// The queries of a registrar's domains: by the index on (registrar_id,
+// id) (migration 070; TestIndexedQueryPlans).
+var (
+	domainsOfQuery   = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`
+	domainsPageQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`
+)
+
 func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`), registrarID)
+	rows, err := s.db.QueryContext(ctx, s.q(domainsOfQuery), registrarID)
 	if err != nil {
 		return nil, internal("listing domains", err)
 	}
@@ -725,7 +732,7 @@ func (s *Store) DomainsPage(ctx context.Context, registrarID, after int64, limit
 }
 
 func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*registry.Domain, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`), registrarID, after, limit)
+	rows, err := s.db.QueryContext(ctx, s.q(domainsPageQuery), registrarID, after, limit)
 	if err != nil {
 		return nil, internal("listing domains", err)
 	}
