@@ -122,7 +122,8 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 	return s.do(ctx, func() error {
 		stamp := time.Now().UnixNano()
 		*perBatch = s.refsPerBatch(ctx)
-		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
+		// the connection is kept for the next batch (bulkconn.go)
+		err := s.connTxKeep(ctx, !b.Done, func(conn *sql.Conn, tx *sql.Tx) error {
 			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch)
 		})
 		var ce *commitError
@@ -146,16 +147,18 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 // Dialect.CopyFrom uses), committing if it returns nil; an error of the
 // COMMIT is a *commitError.
 func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
-	conn, err := s.db.Conn(ctx)
+	return s.connTxKeep(ctx, false, f)
+}
+
+// connTxKeep is connTx on the connection kept by the last bulk
+// transaction, if any, keeping it for the next one if keep and the
+// transaction committed (bulkconn.go).
+func (s *Store) connTxKeep(ctx context.Context, keep bool, f func(*sql.Conn, *sql.Tx) error) (err error) {
+	conn, err := s.takeBulkConn(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	defer func() {
-		for _, q := range s.d.ImportTeardown {
-			conn.ExecContext(context.WithoutCancel(ctx), q)
-		}
-	}()
+	defer func() { s.endBulkConn(ctx, conn, keep && err == nil) }()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -84,6 +84,10 @@ type Dialect struct {
 	// ImportParams is how many parameters a bulk import's multi-row
 	// INSERT binds (0: 300).
 	ImportParams int
+	// ImportKeep, if set, keeps the connection of an import batch, out
+	// of the pool and not torn down, for the next batch of the import,
+	// for at most this long (bulkconn.go).
+	ImportKeep time.Duration
 	// CopyFrom, if set, bulk-loads rows into a table on conn (in the
 	// transaction open on it): PostgreSQL's COPY. ReserveIDs is then the
 	// query that returns ? new domain IDs.
@@ -138,6 +142,8 @@ type Store struct {
 	batches atomic.Int64
 	// refs is how import batches check references (import.go).
 	refs refMode
+	// bulk is the connection kept between import batches (bulkconn.go).
+	bulk bulkConn
 	// families maps a zone of a variant TLD family to the family's key
 	// (SetFamilies): the zone its conflict sets are stored under.
 	families atomic.Pointer[families]
@@ -829,6 +835,7 @@ func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, err
 
 // Close implements registry.Store.
 func (s *Store) Close() error {
+	s.dropBulkConn(nil)
 	s.closeGroup()
 	if s.cache != nil {
 		s.cache.close()
