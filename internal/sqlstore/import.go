@@ -387,6 +387,12 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			}
 		}
 	}
+	// The lookups and the inserts into blocks go in label order: each
+	// IN list is read in order, and the next one starts where it ended,
+	// so that a B-tree page is read once a batch rather than once per
+	// label that falls in it (at millions of names most are not in the
+	// page cache).
+	slices.Sort(setLabels)
 	// what the database holds of the batch's labels
 	holder := map[string]int64{}    // label -> the domain holding it in blocks
 	members := map[string][]int64{} // label -> the domains whose set has it
@@ -425,6 +431,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			}
 		}
 	}
+	slices.Sort(ask)
 	registered := map[string]bool{}
 	err = s.inList(ctx, tx, `SELECT label FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
 		var l string
@@ -467,6 +474,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	var dbOthers []int64         // domains of the database exempted with a name of the batch
 	names := map[int64]string{}
 	otherIDs := map[*registry.ImportItem][]int64{} // the exempted names' others, named at the end
+	var held []string                              // the labels the batch's domains hold, for blocks
 	for _, it := range fresh {
 		d := &it.Domain
 		if d.ID == 0 {
@@ -484,9 +492,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		for _, l := range d.Blocks {
 			if _, ok := holder[l]; !ok {
 				holder[l] = d.ID
-				if err := blocks.add(key, l, d.ID); err != nil {
-					return err
-				}
+				held = append(held, l)
 			}
 			members[l] = append(members[l], d.ID)
 		}
@@ -524,6 +530,12 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			}
 		}
 		otherIDs[it] = others
+	}
+	slices.Sort(held)
+	for _, l := range held {
+		if err := blocks.add(key, l, holder[l]); err != nil {
+			return err
+		}
 	}
 	if refs != nil {
 		// the blocks' references checked here, their COPY unchecked;
