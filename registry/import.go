@@ -210,9 +210,6 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	if zone == nil {
 		return nil, Errorf(CodeUnknownZone, "there is no zone %q", opts.Zone)
 	}
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = imp.ImportBatchSize()
-	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -242,6 +239,14 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	}
 	sum.Source = source
 	opts.Progress.Total.Store(size)
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = imp.ImportBatchSize()
+		// a store may write a large file in larger batches (more memory,
+		// fewer writes of each page: docs/import.md, "Memory")
+		if b, ok := imp.(interface{ ImportBatchSizeFor(fileBytes int64) int }); ok {
+			opts.BatchSize = b.ImportBatchSizeFor(size)
+		}
+	}
 	ids, err := s.importRegistrars(ctx, imp, regs, opts.CreateRegistrars, sum)
 	if err != nil {
 		return nil, err

@@ -171,3 +171,32 @@ func TestImportKeepsConnection(t *testing.T) {
 		t.Errorf("%d connections open after Close; want 0", n)
 	}
 }
+
+// TestImportBatchSizeFor: a small file is written in smaller batches
+// than a large one (less memory for the judged names where the database
+// stays small; fewer writes of each page where it outgrows the cache),
+// and an import without -batch takes the size for its file.
+func TestImportBatchSizeFor(t *testing.T) {
+	ctx := t.Context()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	small, large := s.ImportBatchSizeFor(5<<20), s.ImportBatchSizeFor(300<<20)
+	if small <= 0 || small != s.ImportBatchSize() || large <= small {
+		t.Errorf("batch sizes: %d for 5 MiB, %d for 300 MiB, default %d; want the default for the small file and more for the large one", small, large, s.ImportBatchSize())
+	}
+	svc, err := registry.NewService(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := small + small/2 // names: two batches of the small size
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, n, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true})
+	if err != nil && sum == nil {
+		t.Fatal(err)
+	}
+	if sum.Batches != 2 {
+		t.Errorf("%d records in %d batches; want 2 of %d", sum.Records, sum.Batches, small)
+	}
+}

@@ -60,10 +60,14 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// than in a temporary file. Each commit writes every page the
 		// batch dirtied to the WAL, and random labels dirty pages all over
 		// the indexes: large batches write each page fewer times. 25,000
-		// rather than 50,000: the batches of judged names in memory are
-		// then half the size (a 200,000-name import peaks at 191 MB
-		// rather than 221 MB) for 5-13% more pages written per name.
-		ImportBatch: 25000,
+		// names for a file under 16 MiB (about 600,000 records): the
+		// batches of judged names in memory are then half the size (a
+		// 200,000-name import peaks at 191 MB rather than 221 MB); 50,000
+		// for larger files, whose database outgrows the page cache and
+		// where each page a batch touches is written to the WAL and again
+		// by the checkpoint (at 6 M names, 11.5 KB written a name with
+		// 25,000-name batches).
+		ImportBatch: 25000, ImportBatchLarge: 50000, ImportLargeFile: 16 << 20,
 		ImportSetup: []string{"PRAGMA cache_size = -262144", "PRAGMA temp_store = MEMORY"},
 		// A bulk write logs "everything changed" once for the read cache
 		// (its per-row triggers would double the rows written) and quiets

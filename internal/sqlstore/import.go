@@ -67,6 +67,15 @@ func (s *Store) ImportBatchSize() int {
 	return 5000
 }
 
+// ImportBatchSizeFor is the number of names per batch for a file of
+// fileBytes: Dialect.ImportBatchLarge from Dialect.ImportLargeFile on.
+func (s *Store) ImportBatchSizeFor(fileBytes int64) int {
+	if s.d.ImportBatchLarge > 0 && fileBytes >= s.d.ImportLargeFile {
+		return s.d.ImportBatchLarge
+	}
+	return s.ImportBatchSize()
+}
+
 // ImportCheckpoint implements registry.Importer.
 func (s *Store) ImportCheckpoint(ctx context.Context, source, zone string) (int64, bool, error) {
 	var line, done int64

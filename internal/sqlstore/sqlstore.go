@@ -60,6 +60,10 @@ type Dialect struct {
 	// ImportBatch is the default number of names per bulk import
 	// transaction (0: 5000).
 	ImportBatch int
+	// ImportBatchLarge, if set, is the default for files of at least
+	// ImportLargeFile bytes.
+	ImportBatchLarge int
+	ImportLargeFile  int64
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
