@@ -123,7 +123,7 @@ func bogus(t *testing.T, store *sqlstore.Store) {
 	}
 	b := &registry.ImportBatch{Source: "bogus", Zone: "भारत", LastLine: 1, Items: []*registry.ImportItem{{
 		Line: 1, RegistrarID: 1 << 40,
-		Domain: registry.Domain{Name: "नहींहै.भारत", Label: "नहींहै", ALabel: "xn--x.xn--h2brj9c", Lang: "hi",
+		Domain: registry.ImportDomain{Name: "नहींहै.भारत", Label: "नहींहै", ALabel: "xn--x.xn--h2brj9c", Lang: "hi",
 			Created: time.Unix(1e9, 0), Blocks: []string{"नहींहै"}},
 	}}}
 	err := store.ImportBatch(t.Context(), b)

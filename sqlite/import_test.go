@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -99,5 +100,103 @@ func TestImportGivesCacheBack(t *testing.T) {
 		if size != -2000 {
 			t.Errorf("connection %d of the pool has cache_size %d after the import; want the default -2000", i, size)
 		}
+	}
+}
+
+// TestImportKeepsConnection: between two batches of an import the
+// connection of the last batch is kept out of the pool, its page cache
+// warm for the next batch (bulkconn.go), and given back (torn down)
+// after the last batch and when an import stops. Without it every batch
+// began with an empty cache and read again the pages it touched.
+func TestImportKeepsConnection(t *testing.T) {
+	ctx := t.Context()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	svc, err := registry.NewService(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Refused is called by the import's writer after each batch, before
+	// the next: the kept connection is then out of the pool (in use)
+	inUse := map[int]int{}
+	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100,
+		Refused: func(registry.ImportRefusal) { inUse[s.DB().Stats().InUse]++ }}
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Batches < 10 {
+		t.Fatalf("%d batches; the test wants several", sum.Batches)
+	}
+	if inUse[1] == 0 || len(inUse) != 1 {
+		t.Errorf("connections in use between batches: %v (count by number); want 1 each time (the kept one)", inUse)
+	}
+	if n := s.DB().Stats().InUse; n != 0 {
+		t.Errorf("%d connections in use after the import; want 0 (the kept one given back after the last batch)", n)
+	}
+
+	// an import that stops (here: interrupted after its second batch)
+	// gives it back when the store closes
+	s2, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry2.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc2, err := registry.NewService(ctx, s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := 0
+	last := int64(0)
+	opts.Refused = func(r registry.ImportRefusal) {
+		if r.Line/100 != last/100 {
+			if batches++; batches == 2 {
+				cancel()
+			}
+		}
+		last = r.Line
+	}
+	if _, err := svc2.Import(cctx, registrytest.GeneratedImport(t, 2000, 3), opts); err == nil {
+		t.Fatal("the interrupted import returned no error")
+	}
+	if n := s2.DB().Stats().InUse; n != 1 {
+		t.Errorf("%d connections in use after an interrupted import; want the kept one", n)
+	}
+	s2.Close()
+	if n := s2.DB().Stats().OpenConnections; n != 0 {
+		t.Errorf("%d connections open after Close; want 0", n)
+	}
+}
+
+// TestImportBatchSizeFor: a small file is written in smaller batches
+// than a large one (less memory for the judged names where the database
+// stays small; fewer writes of each page where it outgrows the cache),
+// and an import without -batch takes the size for its file.
+func TestImportBatchSizeFor(t *testing.T) {
+	ctx := t.Context()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	small, large := s.ImportBatchSizeFor(5<<20), s.ImportBatchSizeFor(300<<20)
+	if small <= 0 || small != s.ImportBatchSize() || large <= small {
+		t.Errorf("batch sizes: %d for 5 MiB, %d for 300 MiB, default %d; want the default for the small file and more for the large one", small, large, s.ImportBatchSize())
+	}
+	svc, err := registry.NewService(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := small + small/2 // names: two batches of the small size
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, n, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true})
+	if err != nil && sum == nil {
+		t.Fatal(err)
+	}
+	if sum.Batches != 2 {
+		t.Errorf("%d records in %d batches; want 2 of %d", sum.Records, sum.Batches, small)
 	}
 }

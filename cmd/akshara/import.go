@@ -55,7 +55,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	allowReserved := fs.Bool("allow-reserved", false, "import names the registry operator reserved (or variants of them) instead of refusing them with RESERVED")
 	createRegs := fs.Bool("create-registrars", false, "create the registrars the file names that do not exist (their tokens are printed once)")
 	restart := fs.Bool("restart", false, "walk the whole file again instead of resuming after the last committed batch")
-	batch := fs.Int("batch", 0, "names per transaction (0: the store's default, 50,000 on SQLite, 10,000 on PostgreSQL)")
+	batch := fs.Int("batch", 0, "names per transaction (0: the store's default, on SQLite 25,000, or 50,000 for a file of 16 MiB or more; 10,000 on PostgreSQL)")
 	workers := fs.Int("workers", 0, "goroutines judging names (0: one per core)")
 	refusedFile := fs.String("refused", "", "write the lines not imported (refused, duplicates) as JSON lines to `FILE`")
 	asJSON := fs.Bool("json", false, "write the summary as JSON")

@@ -67,6 +67,15 @@ func (s *Store) ImportBatchSize() int {
 	return 5000
 }
 
+// ImportBatchSizeFor is the number of names per batch for a file of
+// fileBytes: Dialect.ImportBatchLarge from Dialect.ImportLargeFile on.
+func (s *Store) ImportBatchSizeFor(fileBytes int64) int {
+	if s.d.ImportBatchLarge > 0 && fileBytes >= s.d.ImportLargeFile {
+		return s.d.ImportBatchLarge
+	}
+	return s.ImportBatchSize()
+}
+
 // ImportCheckpoint implements registry.Importer.
 func (s *Store) ImportCheckpoint(ctx context.Context, source, zone string) (int64, bool, error) {
 	var line, done int64
@@ -128,7 +137,8 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 		stamp := time.Now().UnixNano()
 		*perBatch = s.refsPerBatch(ctx)
 		var done *importDone
-		err := s.connTx(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
+		// the connection is kept for the next batch (bulkconn.go)
+		err := s.connTxKeep(ctx, !b.Done, func(conn *sql.Conn, tx *sql.Tx) error {
 			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch, &done)
 		})
 		// the next batch's look-ahead is corrected by this batch's rows,
@@ -159,16 +169,18 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 // Dialect.CopyFrom uses), committing if it returns nil; an error of the
 // COMMIT is a *commitError.
 func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) error {
-	conn, err := s.db.Conn(ctx)
+	return s.connTxKeep(ctx, false, f)
+}
+
+// connTxKeep is connTx on the connection kept by the last bulk
+// transaction, if any, keeping it for the next one if keep and the
+// transaction committed (bulkconn.go).
+func (s *Store) connTxKeep(ctx context.Context, keep bool, f func(*sql.Conn, *sql.Tx) error) (err error) {
+	conn, err := s.takeBulkConn(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	defer func() {
-		for _, q := range s.d.ImportTeardown {
-			conn.ExecContext(context.WithoutCancel(ctx), q)
-		}
-	}()
+	defer func() { s.endBulkConn(ctx, conn, keep && err == nil) }()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -513,6 +525,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	var dbOthers []int64         // domains of the database exempted with a name of the batch
 	names := map[int64]string{}
 	otherIDs := map[*registry.ImportItem][]int64{} // the exempted names' others, named at the end
+	var held []string                              // the labels the batch's domains hold, for blocks
 	for _, it := range fresh {
 		d := &it.Domain
 		if d.ID == 0 {
@@ -531,9 +544,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		for _, l := range d.Blocks {
 			if _, ok := holder[l]; !ok {
 				holder[l] = d.ID
-				if err := blocks.add(key, l, d.ID); err != nil {
-					return err
-				}
+				held = append(held, l)
 				dn.blocks = append(dn.blocks, labelID{l, d.ID})
 			}
 			members[l] = append(members[l], d.ID)
@@ -573,6 +584,12 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			}
 		}
 		otherIDs[it] = others
+	}
+	slices.Sort(held)
+	for _, l := range held {
+		if err := blocks.add(key, l, holder[l]); err != nil {
+			return err
+		}
 	}
 	if refs != nil {
 		// the blocks' references checked here, their COPY unchecked;

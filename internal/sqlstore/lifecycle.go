@@ -138,6 +138,16 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 	return &out, nil
 }
 
+// lifecycleDueQueries find the domains whose purge, end of redemption
+// or expiry is due. Each condition "> 0" is that of the partial index it
+// reads (migration 170: a time of 0, none, has no entry), so it must stay
+// in the query (TestIndexedQueryPlans).
+var lifecycleDueQueries = []string{
+	`SELECT d.zone, d.label, d.id, d.rev, d.purge_at, r.name, r.id FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.purge_at > 0 AND d.purge_at <= ? ORDER BY d.purge_at LIMIT ?`,
+	`SELECT zone, label FROM domains WHERE redemption_end > 0 AND redemption_end <= ? ORDER BY redemption_end LIMIT ?`,
+	`SELECT zone, label FROM domains WHERE expires > 0 AND expires <= ? AND purge_at = 0 ORDER BY expires LIMIT ?`,
+}
+
 // LifecycleDue implements registry.LifecycleStore.
 func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due []registry.DueDomain, err error) {
 	t := now.UnixNano()
@@ -145,11 +155,7 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 		due = due[:0]
 		// purges first (they free names), then redemptions ended, then
 		// expiries; each a range scan of its index
-		for i, q := range []string{
-			`SELECT d.zone, d.label, d.id, d.rev, d.purge_at, r.name, r.id FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.purge_at > 0 AND d.purge_at <= ? ORDER BY d.purge_at LIMIT ?`,
-			`SELECT zone, label FROM domains WHERE redemption_end > 0 AND redemption_end <= ? ORDER BY redemption_end LIMIT ?`,
-			`SELECT zone, label FROM domains WHERE expires > 0 AND expires <= ? AND purge_at = 0 ORDER BY expires LIMIT ?`,
-		} {
+		for i, q := range lifecycleDueQueries {
 			if len(due) >= limit {
 				break
 			}

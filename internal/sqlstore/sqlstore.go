@@ -60,6 +60,10 @@ type Dialect struct {
 	// ImportBatch is the default number of names per bulk import
 	// transaction (0: 5000).
 	ImportBatch int
+	// ImportBatchLarge, if set, is the default for files of at least
+	// ImportLargeFile bytes.
+	ImportBatchLarge int
+	ImportLargeFile  int64
 	// ImportSetup is run at the start of each bulk import transaction
 	// (such as a larger page cache for SQLite).
 	ImportSetup []string
@@ -98,6 +102,10 @@ type Dialect struct {
 	// ImportParams is how many parameters a bulk import's multi-row
 	// INSERT binds (0: 300).
 	ImportParams int
+	// ImportKeepConn, if set, keeps the connection of an import batch, out
+	// of the pool and not torn down, for the next batch of the import,
+	// for at most this long (bulkconn.go).
+	ImportKeepConn time.Duration
 	// CopyFrom, if set, bulk-loads rows into a table on conn (in the
 	// transaction open on it): PostgreSQL's COPY. ReserveIDs is then the
 	// query that returns ? new domain IDs.
@@ -155,6 +163,8 @@ type Store struct {
 	// ahead is the last import batch committed, for the next batch's
 	// look-ahead (import.go).
 	ahead aheadState
+	// bulk is the connection kept between import batches (bulkconn.go).
+	bulk bulkConn
 	// families maps a zone of a variant TLD family to the family's key
 	// (SetFamilies): the zone its conflict sets are stored under.
 	families atomic.Pointer[families]
@@ -702,8 +712,15 @@ func (s *Store) DomainsOf(ctx context.Context, registrarID int64) (ds []*registr
 	return ds, err
 }
 
+// The queries of a registrar's domains: by the index on (registrar_id,
+// id) (migration 070; TestIndexedQueryPlans).
+var (
+	domainsOfQuery   = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`
+	domainsPageQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`
+)
+
 func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`), registrarID)
+	rows, err := s.db.QueryContext(ctx, s.q(domainsOfQuery), registrarID)
 	if err != nil {
 		return nil, internal("listing domains", err)
 	}
@@ -742,7 +759,7 @@ func (s *Store) DomainsPage(ctx context.Context, registrarID, after int64, limit
 }
 
 func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*registry.Domain, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`), registrarID, after, limit)
+	rows, err := s.db.QueryContext(ctx, s.q(domainsPageQuery), registrarID, after, limit)
 	if err != nil {
 		return nil, internal("listing domains", err)
 	}
@@ -839,6 +856,7 @@ func (s *Store) AuditLog(ctx context.Context, n int) ([]registry.AuditEntry, err
 
 // Close implements registry.Store.
 func (s *Store) Close() error {
+	s.dropBulkConn(nil)
 	s.closeGroup()
 	if s.cache != nil {
 		s.cache.close()

@@ -89,7 +89,7 @@ func testImportAhead(t *testing.T, open func(*testing.T) registry.Store) {
 			}
 			batch := func(line int64, set []string) *registry.ImportBatch {
 				return &registry.ImportBatch{Source: "ahead-" + tc.name, Zone: "भारत", LastLine: line, Done: line == 2,
-					Items: []*registry.ImportItem{{Line: line, Domain: *aheadDomain(set[0], set...), RegistrarID: r.ID}}}
+					Items: []*registry.ImportItem{{Line: line, Domain: aheadImportDomain(set[0], set...), RegistrarID: r.ID}}}
 			}
 			b1, b2 := batch(1, tc.first), batch(2, tc.second)
 			// batch 2 looked up while batch 1 is not yet written (the
@@ -141,6 +141,12 @@ func testImportAhead(t *testing.T, open func(*testing.T) registry.Store) {
 
 func aheadDomain(label string, set ...string) *registry.Domain {
 	return &registry.Domain{Name: label + ".भारत", ALabel: label, Label: label, Zone: "भारत", Lang: "hi", Registrar: "alpha", Blocks: set}
+}
+
+// aheadImportDomain is aheadDomain as an import batch's item holds it.
+func aheadImportDomain(label string, set ...string) registry.ImportDomain {
+	d := aheadDomain(label, set...)
+	return registry.ImportDomain{Name: d.Name, ALabel: d.ALabel, Label: d.Label, Lang: d.Lang, Blocks: d.Blocks}
 }
 
 func sorted(s []string) []string {

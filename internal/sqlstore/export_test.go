@@ -1,0 +1,12 @@
+package sqlstore
+
+// IndexedQueries are the queries that read domains by registrar or by a
+// lifecycle time (the indexes of migrations 070 and 170), as the store
+// runs them (placeholders in the dialect's form).
+func (s *Store) IndexedQueries() []string {
+	var out []string
+	for _, q := range append([]string{domainsOfQuery, domainsPageQuery, registrarsQuery}, lifecycleDueQueries...) {
+		out = append(out, s.q(q))
+	}
+	return out
+}
