@@ -163,8 +163,11 @@ func TestImportKeepsConnection(t *testing.T) {
 	if _, err := svc2.Import(cctx, registrytest.GeneratedImport(t, 2000, 3), opts); err == nil {
 		t.Fatal("the interrupted import returned no error")
 	}
-	if n := s2.DB().Stats().InUse; n != 1 {
-		t.Errorf("%d connections in use after an interrupted import; want the kept one", n)
+	// the kept one, or none if the batch in flight when the import was
+	// interrupted had taken it (its look-ahead runs while the batch
+	// before is written) and failed: a failed batch gives it back
+	if n := s2.DB().Stats().InUse; n > 1 {
+		t.Errorf("%d connections in use after an interrupted import; want at most the kept one", n)
 	}
 	s2.Close()
 	if n := s2.DB().Stats().OpenConnections; n != 0 {
