@@ -319,13 +319,14 @@ func reauditSameAsWhole(t *testing.T, open func(t *testing.T) equivStore) {
 				// the temporary files from the first kilobyte, a run of
 				// fingerprints every 64 labels, and 4-bit fingerprints:
 				// nearly every label collides with others; the apply sets
-				// the data versions 7 IDs at a time
+				// the data versions of 7 IDs and deletes the rows of 7
+				// domains at a time
 				restore := registry.SetReauditSpill(1<<10, 64, 4)
-				kept, every := sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery
-				sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery = 64, 7
+				kept, every, del := sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery, sqlstore.ReauditDeleteEvery
+				sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery, sqlstore.ReauditDeleteEvery = 64, 7, 7
 				sum, err = svc.Reaudit(ctx, step.apply, found)
 				restore()
-				sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery = kept, every
+				sqlstore.ReauditKeptInMemory, sqlstore.ReauditVersionEvery, sqlstore.ReauditDeleteEvery = kept, every, del
 			default:
 				sum, err = svc.ReauditWhole(ctx, wholeStore{s.DB(), s.Rebind}, step.apply, found)
 			}
