@@ -99,6 +99,7 @@ func (a *aheadState) set(d *importDone) {
 func (a *aheadState) take(l *importLook, key, zone, mark string, labels []string, inSets map[string]bool) *importLook {
 	a.mu.Lock()
 	last := a.last
+	a.last = nil // used once: let its rows go while this batch is written
 	a.mu.Unlock()
 	if testIgnoreMark && last != nil {
 		c := *last
