@@ -254,22 +254,26 @@ func (s *Store) inList(ctx context.Context, tx queryer, query string, args []any
 			}
 			q = fmt.Sprintf(q, marks(len(part)))
 		}
-		rows, err := tx.QueryContext(ctx, s.q(q), a...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := f(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := queryEach(ctx, tx, s.q(q), a, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// queryEach runs q and calls f for each row.
+func queryEach(ctx context.Context, tx queryer, q string, args []any, f func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // idList runs query (with one IN (%s) for ids) over ids in chunks (one
@@ -298,18 +302,7 @@ func (s *Store) idList(ctx context.Context, tx *sql.Tx, query string, ids []int6
 			}
 			continue
 		}
-		rows, err := tx.QueryContext(ctx, s.q(q), a...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			if err := f(rows); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := queryEach(ctx, tx, s.q(q), a, f); err != nil {
 			return err
 		}
 	}
