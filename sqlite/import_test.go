@@ -64,15 +64,7 @@ func TestReauditRace(t *testing.T) {
 // (issue 26: 757 MB peak at a million names).
 func TestImportGivesCacheBack(t *testing.T) {
 	ctx := t.Context()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	svc, err := registry.NewService(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, svc := newService(t)
 	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -110,15 +102,7 @@ func TestImportGivesCacheBack(t *testing.T) {
 // began with an empty cache and read again the pages it touched.
 func TestImportKeepsConnection(t *testing.T) {
 	ctx := t.Context()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	svc, err := registry.NewService(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, svc := newService(t)
 	// Refused is called by the import's writer after each batch, before
 	// the next: the kept connection is then out of the pool (in use)
 	inUse := map[int]int{}
@@ -181,11 +165,7 @@ func TestImportKeepsConnection(t *testing.T) {
 // and an import without -batch takes the size for its file.
 func TestImportBatchSizeFor(t *testing.T) {
 	ctx := t.Context()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t)
 	small, large := s.ImportBatchSizeFor(5<<20), s.ImportBatchSizeFor(300<<20)
 	if small <= 0 || small != s.ImportBatchSize() || large <= small {
 		t.Errorf("batch sizes: %d for 5 MiB, %d for 300 MiB, default %d; want the default for the small file and more for the large one", small, large, s.ImportBatchSize())

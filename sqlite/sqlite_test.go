@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"github.com/akshara-idn/akshara/internal/sqlstore"
 	"path/filepath"
 	"testing"
 
@@ -105,15 +106,7 @@ func TestReopen(t *testing.T) {
 // 12,700 through the writer).
 func TestCreatesAreGrouped(t *testing.T) {
 	ctx := t.Context()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	svc, err := registry.NewService(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, svc := newService(t)
 	r, _, err := svc.AddRegistrar(ctx, "alpha")
 	if err != nil {
 		t.Fatal(err)
@@ -133,4 +126,27 @@ func TestCreatesAreGrouped(t *testing.T) {
 	if got := s.GroupedWrites() - before; got < int64(2*len(names)) {
 		t.Errorf("%d write transactions went through the group writer for %d creates and %d deletes", got, len(names), len(names))
 	}
+}
+
+// openStore opens a new store in a temporary file, closed when the test
+// ends.
+func openStore(t *testing.T) *sqlstore.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// newService is openStore with a registry service on it.
+func newService(t *testing.T) (*sqlstore.Store, *registry.Service) {
+	t.Helper()
+	s := openStore(t)
+	svc, err := registry.NewService(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, svc
 }
