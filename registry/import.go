@@ -184,9 +184,21 @@ type ImportSummary struct {
 	// ahead of their transaction and how many looked up again in it
 	// (something else had committed), if the store looks ahead
 	// (docs/import.md, "How a batch is decided").
-	LookAhead string        `json:"look_ahead,omitempty"`
-	Elapsed   time.Duration `json:"elapsed_ns"`
-	Rate      float64       `json:"names_per_second"` // records of this run per second
+	LookAhead string `json:"look_ahead,omitempty"`
+	// Elapsed and Rate are filled by the caller, which times the import
+	// (SetElapsed): the registry's domain logic reads no wall clock, only
+	// the service's Clock.
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Rate    float64       `json:"names_per_second"` // records of this run per second
+}
+
+// SetElapsed sets Elapsed to d and Rate to the records of this run (not
+// skipped) per second of it.
+func (s *ImportSummary) SetElapsed(d time.Duration) {
+	s.Elapsed, s.Rate = d, 0
+	if secs := d.Seconds(); secs > 0 {
+		s.Rate = float64(s.Records-s.Skipped) / secs
+	}
 }
 
 // ErrImportRegistrars is returned (before anything is written) when the
@@ -219,9 +231,10 @@ type judgedChunk struct {
 // hashes it; nothing is written if a registrar is missing. The import
 // commits batches of names with a checkpoint: run again on the same file,
 // it resumes after the last batch committed and changes nothing that is
-// already there.
+// already there. Records without a created date are created at the
+// service's clock's time; the summary's Elapsed and Rate are left to the
+// caller, which times the call (ImportSummary.SetElapsed).
 func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error), opts ImportOptions) (*ImportSummary, error) {
-	start := time.Now()
 	imp, ok := s.store.(Importer)
 	if !ok {
 		return nil, fmt.Errorf("the store cannot bulk import")
@@ -440,10 +453,6 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 			sum.LookAhead += fmt.Sprintf(", %d looks found a domain deleted", gone)
 		}
 	}
-	sum.Elapsed = time.Since(start)
-	if secs := sum.Elapsed.Seconds(); secs > 0 {
-		sum.Rate = float64(sum.Records-sum.Skipped) / secs
-	}
 	if werr != nil {
 		return sum, werr
 	}
@@ -610,7 +619,7 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 		j.refusals = append(j.refusals, ImportRefusal{Line: rec.Line, Name: name, Code: e.Code, Reason: e.Message})
 		j.codes[e.Code]++
 	}
-	now := time.Now().UTC()
+	now := s.clock.Now() // the Created of records without one
 	for _, rec := range recs {
 		if rec.Err != nil {
 			refuse(rec, rec.Name, rec.Err)

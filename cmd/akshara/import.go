@@ -112,7 +112,11 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	start := time.Now()
 	sum, err := svc.Import(ctx, open, opts)
+	if sum != nil {
+		sum.SetElapsed(time.Since(start))
+	}
 	close(done)
 	wg.Wait()
 	if sum != nil {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -51,6 +52,32 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("LegacyJoiner", func(t *testing.T) { testImportLegacyJoiner(t, open) })
 	t.Run("Ahead", func(t *testing.T) { testImportAhead(t, open) })
 	t.Run("AheadHook", func(t *testing.T) { testImportAheadHook(t, open) })
+	t.Run("ClockCreated", func(t *testing.T) { testImportClockCreated(t, open) })
+}
+
+// testImportClockCreated: a record without a created date is created at
+// the service's clock's time (ServiceOptions.Clock), not the wall
+// clock's; one with a date keeps it.
+func testImportClockCreated(t *testing.T, open func(*testing.T) registry.Store) {
+	e := lifeEnv(t, open, nil) // the clock stands at T0
+	e.registrar("old")
+	at := T0.Add(90 * time.Minute)
+	e.clock.Set(at)
+	file := "name,registrar,lang,created\nकिताब,old,hi,\nकमल,old,hi,2012-05-01\n"
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत"})
+	if err != nil || sum.Registered != 2 {
+		t.Fatalf("Import: %+v, %v; want 2 registered", sum, err)
+	}
+	for name, want := range map[string]time.Time{kitab: at, "कमल.भारत": time.Date(2012, 5, 1, 0, 0, 0, 0, time.UTC)} {
+		d, err := e.svc.Info(e.ctx, name)
+		if err != nil {
+			t.Fatalf("Info(%s): %v", name, err)
+		}
+		if !d.Created.Equal(want) {
+			t.Errorf("Info(%s): created %v, want %v", name, d.Created, want)
+		}
+	}
 }
 
 // testImportLegacyJoiner (issue 21): a legacy name with an invisible
@@ -297,6 +324,10 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 		if err := e.svc.Delete(e.ctx, &registry.Registrar{ID: ids["r0"], Name: "r0"}, first); err != nil {
 			t.Fatalf("Delete(%s): %v", first, err)
 		}
+		// the zone has no add grace: the deleted domain holds its set
+		// until it is purged (created at the clock's time, it is not
+		// purged at once by the delete)
+		e.purge()
 		d, err := e.svc.Info(e.ctx, second)
 		if err != nil {
 			t.Fatal(err)
