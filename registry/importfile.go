@@ -22,6 +22,9 @@ const (
 	// CodeOtherZone: the line names a domain of another zone than the one
 	// imported into.
 	CodeOtherZone = "OTHER_ZONE"
+	// CodeBadExpiry: the record's expiry date is not after its creation
+	// date (the time of the import for a record without one).
+	CodeBadExpiry = "BAD_EXPIRY"
 )
 
 // ImportRecord is one record of an import file.
@@ -31,6 +34,7 @@ type ImportRecord struct {
 	Registrar string    // "" for the import's default registrar
 	Lang      string    // "" for the zone's language order
 	Created   time.Time // zero for the time of the import
+	Expires   time.Time // zero for none: the domain does not expire
 	// Err is set for a line that is not a record (the other fields may be
 	// partly set): CodeBadLine, or CodeBadName for a line that is not
 	// UTF-8.
@@ -42,7 +46,7 @@ type ImportRecord struct {
 const MaxImportLine = 4096
 
 // ImportReader reads an import file: one name per line, or CSV records
-// name,registrar[,lang[,created]] (docs/import.md). A first line whose
+// name,registrar[,lang[,created[,expires]]] (docs/import.md). A first line whose
 // first field is "name", or whose fields all name columns, is a header
 // naming the columns, in any order.
 // Blank lines and lines starting with # are skipped; CRLF line ends are
@@ -52,7 +56,7 @@ type ImportReader struct {
 	r       *bufio.Reader
 	line    int64
 	offset  int64 // bytes consumed
-	cols    [4]int
+	cols    [5]int
 	started bool // the first record (or header) has been seen
 }
 
@@ -62,13 +66,14 @@ const (
 	colRegistrar
 	colLang
 	colCreated
+	colExpires
 )
 
-var columnNames = [...]string{"name", "registrar", "lang", "created"}
+var columnNames = [...]string{"name", "registrar", "lang", "created", "expires"}
 
 // NewImportReader reads an import file from r.
 func NewImportReader(r io.Reader) *ImportReader {
-	return &ImportReader{r: bufio.NewReaderSize(r, 64<<10), cols: [4]int{0, 1, 2, 3}}
+	return &ImportReader{r: bufio.NewReaderSize(r, 64<<10), cols: [5]int{0, 1, 2, 3, 4}}
 }
 
 // Offset is the number of bytes read so far.
@@ -162,7 +167,7 @@ func isHeader(fields []string) bool {
 
 // header sets the columns from a header line.
 func (ir *ImportReader) header(fields []string) error {
-	ir.cols = [4]int{-1, -1, -1, -1}
+	ir.cols = [5]int{-1, -1, -1, -1, -1}
 	for i, f := range fields {
 		k := -1
 		for c, name := range columnNames {
@@ -216,6 +221,14 @@ func (ir *ImportReader) fill(rec *ImportRecord, fields []string) {
 		}
 		rec.Created = t
 	}
+	if c := get(colExpires); c != "" {
+		t, err := parseCreated(c)
+		if err != nil {
+			rec.Err = Errorf(CodeBadLine, "line %d: expires %q is not a date (2006-01-02, RFC 3339 or Unix seconds)", rec.Line, c)
+			return
+		}
+		rec.Expires = t
+	}
 }
 
 // splitFields splits a CSV line at commas; a field in double quotes may
@@ -261,8 +274,8 @@ func splitFields(s string) []string {
 	}
 }
 
-// parseCreated reads a creation date: 2006-01-02, RFC 3339, or Unix
-// seconds.
+// parseCreated reads a creation (or expiry) date: 2006-01-02, RFC 3339,
+// or Unix seconds.
 func parseCreated(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil
@@ -281,5 +294,6 @@ func parseCreated(s string) (time.Time, error) {
 func init() {
 	DefineCode(CodeBadLine, CodeInfo{400, 2005, "bad line"})
 	DefineCode(CodeOtherZone, CodeInfo{400, 2306, "name of another zone"})
+	DefineCode(CodeBadExpiry, CodeInfo{400, 2306, "expiry not after creation"})
 	DefineCode(CodeDuplicate, CodeInfo{409, 2302, "duplicate"})
 }

@@ -13,7 +13,7 @@ func TestImportReader(t *testing.T) {
 	type rec struct {
 		line                  int64
 		name, reg, lang, code string
-		created               string
+		created, expires      string
 	}
 	cases := []struct {
 		name  string
@@ -32,6 +32,12 @@ func TestImportReader(t *testing.T) {
 		{"bad UTF-8", "\xffab,alpha\n", []rec{{line: 1, name: "\xffab", reg: "alpha", code: CodeBadName}}, false},
 		{"no name", ",alpha\n", []rec{{line: 1, reg: "alpha", code: CodeBadLine}}, false},
 		{"bad date", "किताब,a,hi,yesterday\n", []rec{{line: 1, name: "किताब", reg: "a", lang: "hi", code: CodeBadLine}}, false},
+		{"expires", "किताब,a,hi,2020-01-02,2030-01-02\nकमल,a,,,1900000000\n", []rec{
+			{line: 1, name: "किताब", reg: "a", lang: "hi", created: "2020-01-02T00:00:00Z", expires: "2030-01-02T00:00:00Z"},
+			{line: 2, name: "कमल", reg: "a", expires: "2030-03-17T17:46:40Z"}}, false},
+		{"expires in a header", "expires,name\n2030-01-02,किताब\n", []rec{{line: 2, name: "किताब", expires: "2030-01-02T00:00:00Z"}}, false},
+		{"bad expiry date", "किताब,a,hi,,later\n", []rec{{line: 1, name: "किताब", reg: "a", lang: "hi", code: CodeBadLine}}, false},
+		{"six fields", "किताब,a,hi,,,x\n", []rec{{line: 1, name: "किताब", reg: "a", lang: "hi", code: CodeBadLine}}, false},
 		{"RFC 3339 and Unix dates", "क1,a,,2021-03-04T05:06:07+05:30\nक2,a,,1600000000\n", []rec{
 			{line: 1, name: "क1", reg: "a", created: "2021-03-03T23:36:07Z"}, {line: 2, name: "क2", reg: "a", created: "2020-09-13T12:26:40Z"}}, false},
 		{"quoted fields", "\"किताब\",\"a, \"\"b\"\"\"\n", []rec{{line: 1, name: "किताब", reg: `a, "b"`}}, false},
@@ -58,6 +64,9 @@ func TestImportReader(t *testing.T) {
 			}
 			if !r.Created.IsZero() {
 				g.created = r.Created.Format(time.RFC3339)
+			}
+			if !r.Expires.IsZero() {
+				g.expires = r.Expires.Format(time.RFC3339)
 			}
 			if r.Err != nil && r.Err.Code == CodeBadLine && strings.HasPrefix(c.name, "long") {
 				g.name = ""

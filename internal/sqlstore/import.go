@@ -666,7 +666,8 @@ func shortSource(s string) string {
 	return s
 }
 
-// insertDomains inserts the domain rows of items and sets their IDs: with
+// insertDomains inserts the domain rows of items (expires 0 for an item
+// without an expiry: none, as the lifecycle reads it) and sets their IDs: with
 // COPY and IDs reserved first where the dialect has it, else with
 // multi-row INSERT ... RETURNING.
 func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, items []*registry.ImportItem, byLabel map[string]*registry.ImportItem, refs *refChecks) error {
@@ -695,11 +696,11 @@ func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 			return fmt.Errorf("import: %d IDs reserved for %d domains", len(ids), len(items))
 		}
 		c := &copier{s: s, ctx: ctx, conn: conn, table: "domains",
-			cols: []string{"id", "zone", "label", "alabel", "lang", "registrar_id", "created", "data_version", "legacy"}}
+			cols: []string{"id", "zone", "label", "alabel", "lang", "registrar_id", "created", "expires", "data_version", "legacy"}}
 		for i, it := range items {
 			d := &it.Domain
 			d.ID = ids[i]
-			c.add(d.ID, zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " "))
+			c.add(d.ID, zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), nanos(d.Expires), d.DataVersion, strings.Join(d.Legacy, " "))
 		}
 		if refs != nil {
 			if err := refs.domains(zone, items); err != nil {
@@ -712,7 +713,7 @@ func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 		return c.flush()
 	}
-	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, legacy) VALUES `, `RETURNING id, label`, 8,
+	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, expires, data_version, legacy) VALUES `, `RETURNING id, label`, 9,
 		func(r *sql.Rows) error {
 			var id int64
 			var l string
@@ -727,7 +728,7 @@ func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 	defer ins.close()
 	for _, it := range items {
 		d := &it.Domain
-		if err := ins.add(zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), d.DataVersion, strings.Join(d.Legacy, " ")); err != nil {
+		if err := ins.add(zone, d.Label, d.ALabel, d.Lang, it.RegistrarID, d.Created.UnixNano(), nanos(d.Expires), d.DataVersion, strings.Join(d.Legacy, " ")); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,94 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("Ahead", func(t *testing.T) { testImportAhead(t, open) })
 	t.Run("AheadHook", func(t *testing.T) { testImportAheadHook(t, open) })
 	t.Run("ClockCreated", func(t *testing.T) { testImportClockCreated(t, open) })
+	t.Run("Expires", func(t *testing.T) { testImportExpires(t, open) })
+}
+
+// testImportExpires: the expires column is stored as the domain's expiry,
+// and the lifecycle worker picks the domain up at that instant (the zone
+// auto-renews it); a domain without one is stored with none, counted in
+// WithoutExpiry, and never due; a record whose expiry is not after its
+// creation (the clock's time if it gives none) is refused with
+// BAD_EXPIRY, one whose expiry is not a date with BAD_LINE.
+func testImportExpires(t *testing.T, open func(*testing.T) registry.Store) {
+	e := lifeEnv(t, open, nil) // the clock stands at T0, 2030-01-01
+	e.registrar("old")
+	file := "name,registrar,lang,created,expires\n" +
+		"किताब,old,hi,2029-01-01,2031-01-01\n" + // due at 2031-01-01
+		"कमल,old,hi,2029-01-01,\n" + // no expiry
+		"नमक,old,hi,,2030-06-01T00:00:00Z\n" + // created at the clock's T0, due at 2030-06-01
+		"सागर,old,hi,2029-01-01,2029-01-01\n" + // expires = created
+		"पुस्तक,old,hi,2029-01-01,2028-01-01\n" + // expires before created
+		"बादल,old,hi,,2029-12-31\n" + // expires before the clock's time
+		"मकान,old,hi,2029-01-01,soon\n" // not a date
+	var refusals []registry.ImportRefusal
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत",
+		Refused: func(r registry.ImportRefusal) { refusals = append(refusals, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Registered != 3 || sum.Refused != 4 || sum.WithoutExpiry != 1 {
+		t.Errorf("summary %+v, want 3 registered, 4 refused, 1 without expiry", sum)
+	}
+	wantCodes := []registry.CodeCount{{Code: registry.CodeBadExpiry, Count: 3}, {Code: registry.CodeBadLine, Count: 1}}
+	if !slices.Equal(sum.RefusedByCode, wantCodes) {
+		t.Errorf("refused by code %v, want %v", sum.RefusedByCode, wantCodes)
+	}
+	for i, r := range refusals {
+		if r.Code == registry.CodeBadExpiry && (r.Line != int64(5+i) || !strings.Contains(r.Reason, "is not after created")) {
+			t.Errorf("refusal %+v, want line %d, reason 'expires … is not after created …'", r, 5+i)
+		}
+	}
+	if j, err := json.Marshal(sum); err != nil || !strings.Contains(string(j), `"without_expiry":1`) {
+		t.Errorf("JSON summary %s, %v; want \"without_expiry\":1", j, err)
+	}
+	date := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	for name, want := range map[string][2]time.Time{
+		kitab:      {date("2029-01-01"), date("2031-01-01")},
+		"कमल.भारत": {date("2029-01-01"), {}},
+		"नमक.भारत": {T0, date("2030-06-01")},
+	} {
+		d, err := e.svc.Info(e.ctx, name)
+		if err != nil {
+			t.Fatalf("Info(%s): %v", name, err)
+		}
+		if !d.Created.Equal(want[0]) || !d.Expires.Equal(want[1]) {
+			t.Errorf("Info(%s): created %v, expires %v; want %v, %v", name, d.Created, d.Expires, want[0], want[1])
+		}
+	}
+
+	// the worker: nothing before an expiry, each domain at its own
+	run := func(at time.Time, want registry.LifecycleReport) {
+		t.Helper()
+		e.clock.Set(at)
+		rep, err := e.svc.RunLifecycle(e.ctx, 0)
+		if err != nil || *rep != want {
+			t.Errorf("RunLifecycle at %v = %+v, %v; want %+v", at, rep, err, want)
+		}
+	}
+	run(date("2030-06-01").Add(-time.Second), registry.LifecycleReport{})
+	run(date("2030-06-01"), registry.LifecycleReport{AutoRenewed: 1})
+	run(date("2031-01-01").Add(-time.Second), registry.LifecycleReport{})
+	run(date("2031-01-01"), registry.LifecycleReport{AutoRenewed: 1})
+	for name, want := range map[string]time.Time{kitab: date("2032-01-01"), "नमक.भारत": date("2031-06-01")} {
+		if d, err := e.svc.Info(e.ctx, name); err != nil || !d.Expires.Equal(want) {
+			t.Errorf("Info(%s) after the worker: %v, %v; want auto-renewed until %v", name, d, err, want)
+		}
+	}
+	// the domain without an expiry is never due
+	due, err := e.store.LifecycleDue(e.ctx, date("2100-01-01"), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range due {
+		if d.Label == "कमल" {
+			t.Errorf("LifecycleDue in 2100 lists कमल.भारत, imported without an expiry")
+		}
+	}
+	if d, err := e.svc.Info(e.ctx, "कमल.भारत"); err != nil || !d.Expires.IsZero() || len(d.Statuses) != 0 {
+		t.Errorf("Info(कमल.भारत) = %+v, %v; want no expiry, no status", d, err)
+	}
 }
 
 // testImportClockCreated: a record without a created date is created at
