@@ -29,7 +29,8 @@ func init() {
 const importUsage = `usage: akshara import [-db FILE | -dsn DSN] -zone ZONE [-registrar NAME] [-allow-invalid] [-allow-reserved] [-create-registrars] FILE
 
 Imports existing registrations into a zone: one name per line, or CSV
-name,registrar[,lang[,created]] with an optional header line (docs/import.md).
+name,registrar[,lang[,created[,expires]]] with an optional header line
+(docs/import.md); a name without an expiry date never expires until given one.
 Every name is judged by the policy like a create: a valid name that conflicts
 with nothing is registered; one that conflicts with a registered or earlier
 name is kept, exempted with it; one the policy refuses is counted by rule code
@@ -190,6 +191,11 @@ func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
 	fmt.Fprintf(tw, "refused\t%d\n", s.Refused)
 	for _, c := range s.RefusedByCode {
 		fmt.Fprintf(tw, "  %s\t%d\n", c.Code, c.Count)
+	}
+	if s.WithoutExpiry > 0 {
+		fmt.Fprintf(tw, "without expiry\t%d\t(imported with no expiry date: they never expire until given one)\n", s.WithoutExpiry)
+	} else {
+		fmt.Fprintf(tw, "without expiry\t0\n")
 	}
 	if len(s.RegistrarsCreated) > 0 {
 		names := make([]string, 0, len(s.RegistrarsCreated))

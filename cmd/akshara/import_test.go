@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,5 +142,31 @@ func TestImportReservedCommand(t *testing.T) {
 				t.Errorf("import %v: %+v, want %d registered, %d refused RESERVED", tc.flags, sum, tc.registered, tc.reserved)
 			}
 		})
+	}
+}
+
+// TestImportExpiresCommand: the summary counts the domains imported
+// without an expiry (text and -json), and the command, not the registry,
+// times the import (elapsed and rate are filled).
+func TestImportExpiresCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "names.csv")
+	if err := os.WriteFile(file, []byte("name,registrar,created,expires\nकिताब,old,2020-01-01,2040-01-01\nकमल,old,,\nसागर,old,2020-01-01,2019-01-01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "", "import", "-db", filepath.Join(dir, "a.db"), "-zone", "भारत", "-create-registrars", "-json", file)
+	if code != exitInvalid {
+		t.Fatalf("import -json: exit %d, want %d (one refused): %s", code, exitInvalid, stderr)
+	}
+	var sum registry.ImportSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(out, `"without_expiry": 1`) || sum.Registered != 2 || sum.WithoutExpiry != 1 || sum.Refused != 1 || sum.Elapsed <= 0 || sum.Rate <= 0 {
+		t.Errorf("import -json: %s\nwant 2 registered, without_expiry 1, 1 refused (BAD_EXPIRY), elapsed and rate set", out)
+	}
+	out, stderr, code = runCLI(t, "", "import", "-db", filepath.Join(dir, "b.db"), "-zone", "भारत", "-create-registrars", file)
+	if code != exitInvalid || !regexp.MustCompile(`without expiry +1 +\(`).MatchString(out) || !strings.Contains(out, "BAD_EXPIRY") {
+		t.Errorf("import: exit %d, summary\n%s%s\nwant 'without expiry  1' and BAD_EXPIRY", code, out, stderr)
 	}
 }
