@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/akshara-idn/akshara/registry"
@@ -181,5 +182,68 @@ func TestImportBatchSizeFor(t *testing.T) {
 	}
 	if sum.Batches != 2 {
 		t.Errorf("%d records in %d batches; want 2 of %d", sum.Records, sum.Batches, small)
+	}
+}
+
+// TestImportForeignKeys: an import batch writes with its connection's
+// foreign-key checks off, checking the references itself
+// (sqlstore.Unchecked), and no connection goes back to the pool with them
+// off; a batch naming a registrar that does not exist writes nothing.
+func TestImportForeignKeys(t *testing.T) {
+	ctx := t.Context()
+	s, svc := newService(t)
+	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100}
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 1000, 3), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Batches < 5 {
+		t.Fatalf("%d batches; the test wants several", sum.Batches)
+	}
+	if got := s.ImportChecks(); got != "per batch" {
+		t.Errorf("ImportChecks() = %q; want per batch", got)
+	}
+	// every connection of the pool at once: the import's among them
+	conns := make([]*sql.Conn, 0, 16)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 16 {
+		c, err := s.DB().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var on int
+		if err := c.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil {
+			t.Fatal(err)
+		}
+		if on != 1 {
+			t.Errorf("connection %d of the pool has foreign_keys = %d after an import; want 1", len(conns), on)
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+
+	var before int
+	if err := s.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM domains").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	b := &registry.ImportBatch{Source: "test", Zone: "भारत", LastLine: 1, Items: []*registry.ImportItem{{Line: 1, RegistrarID: 999,
+		Domain: registry.ImportDomain{Name: "ठठठ.भारत", ALabel: "xn--e1bbb.xn--h2brj9c", Label: "ठठठ", Lang: "hi", Blocks: []string{"ठठठ"}}}}}
+	err = s.ImportBatch(ctx, b)
+	if err == nil || !strings.Contains(err.Error(), "no registrar with ID 999") {
+		t.Errorf("a batch naming registrar 999: %v; want no registrar with ID 999", err)
+	}
+	var after int
+	if err := s.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM domains").Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("%d domains after the refused batch; want %d", after, before)
 	}
 }

@@ -55,9 +55,9 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// A bulk import writes B-trees far larger than the default 2 MiB
 		// cache: 256 MiB for the connection that imports (about twice that
 		// resident: the allocator of modernc.org/sqlite gives each 4 KiB
-		// page and its header, 4.3 KB, a slot of 8 KiB); and its
-		// multi-row INSERTs keep a statement journal, in memory rather
-		// than in a temporary file. Each commit writes every page the
+		// page and its header, 4.3 KB, a slot of 8 KiB); and what
+		// statement journal its multi-row INSERTs keep is in memory
+		// rather than in a temporary file. Each commit writes every page the
 		// batch dirtied to the WAL, and random labels dirty pages all over
 		// the indexes: large batches write each page fewer times. 25,000
 		// names for a file under 16 MiB (about 600,000 records): the
@@ -69,6 +69,12 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// 25,000-name batches).
 		ImportBatch: 25000, ImportBatchLarge: 50000, ImportLargeFile: 16 << 20,
 		ImportSetup: []string{"PRAGMA cache_size = -262144", "PRAGMA temp_store = MEMORY"},
+		// An import batch's INSERTs are written with the connection's
+		// foreign-key checks off and "INSERT OR ROLLBACK", the batch
+		// checking the references itself (sqlstore.Unchecked): no
+		// parent looked up per row, no statement journal.
+		ImportUnchecked: &sqlstore.Unchecked{Off: "PRAGMA foreign_keys = OFF", On: "PRAGMA foreign_keys = ON",
+			Probe: "PRAGMA foreign_keys", Insert: "INSERT OR ROLLBACK"},
 		// A bulk write logs "everything changed" once for the read cache
 		// (its per-row triggers would double the rows written) and quiets
 		// the triggers until just before it commits. One writer at a

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"sync"
 	"time"
 )
@@ -76,10 +77,18 @@ func (s *Store) dropBulkConn(c *sql.Conn) {
 	s.teardown(context.Background(), kept)
 }
 
-// teardown runs ImportTeardown on conn and gives it back to the pool.
+// teardown runs ImportTeardown on conn and gives it back to the pool,
+// with its foreign-key checks on (Dialect.ImportUnchecked): if they
+// cannot be turned on again the connection is closed instead.
 func (s *Store) teardown(ctx context.Context, conn *sql.Conn) {
+	ctx = context.WithoutCancel(ctx)
 	for _, q := range s.d.ImportTeardown {
-		conn.ExecContext(context.WithoutCancel(ctx), q)
+		conn.ExecContext(ctx, q)
+	}
+	if u := s.d.ImportUnchecked; u != nil {
+		if _, err := conn.ExecContext(ctx, u.On); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
 	}
 	conn.Close()
 }

@@ -138,7 +138,7 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 		*perBatch = s.refsPerBatch(ctx)
 		var done *importDone
 		// the connection is kept for the next batch (bulkconn.go)
-		err := s.connTxKeep(ctx, !b.Done, func(conn *sql.Conn, tx *sql.Tx) error {
+		err := s.connTxMode(ctx, !b.Done, true, func(conn *sql.Conn, tx *sql.Tx) error {
 			return s.importBatch(ctx, conn, tx, b, all, stamp, perBatch, &done)
 		})
 		// the next batch's look-ahead is corrected by this batch's rows,
@@ -176,11 +176,27 @@ func (s *Store) connTx(ctx context.Context, f func(*sql.Conn, *sql.Tx) error) er
 // transaction, if any, keeping it for the next one if keep and the
 // transaction committed (bulkconn.go).
 func (s *Store) connTxKeep(ctx context.Context, keep bool, f func(*sql.Conn, *sql.Tx) error) (err error) {
+	return s.connTxMode(ctx, keep, false, f)
+}
+
+// connTxMode is connTxKeep, with the connection's foreign-key checks off
+// for an import batch (unchecked, Dialect.ImportUnchecked) and on for any
+// other transaction, whatever the last one on the connection left.
+func (s *Store) connTxMode(ctx context.Context, keep, unchecked bool, f func(*sql.Conn, *sql.Tx) error) (err error) {
 	conn, err := s.takeBulkConn(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { s.endBulkConn(ctx, conn, keep && err == nil) }()
+	if u := s.d.ImportUnchecked; u != nil {
+		q := u.On
+		if unchecked {
+			q = u.Off
+		}
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -449,6 +465,19 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	if *perBatch {
 		refs = &refChecks{s: s, ctx: ctx, tx: tx, ids: map[int64]bool{}}
 	}
+	insert := "INSERT"
+	if u := s.d.ImportUnchecked; u != nil {
+		on := true
+		if err := tx.QueryRowContext(ctx, u.Probe).Scan(&on); err != nil {
+			return err
+		}
+		if *perBatch = !on; *perBatch {
+			if err := s.checkUnchecked(ctx, tx, zone, b.Items); err != nil {
+				return err
+			}
+			insert = u.Insert
+		}
+	}
 	for _, it := range b.Items {
 		it.Outcome, it.ExemptWith, it.Domain.ID, it.Domain.Exempted = 0, nil, 0, false
 	}
@@ -499,12 +528,12 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		fresh = append(fresh, it)
 		byLabel[it.Domain.Label] = it
 	}
-	if err := s.insertDomains(ctx, conn, tx, zone, fresh, byLabel, refs); err != nil {
+	if err := s.insertDomains(ctx, conn, tx, insert, zone, fresh, byLabel, refs); err != nil {
 		return err
 	}
 
 	// decide in file order
-	var blocks rowSink = s.inserter(ctx, tx, `INSERT INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
+	var blocks rowSink = s.inserter(ctx, tx, insert+` INTO blocks (zone, label, domain_id) VALUES `, ``, 3, nil)
 	if s.d.CopyFrom != nil {
 		blocks = &copier{s: s, ctx: ctx, conn: conn, table: "blocks", cols: []string{"zone", "label", "domain_id"}}
 	}
@@ -670,7 +699,7 @@ func shortSource(s string) string {
 // without an expiry: none, as the lifecycle reads it) and sets their IDs: with
 // COPY and IDs reserved first where the dialect has it, else with
 // multi-row INSERT ... RETURNING.
-func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, zone string, items []*registry.ImportItem, byLabel map[string]*registry.ImportItem, refs *refChecks) error {
+func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, insert, zone string, items []*registry.ImportItem, byLabel map[string]*registry.ImportItem, refs *refChecks) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -713,7 +742,7 @@ func (s *Store) insertDomains(ctx context.Context, conn *sql.Conn, tx *sql.Tx, z
 		}
 		return c.flush()
 	}
-	ins := s.inserter(ctx, tx, `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, expires, data_version, legacy) VALUES `, `RETURNING id, label`, 9,
+	ins := s.inserter(ctx, tx, insert+` INTO domains (zone, label, alabel, lang, registrar_id, created, expires, data_version, legacy) VALUES `, `RETURNING id, label`, 9,
 		func(r *sql.Rows) error {
 			var id int64
 			var l string
@@ -837,6 +866,42 @@ func (s *Store) refGuard(ctx context.Context, tx *sql.Tx) (bool, error) {
 	return true, nil
 }
 
+// checkUnchecked checks, for a batch written with the connection's
+// foreign-key checks off (Dialect.ImportUnchecked), the references the
+// database would have: that the zone and the registrars of items exist.
+// The rest of its rows name domains it writes itself, or domains of the
+// database it found and checks are there (dbOthers).
+func (s *Store) checkUnchecked(ctx context.Context, tx *sql.Tx, zone string, items []*registry.ImportItem) error {
+	var z string
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT name FROM zones WHERE name = ?`), zone).Scan(&z); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("import: the zone %s does not exist", zone)
+		}
+		return err
+	}
+	want := map[int64]bool{}
+	var ids []int64
+	for _, it := range items {
+		if !want[it.RegistrarID] {
+			want[it.RegistrarID] = true
+			ids = append(ids, it.RegistrarID)
+		}
+	}
+	err := s.idList(ctx, tx, `SELECT id FROM registrars WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
+		var id int64
+		err := r.Scan(&id)
+		delete(want, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for id := range want {
+		return fmt.Errorf("import: there is no registrar with ID %d", id)
+	}
+	return nil
+}
+
 // refChecks checks one batch's references.
 type refChecks struct {
 	s   *Store
@@ -919,7 +984,7 @@ func (r *refChecks) blocks(c *copier) error {
 // opened checked the references of the rows they wrote ("" if the store
 // has one way only).
 func (s *Store) ImportChecks() string {
-	if s.d.ImportRefs == nil {
+	if s.d.ImportRefs == nil && s.d.ImportUnchecked == nil {
 		return ""
 	}
 	m := &s.refs

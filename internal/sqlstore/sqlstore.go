@@ -114,11 +114,34 @@ type Dialect struct {
 	// ImportRefs, if set, checks the references of a bulk import batch's
 	// COPYs once per batch instead of once per row (import.go, refChecks).
 	ImportRefs *RefChecks
+	// ImportUnchecked, if set, has an import batch write its rows with
+	// the connection's foreign-key checks off (SQLite, whose pragma
+	// cannot change inside a transaction), the batch checking the
+	// references itself (import.go, checkUnchecked).
+	ImportUnchecked *Unchecked
 	// NoPrepare: no statement is prepared on the server (a named
 	// prepared statement lives on one server connection, which a pooler
 	// in transaction mode such as pgbouncer does not keep for the
 	// client: docs/replicas.md).
 	NoPrepare bool
+}
+
+// Unchecked are the statements with which an import batch turns its
+// connection's foreign-key checks off and on around its transaction
+// (SQLite's PRAGMA foreign_keys, a no-op inside one). Without them each
+// row a multi-row INSERT writes is checked against its parents (three
+// B-tree searches a name), and since such an INSERT may fail half way,
+// SQLite copies every page it changes to a statement journal first, to
+// undo that statement alone. With them, and with Insert ("INSERT OR
+// ROLLBACK": a constraint that fails rolls the whole transaction back,
+// so no statement needs undoing on its own), neither is done: the batch
+// checks that the zone and its registrars exist (under the write lock
+// nothing can remove them before it commits), and every other row it
+// writes names a domain it wrote or one it found and checked.
+type Unchecked struct {
+	Off, On string // run on the connection before BEGIN
+	Probe   string // reads inside the transaction whether the checks are off (0)
+	Insert  string // the verb of the batch's INSERTs into domains and blocks
 }
 
 // RefChecks are the statements with which a bulk import batch checks the
