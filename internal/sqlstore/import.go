@@ -472,7 +472,7 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			return err
 		}
 		if *perBatch = !on; *perBatch {
-			if err := s.checkUnchecked(ctx, tx, zone, b.Items); err != nil {
+			if err := s.checkParents(ctx, tx, `SELECT name FROM zones WHERE name = ?`, `SELECT id FROM registrars WHERE id IN (%s)`, zone, b.Items); err != nil {
 				return err
 			}
 			insert = u.Insert
@@ -866,14 +866,16 @@ func (s *Store) refGuard(ctx context.Context, tx *sql.Tx) (bool, error) {
 	return true, nil
 }
 
-// checkUnchecked checks, for a batch written with the connection's
-// foreign-key checks off (Dialect.ImportUnchecked), the references the
-// database would have: that the zone and the registrars of items exist.
-// The rest of its rows name domains it writes itself, or domains of the
-// database it found and checks are there (dbOthers).
-func (s *Store) checkUnchecked(ctx context.Context, tx *sql.Tx, zone string, items []*registry.ImportItem) error {
+// checkParents checks the references a batch's domain rows have that
+// the database does not check (the per-row checks off): that the zone
+// exists (zoneQ, one row) and every registrar of items (regQ, an ID list
+// as idList takes it), each query locking what it finds where the
+// dialect must. Every other row of the batch names a domain it writes
+// itself, or one of the database it found and checks is there
+// (dbOthers).
+func (s *Store) checkParents(ctx context.Context, tx *sql.Tx, zoneQ, regQ, zone string, items []*registry.ImportItem) error {
 	var z string
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT name FROM zones WHERE name = ?`), zone).Scan(&z); err != nil {
+	if err := tx.QueryRowContext(ctx, s.q(zoneQ), zone).Scan(&z); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("import: the zone %s does not exist", zone)
 		}
@@ -887,7 +889,7 @@ func (s *Store) checkUnchecked(ctx context.Context, tx *sql.Tx, zone string, ite
 			ids = append(ids, it.RegistrarID)
 		}
 	}
-	err := s.idList(ctx, tx, `SELECT id FROM registrars WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
+	err := s.idList(ctx, tx, regQ, ids, func(r *sql.Rows) error {
 		var id int64
 		err := r.Scan(&id)
 		delete(want, id)
@@ -932,39 +934,11 @@ func (r *refChecks) on() error { return r.exec(r.s.d.ImportRefs.On) }
 // the registrars), locking them, and turns the per-row checks off.
 func (r *refChecks) domains(zone string, items []*registry.ImportItem) error {
 	rc := r.s.d.ImportRefs
-	var z string
-	if err := r.tx.QueryRowContext(r.ctx, r.s.q(rc.Zone), zone).Scan(&z); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("import: the zone %s does not exist", zone)
-		}
-		return err
-	}
-	want := map[int64]bool{}
-	var ids []int64
 	for _, it := range items {
 		r.ids[it.Domain.ID] = true
-		if !want[it.RegistrarID] {
-			want[it.RegistrarID] = true
-			ids = append(ids, it.RegistrarID)
-		}
 	}
-	rows, err := r.tx.QueryContext(r.ctx, r.s.q(rc.Registrars), ids)
-	if err != nil {
+	if err := r.s.checkParents(r.ctx, r.tx, rc.Zone, rc.Registrars, zone, items); err != nil {
 		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		delete(want, id)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for id := range want {
-		return fmt.Errorf("import: there is no registrar with ID %d", id)
 	}
 	return r.exec(rc.Off)
 }

@@ -117,7 +117,7 @@ type Dialect struct {
 	// ImportUnchecked, if set, has an import batch write its rows with
 	// the connection's foreign-key checks off (SQLite, whose pragma
 	// cannot change inside a transaction), the batch checking the
-	// references itself (import.go, checkUnchecked).
+	// references itself (import.go, checkParents).
 	ImportUnchecked *Unchecked
 	// NoPrepare: no statement is prepared on the server (a named
 	// prepared statement lives on one server connection, which a pooler
