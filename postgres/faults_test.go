@@ -38,15 +38,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	q := u.Query()
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
-	store, err := postgres.Open(t.Context(), u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc, err := registry.NewService(t.Context(), store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, svc := openService(t, u.String(), postgres.Options{})
 	admin, err := sql.Open("pgx", os.Getenv(pgtest.EnvDSN))
 	if err != nil {
 		t.Fatal(err)

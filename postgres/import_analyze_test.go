@@ -21,15 +21,7 @@ import (
 // the last; without it reltuples stays at the first batch's count.
 func TestImportAnalyzesAtTheEnd(t *testing.T) {
 	dsn := pgtest.DSN(t) // skips, saying so, without a test database
-	store, err := postgres.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc, err := registry.NewService(t.Context(), store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, svc := openService(t, dsn, postgres.Options{})
 	var file bytes.Buffer
 	if _, err := registrytest.GenerateImport(&file, 3000, 7); err != nil {
 		t.Fatal(err)

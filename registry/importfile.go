@@ -213,21 +213,19 @@ func (ir *ImportReader) fill(rec *ImportRecord, fields []string) {
 	if rec.Err != nil {
 		return
 	}
-	if c := get(colCreated); c != "" {
-		t, err := parseCreated(c)
-		if err != nil {
-			rec.Err = Errorf(CodeBadLine, "line %d: created %q is not a date (2006-01-02, RFC 3339 or Unix seconds)", rec.Line, c)
-			return
+	for _, d := range []struct {
+		col  int
+		name string
+		to   *time.Time
+	}{{colCreated, "created", &rec.Created}, {colExpires, "expires", &rec.Expires}} {
+		if c := get(d.col); c != "" {
+			t, err := parseCreated(c)
+			if err != nil {
+				rec.Err = Errorf(CodeBadLine, "line %d: %s %q is not a date (2006-01-02, RFC 3339 or Unix seconds)", rec.Line, d.name, c)
+				return
+			}
+			*d.to = t
 		}
-		rec.Created = t
-	}
-	if c := get(colExpires); c != "" {
-		t, err := parseCreated(c)
-		if err != nil {
-			rec.Err = Errorf(CodeBadLine, "line %d: expires %q is not a date (2006-01-02, RFC 3339 or Unix seconds)", rec.Line, c)
-			return
-		}
-		rec.Expires = t
 	}
 }
 
