@@ -118,9 +118,14 @@ type ImportOptions struct {
 	AllowReserved    bool
 	CreateRegistrars bool // create the registrars the file names that do not exist
 	Restart          bool // walk the whole file again, ignoring the checkpoint
-	BatchSize        int  // names per transaction (0: the store's ImportBatchSize)
-	Workers          int  // goroutines judging names (0: one per core)
-	Progress         *ImportProgress
+	// Batched writes the file in batches even into a zone whose family
+	// holds nothing, where it would otherwise be built in one transaction
+	// (ImportBuilder): an interrupted build keeps nothing, batches keep
+	// what they committed and resume after it.
+	Batched   bool
+	BatchSize int // names per transaction (0: the store's ImportBatchSize)
+	Workers   int // goroutines judging names (0: one per core)
+	Progress  *ImportProgress
 	// Refused, if set, is called (from one goroutine, in file order) for
 	// each record not imported and each duplicate.
 	Refused func(ImportRefusal)
@@ -128,6 +133,12 @@ type ImportOptions struct {
 	// before the store looks it up ahead of its transaction (done false)
 	// and after (done true), while the previous batch is written.
 	AheadHook func(b *ImportBatch, done bool)
+	// StageHook, for tests, is called with each stage a built import
+	// (ImportBuilder) enters after reading the file, when it enters it:
+	// "deciding", "writing the domains", "writing the conflict sets",
+	// "building the indexes" (the last two in the store's transaction),
+	// "done".
+	StageHook func(stage string)
 }
 
 // ImportProgress is updated while an import runs (for a progress bar).
@@ -135,6 +146,11 @@ type ImportProgress struct {
 	Lines atomic.Int64 // records done (written, refused or skipped)
 	Bytes atomic.Int64 // bytes of the file done
 	Total atomic.Int64 // bytes of the file (known after the first pass)
+	// Stage is what a built import (ImportBuilder) does once it has read
+	// and judged the file, nil before and for batches; Written and
+	// ToWrite count its domains written.
+	Stage            atomic.Pointer[string]
+	Written, ToWrite atomic.Int64
 }
 
 // ImportRefusal is a record an import did not register.
@@ -181,6 +197,9 @@ type ImportSummary struct {
 	LegacyByCode      []CodeCount       `json:"legacy_by_code,omitempty"`
 	RegistrarsCreated map[string]string `json:"registrars_created,omitempty"` // name -> API token (shown once)
 	Batches           int               `json:"batches"`
+	// Built says the import was built: judged whole and written in one
+	// transaction into a zone whose family held nothing (ImportBuilder).
+	Built bool `json:"built,omitempty"`
 	// ReferenceChecks says how the store checked the references of the
 	// rows written ("per batch", or "per row: " and why), if it has more
 	// than one way (docs/import.md, "Reference checks").
@@ -302,6 +321,25 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		from, finished = line, done
 	}
 
+	// An import into a zone whose family holds nothing is built: judged
+	// whole, decided, and written in one transaction (importbuild.go).
+	if bld, ok := imp.(ImportBuilder); ok && !opts.Batched && !finished {
+		empty, err := bld.ImportBuildable(ctx, zone.Name)
+		if err != nil {
+			return nil, err
+		}
+		if empty {
+			before := *sum
+			built, err := s.importBuild(ctx, bld, open, from, zone, ids, reserved, opts, sum)
+			if built || err != nil {
+				return sum, err
+			}
+			// a domain was created in the family meanwhile: in batches
+			*sum = before
+			opts.Progress.Stage.Store(nil)
+		}
+	}
+
 	// Pass 2: read in chunks, judge chunks in parallel, write them in order.
 	rc, err := open()
 	if err != nil {
@@ -310,43 +348,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	defer rc.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Bounded read-ahead: while the writer writes chunk N, chunk N+1 is
-	// read and judged (judging and writing overlap), and the reader then
-	// waits until the writer takes it (readChunks hands a chunk to the
-	// workers first, then to order, which has no buffer). At most two
-	// chunks are in memory whatever the size of the file (before,
-	// 3×Workers+1: a 200,000-name file was held whole). Judging a chunk
-	// takes a fraction of the time the store takes to write it (about
-	// 5 µs a name against 20–80), so one chunk of look-ahead keeps the
-	// writer busy.
-	work := make(chan *importChunk)
-	order := make(chan *importChunk)
-	// slots bounds the chunks in memory to two: the one written and the
-	// next, judged and looked up meanwhile (ImportAheader); the reader
-	// takes a slot before it reads a chunk, the writer gives it back when
-	// the chunk is written.
-	slots := make(chan struct{}, 2)
-	var readErr error
-	go func() {
-		defer close(order)
-		defer close(work)
-		readErr = s.readChunks(ctx, rc, from, finished, opts.BatchSize, sum, slots, work, order)
-	}()
-	var wg sync.WaitGroup
-	for i := 0; i < opts.Workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range work {
-				j := s.judgeChunk(c.recs, zone, ids, reserved, opts)
-				// the records are not needed once judged (the items
-				// hold what is written): let them go before the write
-				c.n, c.recs = len(c.recs), nil
-				c.out <- j
-			}
-		}()
-	}
-	defer wg.Wait()
+	order, slots, judged := s.startJudging(ctx, rc, from, finished, zone, ids, reserved, opts, sum)
 	codes, legacyCodes := map[string]int64{}, map[string]int64{}
 	var werr error
 	ahead, _ := imp.(ImportAheader)
@@ -402,14 +404,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		} else {
 			c, j := cur.c, cur.j
 			sum.Batches++
-			for code, n := range j.codes {
-				codes[code] += n
-			}
-			sum.Legacy += j.nlegacy
-			for code, n := range j.legacy {
-				legacyCodes[code] += n
-			}
-			sum.Refused += int64(len(j.refusals))
+			sum.addJudged(j, codes, legacyCodes)
 			refusals := j.refusals
 			for _, it := range j.items {
 				if it.Outcome != ImportDuplicate && it.Domain.Expires.IsZero() {
@@ -443,9 +438,8 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		}
 		cur = nb
 	}
-	wg.Wait()
-	if werr == nil && readErr != nil {
-		werr = readErr
+	if err := judged(); werr == nil && err != nil {
+		werr = err
 	}
 	if werr == nil {
 		werr = ctx.Err()
@@ -465,6 +459,57 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 		return sum, werr
 	}
 	return sum, nil
+}
+
+// startJudging reads the records of r after line from in chunks of
+// opts.BatchSize and judges them on opts.Workers goroutines. order gives
+// the chunks in the file's order, each judged on its out; the reader
+// takes a slot before it reads a chunk, and the consumer gives it back
+// (<-slots) when done with the chunk: at most two chunks are in memory
+// whatever the size of the file. The consumer reads order to its end;
+// wait then returns the reader's error. Judging a chunk takes a fraction
+// of the time a store takes to write it (about 5 µs a name against
+// 20–80), so one chunk of look-ahead keeps the writer busy.
+func (s *Service) startJudging(ctx context.Context, r io.Reader, from int64, finished bool, zone *Zone, ids map[string]int64, reserved map[string]bool, opts ImportOptions, sum *ImportSummary) (order <-chan *importChunk, slots chan struct{}, wait func() error) {
+	work := make(chan *importChunk)
+	ord := make(chan *importChunk)
+	slots = make(chan struct{}, 2)
+	var readErr error
+	go func() {
+		defer close(ord)
+		defer close(work)
+		readErr = s.readChunks(ctx, r, from, finished, opts.BatchSize, sum, slots, work, ord)
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				j := s.judgeChunk(c.recs, zone, ids, reserved, opts)
+				// the records are not needed once judged (the items
+				// hold what is written): let them go before the write
+				c.n, c.recs = len(c.recs), nil
+				c.out <- j
+			}
+		}()
+	}
+	return ord, slots, func() error {
+		wg.Wait()
+		return readErr // read after order is closed
+	}
+}
+
+// addJudged counts what the judge did with a chunk's records.
+func (sum *ImportSummary) addJudged(j *judgedChunk, codes, legacy map[string]int64) {
+	for code, n := range j.codes {
+		codes[code] += n
+	}
+	sum.Legacy += j.nlegacy
+	for code, n := range j.legacy {
+		legacy[code] += n
+	}
+	sum.Refused += int64(len(j.refusals))
 }
 
 // prescan reads the file once: the registrars it names (with def for

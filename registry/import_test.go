@@ -171,7 +171,7 @@ func TestImportReadAhead(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := svc.Import(ctx, open, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: batch, Workers: 4})
+		_, err := svc.Import(ctx, open, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: batch, Workers: 4})
 		done <- err
 	}()
 	select {

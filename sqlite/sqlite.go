@@ -75,6 +75,14 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// parent looked up per row, no statement journal.
 		ImportUnchecked: &sqlstore.Unchecked{Off: "PRAGMA foreign_keys = OFF", On: "PRAGMA foreign_keys = ON",
 			Probe: "PRAGMA foreign_keys", Insert: "INSERT OR ROLLBACK"},
+		// An import into a zone family that holds nothing is built in
+		// one transaction (sqlstore/importbuild.go): the indexes of
+		// domains and blocks other than their primary keys (those with
+		// SQL: not the automatic ones) dropped and created again after
+		// the rows, the next domain ID that AUTOINCREMENT would give.
+		ImportBuild: &sqlstore.Build{Setup: []string{"PRAGMA cache_size = -262144"},
+			NextID:  `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'domains'), 0), COALESCE((SELECT MAX(id) FROM domains), 0)) + 1`,
+			Indexes: `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('domains', 'blocks') AND sql IS NOT NULL ORDER BY name`},
 		// A bulk write logs "everything changed" once for the read cache
 		// (its per-row triggers would double the rows written) and quiets
 		// the triggers until just before it commits. One writer at a

@@ -39,7 +39,11 @@ meets a label the registry operator reserved (akshara reserve add) is refused
 with RESERVED, as a create is (imported like any other with -allow-reserved).
 Names are written in
 batches, one transaction each, with a checkpoint: an interrupted import is
-resumed by running it again, and running it twice changes nothing.
+resumed by running it again, and running it twice changes nothing. Into a
+zone whose family holds nothing yet, on SQLite, the import is built instead:
+the whole file judged and decided first, then written in one transaction
+with the indexes built after the rows (several times faster; interrupted, it
+keeps nothing; -batched writes batches there too).
 
 Exit status: 0 if every name was imported (or was there already), 1 if some
 were refused, 2 on a usage, registrar or I/O error.
@@ -56,6 +60,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	allowReserved := fs.Bool("allow-reserved", false, "import names the registry operator reserved (or variants of them) instead of refusing them with RESERVED")
 	createRegs := fs.Bool("create-registrars", false, "create the registrars the file names that do not exist (their tokens are printed once)")
 	restart := fs.Bool("restart", false, "walk the whole file again instead of resuming after the last committed batch")
+	batched := fs.Bool("batched", false, "write in batches even into a zone that holds nothing yet (where the import is otherwise built in one transaction, on SQLite): slower, but an interrupted import keeps its committed batches")
 	batch := fs.Int("batch", 0, "names per transaction (0: the store's default, on SQLite 25,000, or 50,000 for a file of 16 MiB or more; 10,000 on PostgreSQL)")
 	workers := fs.Int("workers", 0, "goroutines judging names (0: one per core)")
 	refusedFile := fs.String("refused", "", "write the lines not imported (refused, duplicates) as JSON lines to `FILE`")
@@ -90,7 +95,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	}
 
 	opts := registry.ImportOptions{Zone: *zone, Registrar: *registrar, AllowInvalid: *allowInvalid, AllowReserved: *allowReserved, CreateRegistrars: *createRegs,
-		Restart: *restart, BatchSize: *batch, Workers: *workers, Progress: &registry.ImportProgress{}}
+		Restart: *restart, Batched: *batched, BatchSize: *batch, Workers: *workers, Progress: &registry.ImportProgress{}}
 	if *refusedFile != "" {
 		f, err := os.Create(*refusedFile)
 		if err != nil {
@@ -131,6 +136,9 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	switch {
+	case errors.Is(err, context.Canceled) && sum != nil && sum.Built:
+		fmt.Fprintln(stderr, "akshara import: interrupted; nothing was written (an import into an empty zone is one transaction): run the same command again to start over, or give -batched")
+		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "akshara import: interrupted; the batches committed are kept: run the same command again to resume")
 		return exitUsage
@@ -149,6 +157,11 @@ func showImportProgress(w io.Writer, p *registry.ImportProgress, done <-chan str
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	draw := func() {
+		if st := p.Stage.Load(); st != nil {
+			// a built import, after the file was read and judged
+			fmt.Fprintf(w, "\r%s: %s of %s domains written\x1b[K", *st, human(float64(p.Written.Load())), human(float64(p.ToWrite.Load())))
+			return
+		}
 		lines, bytes, total := p.Lines.Load(), p.Bytes.Load(), p.Total.Load()
 		rate := float64(lines) / time.Since(start).Seconds()
 		if total <= 0 {
@@ -214,6 +227,10 @@ func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
 	if s.ReferenceChecks != "" {
 		fmt.Fprintf(tw, "reference checks\t%s\n", s.ReferenceChecks)
 	}
-	fmt.Fprintf(tw, "elapsed\t%.3fs\t(%s names/s, %d batches)\n", s.Elapsed.Seconds(), human(s.Rate), s.Batches)
+	how := fmt.Sprintf("%d batches", s.Batches)
+	if s.Built {
+		how = "built in one transaction: the zone held nothing"
+	}
+	fmt.Fprintf(tw, "elapsed\t%.3fs\t(%s names/s, %s)\n", s.Elapsed.Seconds(), human(s.Rate), how)
 	tw.Flush()
 }

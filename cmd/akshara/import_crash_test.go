@@ -64,7 +64,7 @@ func crashImport(t *testing.T, open func(name string) (*sqlstore.Store, []string
 		t.Fatal(err)
 	}
 	args := func(storeArgs []string) []string {
-		return append(append([]string{"import"}, storeArgs...), "-zone", "भारत", "-create-registrars", "-batch", "300", "-no-progress", file)
+		return append(append([]string{"import"}, storeArgs...), "-zone", "भारत", "-create-registrars", "-batch", "300", "-batched", "-no-progress", file)
 	}
 
 	// the reference: uninterrupted

@@ -662,19 +662,8 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			it.ExemptWith = append(it.ExemptWith, names[o])
 		}
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO import_checkpoints (source, zone, line, done, updated) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (source, zone) DO UPDATE SET line = CASE WHEN excluded.line > import_checkpoints.line THEN excluded.line ELSE import_checkpoints.line END,
-			done = CASE WHEN excluded.done > import_checkpoints.done THEN excluded.done ELSE import_checkpoints.done END, updated = excluded.updated`),
-		b.Source, zone, b.LastLine, boolInt(b.Done), now); err != nil {
-		return err
-	}
 	result := fmt.Sprintf("ok registered %d, exempted %d, duplicates %d", n[registry.ImportRegistered], n[registry.ImportExempted], n[registry.ImportDuplicate])
-	if b.Note != "" {
-		result += "; " + b.Note
-	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
-		now, fmt.Sprintf("%s into %s", shortSource(b.Source), zone), result)
-	if err != nil {
+	if err := s.importRecord(ctx, tx, b.Source, zone, b.LastLine, b.Done, now, result, b.Note); err != nil {
 		return err
 	}
 	// the marker after everything of this batch: what the next batch's
@@ -686,6 +675,23 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		*done = dn
 	}
 	return nil
+}
+
+// importRecord records an import's checkpoint (line, done, the stamp of
+// the attempt: importTx) and its audit entry (result; note).
+func (s *Store) importRecord(ctx context.Context, tx *sql.Tx, source, zone string, line int64, done bool, stamp int64, result, note string) error {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO import_checkpoints (source, zone, line, done, updated) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (source, zone) DO UPDATE SET line = CASE WHEN excluded.line > import_checkpoints.line THEN excluded.line ELSE import_checkpoints.line END,
+			done = CASE WHEN excluded.done > import_checkpoints.done THEN excluded.done ELSE import_checkpoints.done END, updated = excluded.updated`),
+		source, zone, line, boolInt(done), stamp); err != nil {
+		return err
+	}
+	if note != "" {
+		result += "; " + note
+	}
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) VALUES (?, '', 'import', ?, ?)`),
+		stamp, fmt.Sprintf("%s into %s", shortSource(source), zone), result)
+	return err
 }
 
 func shortSource(s string) string {
@@ -874,6 +880,19 @@ func (s *Store) refGuard(ctx context.Context, tx *sql.Tx) (bool, error) {
 // itself, or one of the database it found and checks is there
 // (dbOthers).
 func (s *Store) checkParents(ctx context.Context, tx *sql.Tx, zoneQ, regQ, zone string, items []*registry.ImportItem) error {
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, it := range items {
+		if !seen[it.RegistrarID] {
+			seen[it.RegistrarID] = true
+			ids = append(ids, it.RegistrarID)
+		}
+	}
+	return s.checkParentIDs(ctx, tx, zoneQ, regQ, zone, ids)
+}
+
+// checkParentIDs is checkParents of the registrars ids (each once).
+func (s *Store) checkParentIDs(ctx context.Context, tx *sql.Tx, zoneQ, regQ, zone string, ids []int64) error {
 	var z string
 	if err := tx.QueryRowContext(ctx, s.q(zoneQ), zone).Scan(&z); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -882,12 +901,8 @@ func (s *Store) checkParents(ctx context.Context, tx *sql.Tx, zoneQ, regQ, zone 
 		return err
 	}
 	want := map[int64]bool{}
-	var ids []int64
-	for _, it := range items {
-		if !want[it.RegistrarID] {
-			want[it.RegistrarID] = true
-			ids = append(ids, it.RegistrarID)
-		}
+	for _, id := range ids {
+		want[id] = true
 	}
 	err := s.idList(ctx, tx, regQ, ids, func(r *sql.Rows) error {
 		var id int64

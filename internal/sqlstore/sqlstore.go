@@ -119,11 +119,27 @@ type Dialect struct {
 	// cannot change inside a transaction), the batch checking the
 	// references itself (import.go, checkParents).
 	ImportUnchecked *Unchecked
+	// ImportBuild, if set, has an import into a zone family that holds
+	// nothing built in one transaction (importbuild.go); it needs
+	// ImportUnchecked.
+	ImportBuild *Build
 	// NoPrepare: no statement is prepared on the server (a named
 	// prepared statement lives on one server connection, which a pooler
 	// in transaction mode such as pgbouncer does not keep for the
 	// client: docs/replicas.md).
 	NoPrepare bool
+}
+
+// Build is how a dialect builds an import (Dialect.ImportBuild).
+type Build struct {
+	// Setup is run in the build's transaction first.
+	Setup []string
+	// NextID reads the ID the next domain would be given.
+	NextID string
+	// Indexes lists the indexes of the tables a build fills that it may
+	// drop and create again after the rows: name, and the statement
+	// that creates it.
+	Indexes string
 }
 
 // Unchecked are the statements with which an import batch turns its

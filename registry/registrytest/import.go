@@ -43,11 +43,19 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	}
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }
 	batch := max(n/7, 50) // several batches, the last one partial
-	t.Run("Generated", func(t *testing.T) { testImportGenerated(t, open, want, opener, batch) })
+	t.Run("Generated", func(t *testing.T) { testImportGenerated(t, open, want, opener, batch, false) })
+	t.Run("GeneratedBatched", func(t *testing.T) { testImportGenerated(t, open, want, opener, batch, true) })
+	t.Run("BuiltAsBatched", func(t *testing.T) { testImportBuiltAsBatched(t, open, opener) })
+	t.Run("BuildInterrupted", func(t *testing.T) { testImportBuildInterrupted(t, open, want, opener) })
 	t.Run("Resume", func(t *testing.T) { testImportResume(t, open, want, opener, batch) })
 	t.Run("Legacy", func(t *testing.T) { testImportLegacy(t, open) })
-	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open, false) })
-	t.Run("ConcurrentFree", func(t *testing.T) { testImportConcurrent(t, open, true) })
+	t.Run("Concurrent", func(t *testing.T) { testImportConcurrent(t, open, false, "") })
+	t.Run("ConcurrentFree", func(t *testing.T) { testImportConcurrent(t, open, true, "") })
+	// creates racing a built import: from when it decides (the build
+	// finds the zone no longer empty and writes batches), and from inside
+	// its transaction (they wait for it, and meet what it wrote)
+	t.Run("ConcurrentDeciding", func(t *testing.T) { testImportConcurrent(t, open, true, "deciding") })
+	t.Run("ConcurrentWriting", func(t *testing.T) { testImportConcurrent(t, open, true, "writing the domains") })
 	t.Run("Reserved", func(t *testing.T) { testImportReserved(t, open) })
 	t.Run("HostileFile", func(t *testing.T) { testImportHostileFile(t, open) })
 	t.Run("LegacyJoiner", func(t *testing.T) { testImportLegacyJoiner(t, open) })
@@ -339,9 +347,13 @@ func ImportRows(t testing.TB, db *sql.DB) string {
 	return b.String()
 }
 
-func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, want *ImportWant, opener func() (io.ReadCloser, error), batch int) {
+// testImportGenerated imports the generated file into an empty zone:
+// built if the store can (ImportBuilder) and batched is not set, in
+// batches otherwise.
+func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, want *ImportWant, opener func() (io.ReadCloser, error), batch int, batched bool) {
 	e := newEnv(t, open)
-	opts := registry.ImportOptions{Zone: "भारत", BatchSize: batch, Workers: 2}
+	opts := registry.ImportOptions{Zone: "भारत", BatchSize: batch, Workers: 2, Batched: batched}
+	built := !batched && canBuild(t, e)
 
 	// registrars missing: nothing is written
 	_, err := e.svc.Import(e.ctx, opener, opts)
@@ -366,8 +378,8 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 	if len(sum.RegistrarsCreated) != 1 || sum.RegistrarsCreated[want.Unknown] == "" {
 		t.Errorf("RegistrarsCreated = %v, want only %q", sum.RegistrarsCreated, want.Unknown)
 	}
-	if sum.Skipped != 0 || sum.Batches < 2 || sum.DataVersion != e.svc.DataVersion() {
-		t.Errorf("skipped %d, batches %d, data version %q; want 0, several, %q", sum.Skipped, sum.Batches, sum.DataVersion, e.svc.DataVersion())
+	if sum.Skipped != 0 || sum.Built != built || !built && sum.Batches < 2 || built && sum.Batches != 1 || sum.DataVersion != e.svc.DataVersion() {
+		t.Errorf("skipped %d, built %v, batches %d, data version %q; want 0, %v, several (1 built), %q", sum.Skipped, sum.Built, sum.Batches, sum.DataVersion, built, e.svc.DataVersion())
 	}
 
 	// every seeded pair is kept, exempted, each naming the other
@@ -456,7 +468,7 @@ func testImportResume(t *testing.T, open func(*testing.T) registry.Store, want *
 	e := newEnv(t, open)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	opts := registry.ImportOptions{Zone: "xn--h2brj9c", BatchSize: batch, CreateRegistrars: true,
+	opts := registry.ImportOptions{Zone: "xn--h2brj9c", BatchSize: batch, CreateRegistrars: true, Batched: true,
 		// stop after the first batch that reaches the middle of the file
 		Refused: func(r registry.ImportRefusal) {
 			if r.Line > want.Records/2 {

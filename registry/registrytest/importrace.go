@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -22,8 +23,14 @@ import (
 // once, the set released) and create exempted domains (CreateExempt):
 // every path that takes or frees a label races the import's batches and
 // their look-ahead.
-func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, free bool) {
+//
+// With start set, the racers start when a built import (ImportBuilder)
+// enters that stage (ImportOptions.StageHook), not before the import.
+func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, free bool, start string) {
 	e := newEnv(t, open)
+	if start != "" && !canBuild(t, e) {
+		t.Skip("the store does not build imports (registry.ImportBuilder): the import is written in batches, raced by the other Concurrent tests")
+	}
 	n := min(ImportSize(), 5000) // the race is in the first batches
 	var file bytes.Buffer
 	if _, err := GenerateImport(&file, n, 21); err != nil {
@@ -34,59 +41,91 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, fr
 	var wg sync.WaitGroup
 	var created, refused, exempted, deleted int
 	var mu sync.Mutex
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(g), 7))
-			var mine []string // the names this racer registered
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				x := Label(rng.IntN(n))
-				name := []string{x, "त" + x, "त्त" + x}[rng.IntN(3)] + ".भारत"
-				op := 0
-				if free {
-					op = rng.IntN(3)
-				}
-				var err error
-				switch op {
-				case 0:
-					_, err = e.svc.Create(e.ctx, r, name, "")
-				case 1:
-					_, err = e.svc.CreateExempt(e.ctx, r, name, "")
-				case 2:
-					if len(mine) == 0 {
-						continue
+	race := func() {
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(g), 7))
+				var mine []string // the names this racer registered
+				for {
+					select {
+					case <-done:
+						return
+					default:
 					}
-					k := rng.IntN(len(mine))
-					name = mine[k]
-					mine = append(mine[:k], mine[k+1:]...)
-					err = e.svc.Delete(e.ctx, r, name)
+					x := Label(rng.IntN(n))
+					name := []string{x, "त" + x, "त्त" + x}[rng.IntN(3)] + ".भारत"
+					op := 0
+					if free {
+						op = rng.IntN(3)
+					}
+					var err error
+					switch op {
+					case 0:
+						_, err = e.svc.Create(e.ctx, r, name, "")
+					case 1:
+						_, err = e.svc.CreateExempt(e.ctx, r, name, "")
+					case 2:
+						if len(mine) == 0 {
+							continue
+						}
+						k := rng.IntN(len(mine))
+						name = mine[k]
+						mine = append(mine[:k], mine[k+1:]...)
+						err = e.svc.Delete(e.ctx, r, name)
+					}
+					if err == nil && op < 2 {
+						mine = append(mine, name)
+					}
+					mu.Lock()
+					switch {
+					case err != nil:
+						refused++
+					case op == 0:
+						created++
+					case op == 1:
+						exempted++
+					default:
+						deleted++
+					}
+					mu.Unlock()
 				}
-				if err == nil && op < 2 {
-					mine = append(mine, name)
-				}
-				mu.Lock()
-				switch {
-				case err != nil:
-					refused++
-				case op == 0:
-					created++
-				case op == 1:
-					exempted++
-				default:
-					deleted++
-				}
-				mu.Unlock()
-			}
-		}(g)
+			}(g)
+		}
 	}
-	sum, err := e.svc.Import(e.ctx, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil },
-		registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: max(n/10, 50)})
+	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: max(n/10, 50)}
+	if start == "" {
+		race()
+	} else {
+		var once sync.Once
+		opts.StageHook = func(stage string) {
+			if stage == start {
+				once.Do(func() {
+					race()
+					// the racers have created something (they wait for
+					// the build's transaction if it holds the lock)
+					if start == "deciding" {
+						waitFor(t, &mu, func() bool { return created > 0 })
+					}
+				})
+			}
+		}
+	}
+	sum, err := e.svc.Import(e.ctx, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(file.Bytes())), nil }, opts)
+	if start != "" && err == nil {
+		// racing from inside the transaction, the build commits; from
+		// before it, it finds the zone taken and writes batches
+		if built := start != "deciding"; sum.Built != built {
+			t.Errorf("racers from %q: built %v, want %v", start, sum.Built, built)
+		}
+		// let the racers run beside the imported zone a while: every
+		// kind of write done again after the import
+		mu.Lock()
+		c0, x0, d0 := created, exempted, deleted
+		mu.Unlock()
+		waitFor(t, &mu, func() bool { return created > c0+20 && (!free || exempted > x0 && deleted > d0) })
+	}
 	close(done)
 	wg.Wait()
 	if err != nil {
@@ -97,6 +136,21 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, fr
 	}
 	own, pairs, bad := checkExemptInvariant(t, e)
 	t.Logf("import %+v beside %d creates, %d exempted creates, %d deletes (%d refused): %d domains, %d exempted pairs, %s", *sum, created, exempted, deleted, refused, own, pairs, fmt.Sprint(bad, " violations"))
+}
+
+// waitFor waits until cond (called with mu held) holds, for 10 s at most.
+func waitFor(t *testing.T, mu *sync.Mutex, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 10000; i++ {
+		mu.Lock()
+		ok := cond()
+		mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("the racers did not race within 10 s")
 }
 
 // checkExemptInvariant checks the store's rows: every two domains whose
