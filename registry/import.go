@@ -141,6 +141,14 @@ type ImportOptions struct {
 	StageHook func(stage string)
 }
 
+// ImportStage is a stage of a built import and how long it took; the
+// first, "reading and judging", ends when ImportProgress.Stage is first
+// set.
+type ImportStage struct {
+	Stage   string        `json:"stage"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
 // ImportProgress is updated while an import runs (for a progress bar).
 type ImportProgress struct {
 	Lines atomic.Int64 // records done (written, refused or skipped)
@@ -213,7 +221,10 @@ type ImportSummary struct {
 	// (SetElapsed): the registry's domain logic reads no wall clock, only
 	// the service's Clock.
 	Elapsed time.Duration `json:"elapsed_ns"`
-	Rate    float64       `json:"names_per_second"` // records of this run per second
+	// Stages are the stages of a built import and how long each took,
+	// filled by the caller, which watches ImportProgress.Stage.
+	Stages []ImportStage `json:"stages,omitempty"`
+	Rate   float64       `json:"names_per_second"` // records of this run per second
 }
 
 // SetElapsed sets Elapsed to d and Rate to the records of this run (not

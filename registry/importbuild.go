@@ -55,6 +55,7 @@ var ErrImportNotEmpty = errors.New("import: the zone's family is no longer empty
 type ImportBuild struct {
 	Source                           string
 	Zone                             string
+	FileBytes                        int64 // the size of the file
 	LastLine                         int64
 	Note                             string  // for the audit log, as ImportBatch.Note
 	Registrars                       []int64 // the registrars the domains name
@@ -121,7 +122,7 @@ type buildState struct {
 // bytes of keys in memory, its spools keep this many before moving to a
 // file.
 const (
-	buildSortMem  = 64 << 20
+	buildSortMem  = 32 << 20
 	buildSpoolMem = 16 << 20
 )
 
@@ -458,7 +459,7 @@ func (s *Service) importBuild(ctx context.Context, bld ImportBuilder, open func(
 		return true, err
 	}
 	fresh := st.n - st.dup.count()
-	b := &ImportBuild{Source: sum.Source, Zone: zone.Name, LastLine: last,
+	b := &ImportBuild{Source: sum.Source, Zone: zone.Name, LastLine: last, FileBytes: opts.Progress.Total.Load(),
 		Note:    fmt.Sprintf("lines to %d: %d refused; built", last, sum.Refused),
 		Domains: fresh, Exempted: st.exempted.count(), Duplicates: st.n - fresh, Pairs: st.pairs,
 		Stage: stage}

@@ -110,6 +110,13 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	// the stages of a built import, timed to a tenth of a second
+	var stages []registry.ImportStage
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		stages = watchStages(opts.Progress, done)
+	}()
 	if !*noProgress && isTerminal(stderr) {
 		wg.Add(1)
 		go func() {
@@ -125,6 +132,9 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	}
 	close(done)
 	wg.Wait()
+	if sum != nil && sum.Built {
+		sum.Stages = stages
+	}
 	if sum != nil {
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
@@ -149,6 +159,35 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	return exitOK
+}
+
+// watchStages times the stages of a built import (ImportProgress.Stage)
+// until done.
+func watchStages(p *registry.ImportProgress, done <-chan struct{}) []registry.ImportStage {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	out := []registry.ImportStage{{Stage: "reading and judging"}}
+	start := time.Now()
+	var last *string
+	look := func() {
+		if st := p.Stage.Load(); st != last && st != nil {
+			last = st
+			out[len(out)-1].Elapsed = time.Since(start)
+			start = time.Now()
+			out = append(out, registry.ImportStage{Stage: *st})
+		}
+	}
+	for {
+		select {
+		case <-tick.C:
+			look()
+		case <-done:
+			look()
+			// the last stage ("done") is the reporting of refusals
+			out[len(out)-1].Elapsed = time.Since(start)
+			return out
+		}
+	}
 }
 
 // showImportProgress redraws one line on the terminal until done.
@@ -226,6 +265,9 @@ func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
 	}
 	if s.ReferenceChecks != "" {
 		fmt.Fprintf(tw, "reference checks\t%s\n", s.ReferenceChecks)
+	}
+	for _, st := range s.Stages {
+		fmt.Fprintf(tw, "  %s\t%.1fs\n", st.Stage, st.Elapsed.Seconds())
 	}
 	how := fmt.Sprintf("%d batches", s.Batches)
 	if s.Built {

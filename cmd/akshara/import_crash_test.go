@@ -151,3 +151,93 @@ func TestImportCrashPostgres(t *testing.T) {
 		return s, []string{"-dsn", dsn}
 	})
 }
+
+// TestImportBuildCrashSQLite kills "akshara import" with SIGKILL inside
+// the transaction of a built import (an empty zone): the file holds
+// nothing of it, whole (integrity_check), and the import run again builds
+// what an uninterrupted batched import stores.
+func TestImportBuildCrashSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test skipped with -short")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "names.csv")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := registrytest.GenerateImport(f, 20_000, 3)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(name string) (*sqlstore.Store, string) {
+		path := filepath.Join(dir, name+".db")
+		s, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, path
+	}
+	args := func(path string, more ...string) []string {
+		return append(append([]string{"import", "-db", path, "-zone", "भारत", "-create-registrars", "-no-progress"}, more...), file)
+	}
+	ref, refPath := open("ref")
+	if _, stderr, code := runCLI(t, "", args(refPath, "-batched")...); code != exitInvalid {
+		t.Fatalf("reference import: exit %d: %s", code, stderr)
+	}
+	crashed, path := open("crash")
+	// a connection that never waits for the write lock: BUSY while the
+	// build's transaction holds it
+	probe, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	cmd := exec.Command(os.Args[0], args(path)...)
+	cmd.Env = append(os.Environ(), "AKSHARA_TEST_RUN_MAIN=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var regs int
+		crashed.DB().QueryRow(`SELECT COUNT(*) FROM registrars`).Scan(&regs)
+		if regs == len(want.Registrars) {
+			// the registrars are created one transaction each, before
+			// the build: a write lock held now is the build's
+			if _, err := probe.Exec(`BEGIN IMMEDIATE`); err != nil {
+				break
+			}
+			probe.Exec(`ROLLBACK`)
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the build took no write lock in 60 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	var domains, blocks, checkpoints int
+	var integrity string
+	db := crashed.DB()
+	db.QueryRow(`SELECT COUNT(*) FROM domains`).Scan(&domains)
+	db.QueryRow(`SELECT COUNT(*) FROM blocks`).Scan(&blocks)
+	db.QueryRow(`SELECT COUNT(*) FROM import_checkpoints`).Scan(&checkpoints)
+	db.QueryRow(`PRAGMA integrity_check`).Scan(&integrity)
+	if domains+blocks+checkpoints != 0 || integrity != "ok" {
+		t.Fatalf("after the kill: %d domains, %d labels held, %d checkpoints, integrity %q; want nothing, ok", domains, blocks, checkpoints, integrity)
+	}
+	out, stderr, code := runCLI(t, "", args(path)...)
+	if code != exitInvalid || !strings.Contains(out, "built in one transaction") {
+		t.Fatalf("import run again: exit %d\n%s%s", code, out, stderr)
+	}
+	got, wantState := importState(t, db), importState(t, ref.DB())
+	if got != wantState {
+		t.Errorf("killed and built again differs from an uninterrupted batched import (%d vs %d lines)", strings.Count(got, "\n"), strings.Count(wantState, "\n"))
+	}
+}

@@ -84,7 +84,11 @@ type builtIndex struct{ name, create string }
 
 func (s *Store) importBuild(ctx context.Context, tx *sql.Tx, b *registry.ImportBuild, stamp int64) error {
 	bd, u := s.d.ImportBuild, s.d.ImportUnchecked
-	if err := s.execAll(ctx, tx, bd.Setup, s.d.BulkBegin); err != nil {
+	setup := bd.Setup
+	if bd.SetupLarge != nil && s.d.ImportLargeFile > 0 && b.FileBytes >= s.d.ImportLargeFile {
+		setup = bd.SetupLarge
+	}
+	if err := s.execAll(ctx, tx, setup, s.d.BulkBegin); err != nil {
 		return err
 	}
 	empty, err := s.familyEmpty(ctx, tx, b.Zone)

@@ -132,8 +132,9 @@ type Dialect struct {
 
 // Build is how a dialect builds an import (Dialect.ImportBuild).
 type Build struct {
-	// Setup is run in the build's transaction first.
-	Setup []string
+	// Setup is run in the build's transaction first; SetupLarge
+	// instead, if set, for a file of Dialect.ImportLargeFile or more.
+	Setup, SetupLarge []string
 	// NextID reads the ID the next domain would be given.
 	NextID string
 	// Indexes lists the indexes of the tables a build fills that it may
