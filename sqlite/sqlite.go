@@ -73,8 +73,12 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// foreign-key checks off and "INSERT OR ROLLBACK", the batch
 		// checking the references itself (sqlstore.Unchecked): no
 		// parent looked up per row, no statement journal.
-		ImportUnchecked: &sqlstore.Unchecked{Off: "PRAGMA foreign_keys = OFF", On: "PRAGMA foreign_keys = ON",
-			Probe: "PRAGMA foreign_keys", Insert: "INSERT OR ROLLBACK"},
+		ImportUnchecked: &sqlstore.Unchecked{Off: fkOff, On: fkOn, Probe: fkProbe, Insert: "INSERT OR ROLLBACK"},
+		// A migration that rebuilds a table others refer to (SQLite's
+		// procedure for what ALTER TABLE cannot change: migration 180)
+		// runs with the checks off and checks every reference before it
+		// commits (PRAGMA foreign_key_check: table, rowid, parent, fkid).
+		MigrateForeignKeys: &sqlstore.ForeignKeys{Off: fkOff, On: fkOn, Probe: fkProbe, Check: "PRAGMA foreign_key_check"},
 		// A bulk write logs "everything changed" once for the read cache
 		// (its per-row triggers would double the rows written) and quiets
 		// the triggers until just before it commits. One writer at a
@@ -144,6 +148,14 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 	}
 	return s, nil
 }
+
+// The statements that turn a connection's foreign-key checks off and on
+// (outside a transaction: inside one they do nothing) and read them.
+const (
+	fkOff   = "PRAGMA foreign_keys = OFF"
+	fkOn    = "PRAGMA foreign_keys = ON"
+	fkProbe = "PRAGMA foreign_keys"
+)
 
 // cacheReads is whether Open caches checks' lookups (tests and benchmarks
 // compare both).
