@@ -68,10 +68,11 @@ INSERT INTO notes (body) VALUES ('it''s; here');`)},
 // TestMigrateForeignKeysOff: a migration marked ForeignKeysOff runs on one
 // connection with its foreign-key checks off (a parent table rebuilt by
 // SQLite's twelve-step procedure, whose DROP TABLE fails with them on),
-// is rolled back if a reference does not hold before COMMIT, and leaves
-// no connection of the pool with the checks off, even when they cannot be
-// turned on again. Without the dialect's statements, or without the
-// marker, it runs as any migration (and the rebuild fails).
+// is rolled back if a reference does not hold before COMMIT, closes the
+// connection it ran on, and leaves no connection of the pool with the
+// checks off, even when they cannot be turned on again. Without the
+// dialect's statements, or without the marker, it runs as any migration
+// (and the rebuild fails).
 func TestMigrateForeignKeysOff(t *testing.T) {
 	ctx := context.Background()
 	base := `CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT NOT NULL, UNIQUE (name));
@@ -153,6 +154,17 @@ CREATE UNIQUE INDEX p_name ON p (name);`
 			}
 			if _, err := db.ExecContext(ctx, `DELETE FROM p WHERE id = 1`); err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
 				t.Errorf("deleting a parent with a child: %v, want a foreign key error", err)
+			}
+			// the connection the rebuild ran on (its RENAME opened its
+			// temporary database) is not the pool's: an import batch
+			// sets temp_store inside its transaction (ImportSetup)
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			if _, err := tx.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); err != nil {
+				t.Errorf("PRAGMA temp_store in a transaction: %v", err)
 			}
 		})
 	}

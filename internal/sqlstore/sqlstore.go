@@ -413,14 +413,20 @@ type ForeignKeys struct {
 // connection of the pool, with the connection's foreign-key checks off
 // (fk.Off before BEGIN, and fk.Probe reading them off inside), checking
 // every reference of the database (fk.Check) before COMMIT. The checks
-// are turned on again afterwards; a connection on which they cannot be is
-// closed, never given back to the pool.
+// are turned on again afterwards, and the connection is given back to the
+// pool only if the migration was recorded already (nothing ran on it) and
+// they read on: otherwise it is closed, and the pool opens a new one with
+// the settings of every other. A migration's statements may leave more on
+// their connection than the pragma: SQLite's ALTER TABLE RENAME opens the
+// connection's temporary database, after which PRAGMA temp_store inside a
+// transaction (an import batch's Dialect.ImportSetup) fails on it.
 func (s *Store) migrateUnchecked(ctx context.Context, fk *ForeignKeys, name string, v int, body string) (err error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer checksOn(conn, fk)
+	ran := false
+	defer func() { release(conn, fk, err == nil && !ran) }()
 	if _, err := conn.ExecContext(ctx, fk.Off); err != nil {
 		return fmt.Errorf("%s: turning the foreign-key checks off: %w", name, err)
 	}
@@ -436,8 +442,8 @@ func (s *Store) migrateUnchecked(ctx context.Context, fk *ForeignKeys, name stri
 		if on {
 			return fmt.Errorf("%s: the foreign-key checks are still on (%s)", name, fk.Off)
 		}
-		ran, err := s.applyMigration(ctx, tx, name, v, body)
-		if err != nil || !ran {
+		var err error
+		if ran, err = s.applyMigration(ctx, tx, name, v, body); err != nil || !ran {
 			return err
 		}
 		return foreignKeyCheck(ctx, tx, fk.Check, name)
@@ -503,14 +509,16 @@ func fkValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// checksOn turns the foreign-key checks of conn on again and gives it
-// back to the pool, or, if they cannot be turned on (or do not read on),
-// closes it: the pool opens a new connection, with the checks its
-// settings give.
-func checksOn(conn *sql.Conn, fk *ForeignKeys) {
+// release turns the foreign-key checks of a migration's connection on
+// again and gives it back to the pool if keep and they read on; otherwise
+// it closes it (driver.ErrBadConn: the pool does not take it back).
+func release(conn *sql.Conn, fk *ForeignKeys, keep bool) {
 	ctx := context.Background()
 	var on bool
 	if _, err := conn.ExecContext(ctx, fk.On); err != nil || conn.QueryRowContext(ctx, fk.Probe).Scan(&on) != nil || !on {
+		keep = false
+	}
+	if !keep {
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 	conn.Close()
