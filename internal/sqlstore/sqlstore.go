@@ -819,7 +819,7 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 // Domain implements registry.Store.
 func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Domain, err error) {
 	err = s.read(ctx, func(ctx context.Context) error {
-		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`, zone, label)
+		row := s.queryRow(ctx, nil, domainByLabelQuery, zone, label)
 		if d, err = scanDomain(row); err != nil {
 			return err
 		}
@@ -902,6 +902,11 @@ var (
 	domainsOfQuery   = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`
 	domainsPageQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`
 )
+
+// domainByLabelQuery reads a domain by its zone and label: by the unique
+// index on (zone, label) (on SQLite domains_zone_label, migration 180;
+// TestLabelLookupPlans).
+var domainByLabelQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`
 
 func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(domainsOfQuery), registrarID)
