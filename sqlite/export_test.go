@@ -19,3 +19,6 @@ func SetCacheMark(on bool) (restore func()) {
 // OpenDriver is Open through the database/sql driver registered as
 // driverName (a wrapper of this one that injects faults).
 var OpenDriver = open
+
+// IsUnique is the dialect's test of a unique constraint violation.
+var IsUnique = isUnique

@@ -73,8 +73,7 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// foreign-key checks off and "INSERT OR ROLLBACK", the batch
 		// checking the references itself (sqlstore.Unchecked): no
 		// parent looked up per row, no statement journal.
-		ImportUnchecked: &sqlstore.Unchecked{Off: "PRAGMA foreign_keys = OFF", On: "PRAGMA foreign_keys = ON",
-			Probe: "PRAGMA foreign_keys", Insert: "INSERT OR ROLLBACK"},
+		ImportUnchecked: &sqlstore.Unchecked{Off: fkOff, On: fkOn, Probe: fkProbe, Insert: "INSERT OR ROLLBACK"},
 		// An import into a zone family that holds nothing is built in
 		// one transaction (sqlstore/importbuild.go): the indexes of
 		// domains and blocks other than their primary keys (those with
@@ -89,6 +88,11 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		ImportBuild: &sqlstore.Build{Setup: []string{"PRAGMA cache_size = -16384"}, SetupLarge: []string{"PRAGMA cache_size = -65536"},
 			NextID:  `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'domains'), 0), COALESCE((SELECT MAX(id) FROM domains), 0)) + 1`,
 			Indexes: `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('domains', 'blocks') AND sql IS NOT NULL AND name <> 'domains_registrar_id' ORDER BY name`},
+		// A migration that rebuilds a table others refer to (SQLite's
+		// procedure for what ALTER TABLE cannot change: migration 180)
+		// runs with the checks off and checks every reference before it
+		// commits (PRAGMA foreign_key_check: table, rowid, parent, fkid).
+		MigrateForeignKeys: &sqlstore.ForeignKeys{Off: fkOff, On: fkOn, Probe: fkProbe, Check: "PRAGMA foreign_key_check"},
 		// A bulk write logs "everything changed" once for the read cache
 		// (its per-row triggers would double the rows written) and quiets
 		// the triggers until just before it commits. One writer at a
@@ -158,6 +162,14 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 	}
 	return s, nil
 }
+
+// The statements that turn a connection's foreign-key checks off and on
+// (outside a transaction: inside one they do nothing) and read them.
+const (
+	fkOff   = "PRAGMA foreign_keys = OFF"
+	fkOn    = "PRAGMA foreign_keys = ON"
+	fkProbe = "PRAGMA foreign_keys"
+)
 
 // cacheReads is whether Open caches checks' lookups (tests and benchmarks
 // compare both).

@@ -1,5 +1,7 @@
 package sqlstore
 
+import "fmt"
+
 // IndexedQueries are the queries that read domains by registrar or by a
 // lifecycle time (the indexes of migrations 070 and 170), as the store
 // runs them (placeholders in the dialect's form).
@@ -9,4 +11,10 @@ func (s *Store) IndexedQueries() []string {
 		out = append(out, s.q(q))
 	}
 	return out
+}
+
+// LabelQueries are the queries that read domains by (zone, label): a
+// domain's, and the import's look-up of a list of labels (here three).
+func (s *Store) LabelQueries() []string {
+	return []string{s.q(domainByLabelQuery), s.q(fmt.Sprintf(registeredLabelsQuery, "?, ?, ?"))}
 }

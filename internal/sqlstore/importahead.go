@@ -175,6 +175,11 @@ func (s *Store) importMark(ctx context.Context, q queryer, query string) (string
 	return mark.String, rows.Err()
 }
 
+// registeredLabelsQuery finds which labels of a list (%s: placeholders)
+// are domains of a zone: a search of the unique index on (zone, label)
+// per label (TestLabelLookupPlans).
+const registeredLabelsQuery = `SELECT label, id FROM domains WHERE zone = ? AND label IN (%s)`
+
 // importLookup looks the batch's labels up: in blocks and exempt_sets,
 // then, in domains, the names whose own label was found (a registered
 // domain's label is always in its own set), or all of them.
@@ -221,7 +226,7 @@ func (s *Store) importLookup(ctx context.Context, q queryer, key, zone string, l
 		ask = slices.Clone(ask)
 		slices.Sort(ask)
 	}
-	err = s.inList(ctx, q, `SELECT label, id FROM domains WHERE zone = ? AND label IN (%s)`, []any{zone}, ask, func(r *sql.Rows) error {
+	err = s.inList(ctx, q, registeredLabelsQuery, []any{zone}, ask, func(r *sql.Rows) error {
 		var x string
 		var id int64
 		err := r.Scan(&x, &id)

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +90,40 @@ func TestIndexedQueryPlans(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLabelLookupPlans: on SQLite the queries that read domains by
+// (zone, label) search the unique index domains_zone_label on both
+// columns (migration 180 made it of the table constraint's automatic
+// index), not domains_zone_alabel on the zone alone (a range of the
+// whole zone).
+func TestLabelLookupPlans(t *testing.T) {
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "plans.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range s.LabelQueries() {
+		rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args(q, "?")...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if !slices.ContainsFunc(plan, func(line string) bool {
+			return strings.Contains(line, " INDEX domains_zone_label (zone=? AND label=?)")
+		}) {
+			t.Errorf("%s\ndoes not search domains_zone_label by zone and label: %s", q, strings.Join(plan, "; "))
+		}
+	}
 }
 
 // args gives 1 for each placeholder of q.

@@ -123,6 +123,10 @@ type Dialect struct {
 	// nothing built in one transaction (importbuild.go); it needs
 	// ImportUnchecked.
 	ImportBuild *Build
+	// MigrateForeignKeys, if set, runs a migration whose first line is
+	// ForeignKeysOff with the foreign-key checks off. Without it such a
+	// migration runs as any other.
+	MigrateForeignKeys *ForeignKeys
 	// NoPrepare: no statement is prepared on the server (a named
 	// prepared statement lives on one server connection, which a pooler
 	// in transaction mode such as pgbouncer does not keep for the
@@ -367,24 +371,181 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), v).Scan(&n); err != nil || n > 0 {
+		if fk := s.d.MigrateForeignKeys; fk != nil && firstLine(string(body)) == ForeignKeysOff {
+			err = s.do(ctx, func() error { return s.migrateUnchecked(ctx, fk, name, v, string(body)) })
+		} else {
+			err = s.tx(ctx, func(tx *sql.Tx) error {
+				_, err := s.applyMigration(ctx, tx, name, v, string(body))
 				return err
-			}
-			for _, stmt := range SplitSQL(string(body)) {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-			}
-			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, applied) VALUES (?, ?)`), v, time.Now().UnixNano())
-			return err
-		})
+			})
+		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// applyMigration runs the statements of migration name (version v) in tx
+// and records it, unless it is recorded already (ran is false then).
+func (s *Store) applyMigration(ctx context.Context, tx *sql.Tx, name string, v int, body string) (ran bool, err error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), v).Scan(&n); err != nil || n > 0 {
+		return false, err
+	}
+	for _, stmt := range SplitSQL(body) {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, applied) VALUES (?, ?)`), v, time.Now().UnixNano())
+	return err == nil, err
+}
+
+// ForeignKeysOff, the first line of a migration, has it run with the
+// connection's foreign-key checks off (Dialect.MigrateForeignKeys): a
+// migration that rebuilds a table others refer to, by SQLite's procedure
+// for the schema changes ALTER TABLE cannot make
+// (https://www.sqlite.org/lang_altertable.html#otheralter), whose DROP
+// TABLE of the old table would otherwise first delete its rows, which
+// the rows that refer to them forbid.
+const ForeignKeysOff = "-- akshara: foreign-keys-off"
+
+// ForeignKeys are the statements with which a migration marked
+// ForeignKeysOff runs with the foreign-key checks off: on SQLite, PRAGMA
+// foreign_keys, which cannot change inside a transaction.
+type ForeignKeys struct {
+	// Off and On are run on the migration's connection before its
+	// transaction begins and after it ends.
+	Off, On string
+	// Probe reads, in one row and column, whether the checks are on.
+	Probe string
+	// Check returns one row per reference that does not hold, the first
+	// column naming the table that holds it: run before COMMIT, a row
+	// rolls the migration back.
+	Check string
+}
+
+// migrateUnchecked is applyMigration in a transaction of its own on one
+// connection of the pool, with the connection's foreign-key checks off
+// (fk.Off before BEGIN, and fk.Probe reading them off inside), checking
+// every reference of the database (fk.Check) before COMMIT. The checks
+// are turned on again afterwards, and the connection is given back to the
+// pool only if the migration was recorded already (nothing ran on it) and
+// they read on: otherwise it is closed, and the pool opens a new one with
+// the settings of every other. A migration's statements may leave more on
+// their connection than the pragma: SQLite's ALTER TABLE RENAME opens the
+// connection's temporary database, after which PRAGMA temp_store inside a
+// transaction (an import batch's Dialect.ImportSetup) fails on it.
+func (s *Store) migrateUnchecked(ctx context.Context, fk *ForeignKeys, name string, v int, body string) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	ran := false
+	defer func() { release(conn, fk, err == nil && !ran) }()
+	if _, err := conn.ExecContext(ctx, fk.Off); err != nil {
+		return fmt.Errorf("%s: turning the foreign-key checks off: %w", name, err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := func() error {
+		var on bool
+		if err := tx.QueryRowContext(ctx, fk.Probe).Scan(&on); err != nil {
+			return fmt.Errorf("%s: reading whether the foreign-key checks are on: %w", name, err)
+		}
+		if on {
+			return fmt.Errorf("%s: the foreign-key checks are still on (%s)", name, fk.Off)
+		}
+		var err error
+		if ran, err = s.applyMigration(ctx, tx, name, v, body); err != nil || !ran {
+			return err
+		}
+		return foreignKeyCheck(ctx, tx, fk.Check, name)
+	}(); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return &commitError{err}
+	}
+	return nil
+}
+
+// foreignKeyCheck runs check in tx and reports the references it returns
+// (at most five of them, and how many there are) as an error.
+func foreignKeyCheck(ctx context.Context, tx *sql.Tx, check, name string) error {
+	rows, err := tx.QueryContext(ctx, check)
+	if err != nil {
+		return fmt.Errorf("%s: checking the foreign keys: %w", name, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	var bad []string
+	n := 0
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		if n++; len(bad) < 5 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s", vals[0])
+			for i := 1; i < len(cols); i++ {
+				fmt.Fprintf(&b, " %s=%s", cols[i], fkValue(vals[i]))
+			}
+			bad = append(bad, b.String())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("%s: rolled back: %d foreign-key references do not hold after it: %s", name, n, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// fkValue is a value of a row as foreignKeyCheck shows it.
+func fkValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return string(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// release turns the foreign-key checks of a migration's connection on
+// again and gives it back to the pool if keep and they read on; otherwise
+// it closes it (driver.ErrBadConn: the pool does not take it back).
+func release(conn *sql.Conn, fk *ForeignKeys, keep bool) {
+	ctx := context.Background()
+	var on bool
+	if _, err := conn.ExecContext(ctx, fk.On); err != nil || conn.QueryRowContext(ctx, fk.Probe).Scan(&on) != nil || !on {
+		keep = false
+	}
+	if !keep {
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	conn.Close()
+}
+
+// firstLine is the first line of a migration, without the line end and
+// trailing blanks.
+func firstLine(body string) string {
+	line, _, _ := strings.Cut(body, "\n")
+	return strings.TrimRight(line, " \t\r")
 }
 
 // tx runs f in a transaction, committing if it returns nil, and runs it
@@ -675,7 +836,7 @@ func (s *Store) findBlocker(ctx context.Context, zone string, labels []string) (
 // Domain implements registry.Store.
 func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Domain, err error) {
 	err = s.read(ctx, func(ctx context.Context) error {
-		row := s.queryRow(ctx, nil, `SELECT `+domainColumns+` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`, zone, label)
+		row := s.queryRow(ctx, nil, domainByLabelQuery, zone, label)
 		if d, err = scanDomain(row); err != nil {
 			return err
 		}
@@ -758,6 +919,11 @@ var (
 	domainsOfQuery   = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? ORDER BY d.id`
 	domainsPageQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.registrar_id = ? AND d.id > ? ORDER BY d.id LIMIT ?`
 )
+
+// domainByLabelQuery reads a domain by its zone and label: by the unique
+// index on (zone, label) (on SQLite domains_zone_label, migration 180;
+// TestLabelLookupPlans).
+var domainByLabelQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`
 
 func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(domainsOfQuery), registrarID)
