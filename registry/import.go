@@ -266,7 +266,10 @@ type judgedChunk struct {
 // hashes it; nothing is written if a registrar is missing. The import
 // commits batches of names with a checkpoint: run again on the same file,
 // it resumes after the last batch committed and changes nothing that is
-// already there. Records without a created date are created at the
+// already there. Into a zone whose family holds nothing, a store that
+// can (ImportBuilder) has the import built instead: the whole file judged
+// and decided first, then written in one transaction, all or nothing
+// (importbuild.go; Batched keeps batches). Records without a created date are created at the
 // service's clock's time; the summary's Elapsed and Rate are left to the
 // caller, which times the call (ImportSummary.SetElapsed).
 func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error), opts ImportOptions) (*ImportSummary, error) {
@@ -345,9 +348,12 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 			if built || err != nil {
 				return sum, err
 			}
-			// a domain was created in the family meanwhile: in batches
+			// a domain was created in the family meanwhile: in batches,
+			// the file read and judged again
 			*sum = before
 			opts.Progress.Stage.Store(nil)
+			opts.Progress.Lines.Store(0)
+			opts.Progress.Bytes.Store(0)
 		}
 	}
 
