@@ -148,21 +148,30 @@ func (s *Store) importTx(ctx context.Context, b *registry.ImportBatch, all bool,
 		} else {
 			s.ahead.set(nil)
 		}
-		var ce *commitError
-		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
-			return err
-		}
-		s.resolved.Add(1)
-		var updated int64
-		qerr := s.db.QueryRowContext(ctx, s.q(`SELECT updated FROM import_checkpoints WHERE source = ? AND zone = ?`), b.Source, b.Zone).Scan(&updated)
-		switch {
-		case qerr == nil && updated == stamp:
-			return nil
-		case qerr != nil && !errors.Is(qerr, sql.ErrNoRows):
-			return err
-		}
-		return ce.err // not committed: run again if transient
+		return s.importCommitted(ctx, err, b.Source, b.Zone, stamp)
 	})
+}
+
+// importCommitted resolves err, the outcome of an import transaction
+// that stamped the checkpoint of (source, zone) with stamp: a fault at
+// COMMIT, which may have left it committed, is nil if the stamp is there,
+// err if the checkpoint cannot be read, and the COMMIT's error (run again
+// if transient) if not; any other err is returned as it is.
+func (s *Store) importCommitted(ctx context.Context, err error, source, zone string, stamp int64) error {
+	var ce *commitError
+	if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
+		return err
+	}
+	s.resolved.Add(1)
+	var updated int64
+	qerr := s.db.QueryRowContext(ctx, s.q(`SELECT updated FROM import_checkpoints WHERE source = ? AND zone = ?`), source, zone).Scan(&updated)
+	switch {
+	case qerr == nil && updated == stamp:
+		return nil
+	case qerr != nil && !errors.Is(qerr, sql.ErrNoRows):
+		return err
+	}
+	return ce.err // not committed: run again if transient
 }
 
 // connTx runs f in a transaction on a connection of its own (which

@@ -59,20 +59,7 @@ func (s *Store) ImportBuild(ctx context.Context, b *registry.ImportBuild) error 
 		err := s.connTxMode(ctx, false, true, func(conn *sql.Conn, tx *sql.Tx) error {
 			return s.importBuild(ctx, tx, b, stamp)
 		})
-		var ce *commitError
-		if !errors.As(err, &ce) || (s.d.IsRefused != nil && s.d.IsRefused(ce.err)) {
-			return err
-		}
-		s.resolved.Add(1)
-		var updated int64
-		qerr := s.db.QueryRowContext(ctx, s.q(`SELECT updated FROM import_checkpoints WHERE source = ? AND zone = ?`), b.Source, b.Zone).Scan(&updated)
-		switch {
-		case qerr == nil && updated == stamp:
-			return nil
-		case qerr != nil && !errors.Is(qerr, sql.ErrNoRows):
-			return err
-		}
-		return ce.err
+		return s.importCommitted(ctx, err, b.Source, b.Zone, stamp)
 	})
 	if errors.Is(err, registry.ErrImportNotEmpty) {
 		return err

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,20 +28,7 @@ func TestIndexedQueryPlans(t *testing.T) {
 		}
 		defer s.Close()
 		for _, q := range s.IndexedQueries() {
-			rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args(q, "?")...)
-			if err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			rows.Close()
+			plan := sqlitePlan(t, s.DB(), q)
 			for _, line := range plan {
 				// "SCAN d", "SCAN domains USING INDEX x": the whole table
 				// or a whole index; "SEARCH d USING INDEX x (...)" is a
@@ -104,26 +92,33 @@ func TestLabelLookupPlans(t *testing.T) {
 	}
 	defer s.Close()
 	for _, q := range s.LabelQueries() {
-		rows, err := s.DB().QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args(q, "?")...)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := sqlitePlan(t, s.DB(), q)
 		if !slices.ContainsFunc(plan, func(line string) bool {
 			return strings.Contains(line, " INDEX domains_zone_label (zone=? AND label=?)")
 		}) {
 			t.Errorf("%s\ndoes not search domains_zone_label by zone and label: %s", q, strings.Join(plan, "; "))
 		}
 	}
+}
+
+// sqlitePlan is the detail lines of SQLite's EXPLAIN QUERY PLAN of q.
+func sqlitePlan(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args(q, "?")...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return plan
 }
 
 // args gives 1 for each placeholder of q.
