@@ -201,6 +201,38 @@ func (b *buildState) add(j *judgedChunk) error {
 	return b.refused.Err()
 }
 
+// eachLabel calls f with each label of s (keys of addKey) in byte order
+// and the sequence numbers of the names that have it, each once, in the
+// file's order, leaving out those in skip; label and seqs are valid only
+// during the call.
+func eachLabel(s *spool.Sorter, skip bitset, f func(label []byte, seqs []int64) error) error {
+	var label []byte
+	var seqs []int64
+	err := s.Each(func(rec []byte) error {
+		l, seq := splitKey(rec)
+		if skip.has(seq) {
+			return nil
+		}
+		if len(seqs) > 0 && !bytes.Equal(l, label) {
+			if err := f(label, seqs); err != nil {
+				return err
+			}
+			seqs = seqs[:0]
+		}
+		if len(seqs) == 0 {
+			label = append(label[:0], l...)
+		}
+		if len(seqs) == 0 || seqs[len(seqs)-1] != seq {
+			seqs = append(seqs, seq)
+		}
+		return nil
+	})
+	if err != nil || len(seqs) == 0 {
+		return err
+	}
+	return f(label, seqs)
+}
+
 // decide finds the duplicates, the exempted names and their pairs, as
 // the batches would in the file's order (importBatch in
 // internal/sqlstore): a name whose label an earlier name has is a
@@ -208,15 +240,10 @@ func (b *buildState) add(j *judgedChunk) error {
 // label, the first holds it and each later one is exempted with every
 // earlier one, all of them keeping their whole sets in the exempted sets.
 func (b *buildState) decide() error {
-	var prev []byte
-	first := true
-	err := b.own.Each(func(rec []byte) error {
-		label, seq := splitKey(rec)
-		if !first && bytes.Equal(label, prev) {
+	err := eachLabel(b.own, nil, func(_ []byte, seqs []int64) error {
+		for _, seq := range seqs[1:] {
 			b.dup.set(seq)
-			return nil
 		}
-		first, prev = false, append(prev[:0], label...)
 		return nil
 	})
 	if err != nil {
@@ -233,8 +260,7 @@ func (b *buildState) decide() error {
 			dups += int64(bits.OnesCount64(b.dup[w]))
 		}
 	}
-	var members []int64
-	group := func() {
+	err = eachLabel(b.set, b.dup, func(_ []byte, members []int64) error {
 		for i := 1; i < len(members); i++ {
 			b.exempted.set(members[i])
 			b.inSets.set(members[i])
@@ -243,26 +269,11 @@ func (b *buildState) decide() error {
 				b.pairs = append(b.pairs, [2]int64{b.num(members[i]), b.num(o)})
 			}
 		}
-	}
-	prev, first = prev[:0], true
-	err = b.set.Each(func(rec []byte) error {
-		label, seq := splitKey(rec)
-		if b.dup.has(seq) {
-			return nil
-		}
-		if first || !bytes.Equal(label, prev) {
-			group()
-			first, prev, members = false, append(prev[:0], label...), members[:0]
-		}
-		if len(members) == 0 || members[len(members)-1] != seq {
-			members = append(members, seq)
-		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	group()
 	slices.SortFunc(b.pairs, func(x, y [2]int64) int {
 		if c := cmp.Compare(x[0], y[0]); c != 0 {
 			return c
@@ -487,15 +498,9 @@ func (s *Service) importBuild(ctx context.Context, bld ImportBuilder, open func(
 	}
 	b.EachBlock = func(f func(string, int64) error) error {
 		stage("writing the conflict sets")
-		first := true
-		var prev []byte
-		return st.set.Each(func(rec []byte) error {
-			label, seq := splitKey(rec)
-			if st.dup.has(seq) || !first && bytes.Equal(label, prev) {
-				return nil
-			}
-			first, prev = false, append(prev[:0], label...)
-			return f(string(label), st.num(seq))
+		// the first name whose set holds a label holds it
+		return eachLabel(st.set, st.dup, func(label []byte, seqs []int64) error {
+			return f(string(label), st.num(seqs[0]))
 		})
 	}
 	opts.Progress.ToWrite.Store(fresh)

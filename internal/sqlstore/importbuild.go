@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -188,24 +189,13 @@ func (s *Store) importBuild(ctx context.Context, tx *sql.Tx, b *registry.ImportB
 // uniq returns the labels of l each once, in their first order (a
 // conflict set lists each once; a row of exempt_sets per label).
 func uniq(l []string) []string {
-	for i := 1; i < len(l); i++ {
-		for _, x := range l[:i] {
-			if x == l[i] {
-				out := append([]string(nil), l[:i]...)
-				for _, y := range l[i:] {
-					dup := false
-					for _, z := range out {
-						dup = dup || z == y
-					}
-					if !dup {
-						out = append(out, y)
-					}
-				}
-				return out
-			}
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
-	return l
+	return out
 }
 
 // quoteIdent quotes an SQL identifier.
