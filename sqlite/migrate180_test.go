@@ -238,8 +238,17 @@ func TestMigration180(t *testing.T) {
 					t.Errorf("%s: rows\n%q\nwant\n%q", table, after.rows[table], before.rows[table])
 				}
 			}
-			if len(after.rows) != len(before.rows) {
-				t.Errorf("tables %v, want %v", slices.Sorted(maps.Keys(after.rows)), slices.Sorted(maps.Keys(before.rows)))
+			// every table kept; a table more is a later migration's (185's
+			// tx_marks, …), empty
+			for table, rows := range after.rows {
+				if _, ok := before.rows[table]; !ok && len(rows) > 0 {
+					t.Errorf("table %s appeared with %d rows", table, len(rows))
+				}
+			}
+			for table := range before.rows {
+				if _, ok := after.rows[table]; !ok {
+					t.Errorf("tables %v, want %v", slices.Sorted(maps.Keys(after.rows)), slices.Sorted(maps.Keys(before.rows)))
+				}
 			}
 			if !slices.Equal(after.columns, before.columns) {
 				t.Errorf("columns of domains\n%q\nwant\n%q", after.columns, before.columns)

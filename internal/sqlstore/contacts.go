@@ -28,7 +28,7 @@ func (s *Store) CreateContact(ctx context.Context, c *registry.Contact, registra
 			c.ID, registrarID, string(data), c.AuthHash, strings.Join(c.Statuses, " "), c.Created.UnixNano(), c.Updated.UnixNano()).Scan(&out.ROID); err != nil {
 			return err
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "contact-create", c.ID)
+		return nil // the command writes its audit record (registry/flow.go)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeExists, "contact %s exists", c.ID)
@@ -45,7 +45,7 @@ func (s *Store) Contact(ctx context.Context, id string) (c *registry.Contact, er
 		c = &registry.Contact{ID: id}
 		var data, statuses string
 		var created, updated int64
-		err := s.db.QueryRowContext(ctx, s.q(`SELECT c.id, r.name, c.data, c.auth_hash, c.statuses, c.created, c.updated, c.version,
+		err := s.conn(ctx).QueryRowContext(ctx, s.q(`SELECT c.id, r.name, c.data, c.auth_hash, c.statuses, c.created, c.updated, c.version,
 			EXISTS (SELECT 1 FROM domain_contacts dc WHERE dc.contact_id = c.id)
 			FROM contacts c JOIN registrars r ON r.id = c.registrar_id WHERE c.handle = ?`), id).
 			Scan(&c.ROID, &c.Registrar, &data, &c.AuthHash, &statuses, &created, &updated, &c.Version, &c.Linked)
@@ -118,7 +118,7 @@ func (s *Store) UpdateContact(ctx context.Context, c *registry.Contact, registra
 			}
 			return err
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "contact-update", c.ID)
+		return nil // the command writes its audit record (registry/flow.go)
 	}))
 }
 
@@ -145,7 +145,7 @@ func (s *Store) DeleteContact(ctx context.Context, id string, registrarID int64)
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM contacts WHERE id = ?`), rowID); err != nil {
 			return err
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "contact-delete", id)
+		return nil // the command writes its audit record (registry/flow.go)
 	}))
 }
 
@@ -221,7 +221,7 @@ func (s *Store) ChangeDomainContacts(ctx context.Context, zone, label string, re
 				return registry.Errorf(registry.CodeContactRequired, "a domain of zone %s has a %s contact: this change would leave %s.%s without one", zone, role, label, zone)
 			}
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "update", label+"."+zone)
+		return nil // the command writes its audit record (registry/flow.go)
 	}))
 }
 
@@ -229,7 +229,7 @@ func (s *Store) ChangeDomainContacts(ctx context.Context, zone, label string, re
 func (s *Store) DomainContacts(ctx context.Context, domainID int64) (out []registry.DomainContact, err error) {
 	err = s.do(ctx, func() error {
 		out = nil
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT dc.role, c.handle FROM domain_contacts dc JOIN contacts c ON c.id = dc.contact_id WHERE dc.domain_id = ? ORDER BY dc.role, c.handle`), domainID)
+		rows, err := s.conn(ctx).QueryContext(ctx, s.q(`SELECT dc.role, c.handle FROM domain_contacts dc JOIN contacts c ON c.id = dc.contact_id WHERE dc.domain_id = ? ORDER BY dc.role, c.handle`), domainID)
 		if err != nil {
 			return err
 		}

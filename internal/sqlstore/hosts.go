@@ -43,12 +43,6 @@ func (s *Store) insertAddrs(ctx context.Context, tx *sql.Tx, hostID int64, addrs
 	return nil
 }
 
-func (s *Store) hostAuditTx(ctx context.Context, tx *sql.Tx, registrarID int64, action, name string) error {
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result) SELECT ?, name, ?, ?, 'ok' FROM registrars WHERE id = ?`),
-		time.Now().UnixNano(), action, name, registrarID)
-	return err
-}
-
 // CreateHost implements registry.DelegationStore.
 func (s *Store) CreateHost(ctx context.Context, h *registry.Host, registrarID int64) (*registry.Host, error) {
 	out := *h
@@ -65,7 +59,7 @@ func (s *Store) CreateHost(ctx context.Context, h *registry.Host, registrarID in
 		if err := s.insertAddrs(ctx, tx, out.ID, h.Addrs); err != nil {
 			return err
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "host-create", h.Name)
+		return nil // the command writes its audit record (registry/flow.go)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
@@ -169,7 +163,7 @@ func (s *Store) UpdateHost(ctx context.Context, name string, h *registry.Host, r
 		if err := s.insertAddrs(ctx, tx, id, h.Addrs); err != nil {
 			return err
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "host-update", h.Name)
+		return nil // the command writes its audit record (registry/flow.go)
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
@@ -196,7 +190,7 @@ func (s *Store) DeleteHost(ctx context.Context, name string, registrarID int64) 
 				return err
 			}
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "host-delete", name)
+		return nil // the command writes its audit record (registry/flow.go)
 	}))
 }
 
@@ -306,7 +300,7 @@ func (s *Store) ChangeDelegation(ctx context.Context, zone, label string, regist
 		if k > c.MaxDS {
 			return registry.Errorf(registry.CodeLimit, "a domain has at most %d DS records (this change would give %s.%s %d)", c.MaxDS, label, zone, k)
 		}
-		return s.hostAuditTx(ctx, tx, registrarID, "update", label+"."+zone)
+		return nil // the command writes its audit record (registry/flow.go)
 	}))
 }
 
@@ -478,7 +472,7 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 
 // eachRow runs a query and f on each of its rows.
 func (s *Store) eachRow(ctx context.Context, query string, args []any, f func(*sql.Rows) error) error {
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	rows, err := s.conn(ctx).QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return err
 	}

@@ -159,7 +159,7 @@ func (s *Store) LifecycleDue(ctx context.Context, now time.Time, limit int) (due
 			if len(due) >= limit {
 				break
 			}
-			rows, err := s.db.QueryContext(ctx, s.q(q), t, limit-len(due))
+			rows, err := s.conn(ctx).QueryContext(ctx, s.q(q), t, limit-len(due))
 			if err != nil {
 				return err
 			}

@@ -15,7 +15,7 @@ import (
 func queryRows[T any](ctx context.Context, s *Store, query string, scan func(*sql.Rows) (T, error), args ...any) (out []T, err error) {
 	err = s.do(ctx, func() error {
 		out = nil
-		rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+		rows, err := s.conn(ctx).QueryContext(ctx, s.q(query), args...)
 		if err != nil {
 			return err
 		}

@@ -561,7 +561,7 @@ func appendCacheKey(b []byte, kind byte, zone string, labels []string) []byte {
 // when the poll fails, it runs the lookup. The key is built on the stack
 // (kind, zone, labels: appendCacheKey) and made a string only to be kept.
 func (s *Store) cached(ctx context.Context, kind byte, zone string, labels []string, run func() (cacheEntry, error)) (cacheEntry, error) {
-	if s.cache == nil {
+	if s.cache == nil || s.inTx(ctx) != nil { // a command reads its own transaction
 		return run()
 	}
 	gen, err := s.cache.generation(ctx)

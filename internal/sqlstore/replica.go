@@ -61,6 +61,9 @@ type onKey struct{}
 // a transient fault. f reads through s.rdb(ctx) and s.queryRow(ctx, nil,
 // ...), which follow the handle in the context it is given.
 func (s *Store) read(ctx context.Context, f func(ctx context.Context) error) error {
+	if s.inTx(ctx) != nil {
+		return f(ctx) // in a command's transaction (atomic.go)
+	}
 	if s.replica != nil && registry.IsReadOnly(ctx) {
 		if db := s.replica.Reader(!registry.IsPublic(ctx)); db != nil {
 			rctx, cancel := ctx, context.CancelFunc(func() {})
@@ -93,7 +96,10 @@ func (s *Store) replicaFault(err error) bool {
 
 // rdb is the handle a read runs on: the replica's in a read that read
 // routed there, the primary's otherwise.
-func (s *Store) rdb(ctx context.Context) *sql.DB {
+func (s *Store) rdb(ctx context.Context) dbtx {
+	if tx := s.inTx(ctx); tx != nil {
+		return tx // a command's transaction (atomic.go)
+	}
 	if db, ok := ctx.Value(onKey{}).(*sql.DB); ok {
 		return db
 	}

@@ -51,6 +51,9 @@ type retryCounter = atomic.Uint64
 // UNAVAILABLE (unavailable), not INTERNAL: the client is told to come
 // back, as for a full disk.
 func (s *Store) do(ctx context.Context, f func() error) error {
+	if s.inTx(ctx) != nil {
+		return f() // in a command's transaction (atomic.go), which is retried whole
+	}
 	err := s.try(ctx, f)
 	if err != nil && s.transient(err) {
 		return unavailable(err)
@@ -109,6 +112,9 @@ func (s *Store) transient(err error) bool {
 // did, the transaction succeeded; if it did not, it runs again; if that
 // cannot be told, the fault is reported.
 func (s *Store) txResolved(ctx context.Context, committed func() (bool, error), f func(*sql.Tx) error) error {
+	if tx := s.inTx(ctx); tx != nil {
+		return f(tx) // a command's (atomic.go): it retries, commits and resolves
+	}
 	return s.do(ctx, func() error {
 		// Through the group writer when there is one (sqlite.Open): a
 		// create or delete is a write transaction like any other, and

@@ -250,6 +250,9 @@ func (s *Store) stmtOn(ctx context.Context, db *sql.DB, m *sync.Map, query strin
 // not wait for: with every connection in a transaction, that deadlocks);
 // the others go through the transaction's connection unprepared.
 func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if tx == nil {
+		tx = s.inTx(ctx) // a command's transaction (atomic.go)
+	}
 	if tx != nil {
 		if st, ok := s.stmts.Load(query); ok {
 			return tx.StmtContext(ctx, st.(*sql.Stmt)).QueryRowContext(ctx, args...)
@@ -257,7 +260,7 @@ func (s *Store) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 		return tx.QueryRowContext(ctx, s.q(query), args...)
 	}
 	db, m := s.db, &s.stmts
-	if on := s.rdb(ctx); on != s.db {
+	if on, ok := ctx.Value(onKey{}).(*sql.DB); ok && on != s.db {
 		db, m = on, &s.replicaStmts // a read on the replica (replica.go)
 	}
 	st, err := s.stmtOn(ctx, db, m, query)
@@ -552,6 +555,9 @@ func firstLine(body string) string {
 // again on a transient fault (retry.go); with GroupWrites, in a group
 // commit (group.go).
 func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	if tx := s.inTx(ctx); tx != nil {
+		return f(tx) // a command's (atomic.go): it retries and commits
+	}
 	if s.group != nil {
 		return s.do(ctx, func() error { return s.groupTx(ctx, f) })
 	}
@@ -647,7 +653,7 @@ func (s *Store) Zones(ctx context.Context) (zones []registry.Zone, err error) {
 }
 
 func (s *Store) zones(ctx context.Context) ([]registry.Zone, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, alabel, languages, ldh, min_length, max_length FROM zones ORDER BY name`)
+	rows, err := s.conn(ctx).QueryContext(ctx, `SELECT name, alabel, languages, ldh, min_length, max_length FROM zones ORDER BY name`)
 	if err != nil {
 		return nil, internal("listing zones", err)
 	}
@@ -669,7 +675,7 @@ func (s *Store) zones(ctx context.Context) ([]registry.Zone, error) {
 // CreateRegistrar implements registry.Store.
 func (s *Store) CreateRegistrar(ctx context.Context, name string, tokenHash []byte) (*registry.Registrar, error) {
 	r := &registry.Registrar{Name: name, Created: time.Now().UTC()}
-	err := s.db.QueryRowContext(ctx, s.q(`INSERT INTO registrars (name, token_hash, created) VALUES (?, ?, ?) RETURNING id`),
+	err := s.conn(ctx).QueryRowContext(ctx, s.q(`INSERT INTO registrars (name, token_hash, created) VALUES (?, ?, ?) RETURNING id`),
 		name, tokenHash, r.Created.UnixNano()).Scan(&r.ID)
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeExists, "a registrar named %q exists", name)
@@ -926,7 +932,7 @@ var (
 var domainByLabelQuery = `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id WHERE d.zone = ? AND d.label = ?`
 
 func (s *Store) domainsOf(ctx context.Context, registrarID int64) ([]*registry.Domain, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(domainsOfQuery), registrarID)
+	rows, err := s.conn(ctx).QueryContext(ctx, s.q(domainsOfQuery), registrarID)
 	if err != nil {
 		return nil, internal("listing domains", err)
 	}
@@ -965,7 +971,7 @@ func (s *Store) DomainsPage(ctx context.Context, registrarID, after int64, limit
 }
 
 func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit int) ([]*registry.Domain, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(domainsPageQuery), registrarID, after, limit)
+	rows, err := s.conn(ctx).QueryContext(ctx, s.q(domainsPageQuery), registrarID, after, limit)
 	if err != nil {
 		return nil, internal("listing domains", err)
 	}
@@ -995,7 +1001,7 @@ func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit
 	for i, d := range ds {
 		ids[i] = d.ID
 	}
-	rows, err = s.db.QueryContext(ctx, s.q(`SELECT domain_id, label FROM blocks WHERE domain_id IN (`+in+`) ORDER BY domain_id, label`), ids...)
+	rows, err = s.conn(ctx).QueryContext(ctx, s.q(`SELECT domain_id, label FROM blocks WHERE domain_id IN (`+in+`) ORDER BY domain_id, label`), ids...)
 	if err != nil {
 		return nil, internal("loading conflict sets", err)
 	}
@@ -1015,7 +1021,7 @@ func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit
 		return nil, internal("loading conflict sets", err)
 	}
 	// the exempted domains of the page (few): their own reading
-	rows, err = s.db.QueryContext(ctx, s.q(`SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+in+`)`), ids...)
+	rows, err = s.conn(ctx).QueryContext(ctx, s.q(`SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+in+`)`), ids...)
 	if err != nil {
 		return nil, internal("loading exemptions", err)
 	}
