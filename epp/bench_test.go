@@ -57,7 +57,7 @@ func BenchmarkFrontEnds(b *testing.B) {
 	hs := httptest.NewServer(api)
 	b.Cleanup(hs.Close)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	if _, err := e.svc.Create(b.Context(), mustRegistrar(b, e), "किताब.भारत", "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(b.Context(), mustRegistrar(b, e), registry.DomainCreate{Name: "किताब.भारत", Lang: "hi"}); err != nil {
 		b.Fatal(err)
 	}
 	const checkName = "कमल.भारत"

@@ -193,7 +193,7 @@ func (ss *session) dispatch(c *command) *response {
 		if r != nil {
 			return r
 		}
-		return ss.create(names[0], idn, registry.CreateOptions{AuthInfo: pw, Contacts: cs, WithContacts: true}, op.Period, ns, ds)
+		return ss.create(registry.DomainCreate{Name: names[0], AuthInfo: pw, Contacts: cs, NameServers: ns, DS: ds}, idn, op.Period)
 	case "renew":
 		return ss.renew(names[0], op)
 	default:
@@ -446,12 +446,13 @@ func readPeriod(p *period) (registry.Period, *response) {
 	return registry.Period{N: n, Unit: unit[0]}, nil
 }
 
-func (ss *session) create(name string, idn *idnData, o registry.CreateOptions, p *period, ns []string, ds []registry.DS) *response {
+func (ss *session) create(req registry.DomainCreate, idn *idnData, p *period) *response {
+	name := req.Name
 	per, bad := readPeriod(p)
 	if bad != nil {
 		return bad
 	}
-	o.Period = per
+	req.Period = per
 	lang := ""
 	if idn != nil {
 		lang = strings.TrimSpace(idn.Table)
@@ -469,7 +470,8 @@ func (ss *session) create(name string, idn *idnData, o registry.CreateOptions, p
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.CreateDelegatedWith(ctx, ss.registrar, name, lang, o, ns, ds) // host.go
+	req.Lang = lang
+	d, err := ss.s.svc.CreateDomain(ctx, ss.registrar, req)
 	if err != nil {
 		r := fromError(err)
 		var re *registry.Error
@@ -630,7 +632,7 @@ func (ss *session) lifecycleError(what, name string, err error) *response {
 func (ss *session) delete(name string) *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.DeleteDomain(ctx, ss.registrar, name)
+	d, err := ss.s.svc.DeleteDomain(ctx, ss.registrar, registry.DomainDelete{Name: name})
 	if err != nil {
 		return ss.lifecycleError("delete", name, err)
 	}
@@ -657,7 +659,7 @@ func (ss *session) renew(name string, op *domainOp) *response {
 	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
-	d, err := ss.s.svc.Renew(ctx, ss.registrar, name, cur, per)
+	d, err := ss.s.svc.RenewDomain(ctx, ss.registrar, registry.DomainRenew{Name: name, CurExpiry: cur, Period: per})
 	if err != nil {
 		return ss.lifecycleError("renew", name, err)
 	}

@@ -128,7 +128,7 @@ func (ss *session) dispatchContact(obj *object, verb string, ext *cmdExt) *respo
 		if r != nil {
 			return r
 		}
-		co, err := svc.CreateContact(ctx, ss.registrar, ids[0], data, pw)
+		co, err := svc.CreateContact(ctx, ss.registrar, registry.ContactCreate{ID: ids[0], ContactData: data, AuthInfo: pw})
 		if err != nil {
 			return ss.failed("contact create", ids[0], err)
 		}
@@ -152,7 +152,7 @@ func (ss *session) dispatchContact(obj *object, verb string, ext *cmdExt) *respo
 		}
 		return &response{code: CodeOK, resData: contactInfData(co, co.Registrar == ss.registrar.Name)}
 	case "delete":
-		if err := svc.DeleteContact(ctx, ss.registrar, ids[0]); err != nil {
+		if err := svc.DeleteContact(ctx, ss.registrar, registry.ContactDelete{ID: ids[0]}); err != nil {
 			return ss.failed("contact delete", ids[0], err)
 		}
 		ss.log.Info("epp: contact deleted", "id", ids[0])
@@ -162,7 +162,8 @@ func (ss *session) dispatchContact(obj *object, verb string, ext *cmdExt) *respo
 		if r != nil {
 			return r
 		}
-		if err := svc.UpdateContact(ctx, ss.registrar, ids[0], u); err != nil {
+		u.ID = ids[0]
+		if err := svc.UpdateContact(ctx, ss.registrar, u); err != nil {
 			return ss.failed("contact update", ids[0], err)
 		}
 		ss.log.Info("epp: contact updated", "id", ids[0])

@@ -96,7 +96,7 @@ func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *re
 		}
 		return &response{code: CodeOK, resData: chkData("host", NSHost, "name", items)} // commands.go
 	case "create":
-		ho, err := svc.CreateHost(ctx, ss.registrar, names[0], addrs(h.Addrs))
+		ho, err := svc.CreateHost(ctx, ss.registrar, registry.HostCreate{Name: names[0], Addrs: addrs(h.Addrs)})
 		if err != nil {
 			return ss.hostError("create", names[0], err)
 		}
@@ -113,13 +113,13 @@ func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *re
 		}
 		return &response{code: CodeOK, resData: hostInfData(ho)}
 	case "delete":
-		if err := svc.DeleteHost(ctx, ss.registrar, names[0]); err != nil {
+		if err := svc.DeleteHost(ctx, ss.registrar, registry.HostDelete{Name: names[0]}); err != nil {
 			return ss.hostError("delete", names[0], err)
 		}
 		ss.log.Info("epp: host deleted", "name", names[0])
 		return &response{code: CodeOK}
 	case "update":
-		var u registry.HostUpdate
+		u := registry.HostUpdate{Name: names[0]}
 		if h.Add != nil {
 			u.AddAddrs, u.AddStatuses = addrs(h.Add.Addrs), statuses(h.Add.Statuses)
 		}
@@ -131,7 +131,7 @@ func (ss *session) dispatchDelegation(obj *object, verb string, ext *cmdExt) *re
 				return fail(CodeMissing, messages[CodeMissing]+": <host:chg> holds the new <host:name>")
 			}
 		}
-		if err := svc.UpdateHost(ctx, ss.registrar, names[0], u); err != nil {
+		if err := svc.UpdateHost(ctx, ss.registrar, u); err != nil {
 			return ss.hostError("update", names[0], err)
 		}
 		ss.log.Info("epp: host updated", "name", names[0])

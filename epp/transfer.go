@@ -110,22 +110,12 @@ func (ss *session) transfer(t *transfer) *response {
 	ctx, cancel := ss.contextFor()
 	defer cancel()
 	svc := ss.s.svc
-	var tr *registry.Transfer
-	var err error
 	switch op {
-	case "request":
-		tr, err = svc.RequestTransfer(ctx, ss.registrar, name, pw, years)
-	case "query":
-		tr, err = svc.QueryTransfer(ctx, ss.registrar, name, pw)
-	case "approve":
-		tr, err = svc.ApproveTransfer(ctx, ss.registrar, name)
-	case "reject":
-		tr, err = svc.RejectTransfer(ctx, ss.registrar, name)
-	case "cancel":
-		tr, err = svc.CancelTransfer(ctx, ss.registrar, name)
+	case registry.TransferRequestOp, registry.TransferQueryOp, registry.TransferApproveOp, registry.TransferRejectOp, registry.TransferCancelOp:
 	default: // the schema's enumeration
 		return fail(CodeSyntax, messages[CodeSyntax]+": <transfer op> is request, query, approve, reject or cancel")
 	}
+	tr, err := svc.TransferDomain(ctx, ss.registrar, registry.DomainTransfer{Name: name, Op: op, AuthInfo: pw, Years: years})
 	if err != nil {
 		return ss.failed("transfer "+op, name, err)
 	}
@@ -180,122 +170,4 @@ func (ss *session) poll(p *poll) *response {
 		return &response{code: CodeOK, msgQ: `<msgQ count="` + strconv.Itoa(left) + `" id="` + strconv.FormatInt(id, 10) + `"/>`}
 	}
 	return fail(CodeSyntax, messages[CodeSyntax]+": <poll op> is req or ack") // required, of the schema's enumeration
-}
-
-// update is RFC 5731 §3.2.5's <update>: the client* statuses of
-// <domain:add> and <domain:rem> (docs/lifecycle.md), the authInfo of
-// <domain:chg>, or with RFC 3915's <rgp:update> a restore. Statuses are
-// changed before the authInfo, each in a transaction of its own.
-func (ss *session) update(u *update, ext *cmdExt) *response {
-	var rgp *rgpUpdate
-	if ext != nil {
-		rgp = ext.RGP
-	}
-	if u.Domain == nil && u.Host != nil { // host.go
-		return ss.dispatchDelegation(&object{HUpd: u.Host}, "update", ext)
-	}
-	if u.Domain == nil && u.Contact != nil { // contact.go
-		return ss.dispatchContact(&object{CUpd: u.Contact}, "update", ext)
-	}
-	if u.Domain == nil {
-		if len(u.Other) > 0 {
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: this registry serves domain objects only (%s)", messages[CodeUnimplObject], NSDomain))
-		}
-		return fail(CodeMissing, messages[CodeMissing]+": <update> holds a <domain:update>")
-	}
-	name, r := oneName(u.Domain.Names, "update")
-	if r != nil {
-		return r
-	}
-	// the name servers and DS records (host.go), read before anything
-	// changes
-	deleg, r := updateDelegation(u.Domain, ext)
-	if r != nil {
-		return r
-	}
-	cAdd, cRem, registrant, r := updateContacts(u.Domain) // contact.go
-	if r != nil {
-		return r
-	}
-	contactsChange := len(cAdd)+len(cRem) > 0 || registrant != ""
-	ctx, cancel := ss.contextFor()
-	defer cancel()
-	if rgp != nil {
-		if rgp.Restore == nil {
-			return fail(CodeMissing, messages[CodeMissing]+`: <rgp:restore op="request|report">`)
-		}
-		op := strings.TrimSpace(rgp.Restore.Op)
-		if op != registry.RestoreRequest && op != registry.RestoreReport {
-			return fail(CodeValueSyntax, messages[CodeValueSyntax]+`: <rgp:restore op> is request or report`)
-		}
-		d, err := ss.s.svc.Restore(ctx, ss.registrar, name, op)
-		if err != nil {
-			return ss.failed("restore", name, err)
-		}
-		ss.log.Info("epp: restore", "name", d.Name, "op", op)
-		return &response{code: CodeOK}
-	}
-	var add, rem []string
-	for _, l := range []*updateList{u.Domain.Add, u.Domain.Rem} {
-		if l != nil && len(l.Other) > 0 {
-			return fail(CodeUnimplOption, fmt.Sprintf("%s: <domain:%s> in an update (this registry keeps statuses, name servers and the authInfo)", messages[CodeUnimplOption], l.Other[0].XMLName.Local))
-		}
-	}
-	if u.Domain.Add != nil {
-		for _, st := range u.Domain.Add.Status {
-			add = append(add, strings.TrimSpace(st.S))
-		}
-	}
-	if u.Domain.Rem != nil {
-		for _, st := range u.Domain.Rem.Status {
-			rem = append(rem, strings.TrimSpace(st.S))
-		}
-	}
-	if len(add)+len(rem) > 0 {
-		if _, err := ss.s.svc.UpdateStatuses(ctx, ss.registrar, name, add, rem); err != nil {
-			return ss.failed("update", name, err)
-		}
-	}
-	if contactsChange {
-		if err := ss.s.svc.UpdateDomainContacts(ctx, ss.registrar, name, registry.DomainContactUpdate{Add: cAdd, Rem: cRem, Registrant: registrant}); err != nil {
-			return ss.failed("update", name, err)
-		}
-		ss.log.Info("epp: contacts updated", "name", name)
-	}
-	if !emptyDelegation(deleg) {
-		if err := ss.s.svc.UpdateDelegation(ctx, ss.registrar, name, deleg); err != nil {
-			return ss.failed("update", name, err)
-		}
-		ss.log.Info("epp: delegation updated", "name", name)
-	}
-	if u.Domain.Chg == nil || u.Domain.Chg.AuthInfo == nil {
-		if len(add)+len(rem) > 0 || !emptyDelegation(deleg) || contactsChange {
-			return &response{code: CodeOK}
-		}
-		// nothing changes, but the registrar must sponsor the domain
-		d, err := ss.s.svc.Info(ctx, name)
-		if err != nil {
-			return ss.failed("update", name, err)
-		}
-		if d.Registrar != ss.registrar.Name {
-			return fromError(registry.Errorf(registry.CodeForbidden, "%s belongs to another registrar", d.Name))
-		}
-		return &response{code: CodeOK}
-	}
-	a := u.Domain.Chg.AuthInfo
-	pw := ""
-	switch {
-	case a.Ext != nil:
-		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": <domain:ext> authorization information; this registry takes <domain:pw>")
-	case a.Null != nil:
-	case a.PW == nil:
-		return fail(CodeMissing, messages[CodeMissing]+": <domain:authInfo> holds a <domain:pw> or <domain:null/>")
-	default:
-		pw = *a.PW
-	}
-	if err := ss.s.svc.SetAuthInfo(ctx, ss.registrar, name, pw); err != nil {
-		return ss.failed("update", name, err)
-	}
-	ss.log.Info("epp: authInfo set", "name", name, "removed", pw == "")
-	return &response{code: CodeOK}
 }

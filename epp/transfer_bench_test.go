@@ -30,7 +30,7 @@ func BenchmarkTransfer(b *testing.B) {
 			names := make([]string, b.N)
 			for i := range names {
 				names[i] = freshName()
-				if _, err := svc.CreateWith(ctx, acme, names[i], "hi", registry.CreateOptions{AuthInfo: "bench-Auth-1"}); err != nil {
+				if _, err := svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: names[i], Lang: "hi", AuthInfo: "bench-Auth-1"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -68,10 +68,10 @@ func TestCheckJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	const kitab, kittab = "किताब.भारत", "कित्ताब.भारत"
-	if _, err := svc.Create(ctx, r, kitab, "hi"); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateExempt(ctx, r, kittab, "hi"); err != nil { // a variant of kitab: exempted with it
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: kittab, Lang: "hi", Exempt: true}); err != nil { // a variant of kitab: exempted with it
 		t.Fatal(err)
 	}
 	if _, err := svc.Reserve(ctx, "कमल.भारत", "test"); err != nil {
@@ -87,7 +87,7 @@ func TestCheckJSON(t *testing.T) {
 	// names whose variants are then blocked
 	for i, created := 0, 0; i < len(names) && created < 3; i++ {
 		if res, err := svc.Check(ctx, names[i], "hi"); err == nil && res.Status == registry.Available && len(res.Variants) > 0 {
-			if _, err := svc.Create(ctx, r, names[i], "hi"); err != nil {
+			if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: names[i], Lang: "hi"}); err != nil {
 				t.Fatal(err)
 			}
 			for _, v := range res.Variants {

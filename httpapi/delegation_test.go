@@ -14,14 +14,14 @@ func TestDomainDelegation(t *testing.T) {
 	e := newEnv(t, httpapi.Options{})
 	ctx := t.Context()
 	r := &registry.Registrar{ID: 1, Name: "a"}
-	if _, err := e.svc.Create(ctx, r, "example.in", ""); err != nil {
+	if _, err := e.svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "example.in"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.CreateHost(ctx, r, "ns1.example.net", nil); err != nil {
+	if _, err := e.svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns1.example.net"}); err != nil {
 		t.Fatal(err)
 	}
 	ds := registry.DS{KeyTag: 7, Algorithm: 15, DigestType: 2, Digest: "2BB183AF5F22588179A53B0A98631FAD1A292118B0A7C5B7E4B1F1A2E8C4D9A1"}
-	if err := e.svc.UpdateDelegation(ctx, r, "example.in", registry.Delegation{AddNS: []string{"ns1.example.net"}, AddDS: []registry.DS{ds}}); err != nil {
+	if err := ignoreDomain(e.svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: "example.in", AddNS: []string{"ns1.example.net"}, AddDS: []registry.DS{ds}})); err != nil {
 		t.Fatal(err)
 	}
 	var d registry.Domain

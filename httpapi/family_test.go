@@ -67,7 +67,7 @@ func TestFamilyRDAP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(t.Context(), r, "সরকার.ভারত", ""); err != nil {
+	if _, err := svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: "সরকার.ভারত"}); err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(rdap.Handler(svc, rdap.Options{}))

@@ -129,7 +129,7 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"PUT", "/v1/zones", 405, "METHOD_NOT_ALLOWED", "GET, HEAD"},
 		{"TRACE", "/v1/domains", 405, "METHOD_NOT_ALLOWED", "GET, HEAD, POST"},
-		{"POST", "/v1/domains/x.in", 405, "METHOD_NOT_ALLOWED", "GET, HEAD, DELETE"},
+		{"POST", "/v1/domains/x.in", 405, "METHOD_NOT_ALLOWED", "GET, HEAD, PATCH, DELETE"},
 		{"DELETE", "/v1/check", 405, "METHOD_NOT_ALLOWED", "GET, HEAD"},
 		{"GET", "/v1/nope", 404, "NOT_FOUND", ""},
 		{"GET", "/v1/", 404, "NOT_FOUND", ""},

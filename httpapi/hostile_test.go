@@ -65,7 +65,7 @@ func TestHostileInputs(t *testing.T) {
 				}
 			}
 			// a domain of B's with an authInfo, for A's transfer requests
-			if _, err := e.svc.CreateWith(t.Context(), registrarNamed(t, e.svc, "b"), "kitab.in", "", registry.CreateOptions{AuthInfo: "Auth-Info-0001"}); err != nil {
+			if _, err := e.svc.CreateDomain(t.Context(), registrarNamed(t, e.svc, "b"), registry.DomainCreate{Name: "kitab.in", AuthInfo: "Auth-Info-0001"}); err != nil {
 				t.Fatal(err)
 			}
 			for _, h := range hostile {

@@ -196,6 +196,7 @@ func New(svc *registry.Service, o Options) *Server {
 	route("DELETE /v1/domains/{name}", s.auth(s.delete))
 	route("POST /v1/domains/{name}/renew", s.auth(s.renew))     // lifecycle.go
 	route("POST /v1/domains/{name}/restore", s.auth(s.restore)) // lifecycle.go
+	route("PATCH /v1/domains/{name}", s.auth(s.update))         // update.go
 	route("POST /v1/domains/{name}/statuses", s.auth(s.statuses))
 	route("GET /v1/audit", s.auth(s.audit))
 	route("PUT /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))
@@ -203,6 +204,14 @@ func New(svc *registry.Service, o Options) *Server {
 	route("POST /v1/domains/{name}/transfer", s.auth(s.requestTransfer))
 	route("GET /v1/domains/{name}/transfer", s.auth(s.queryTransfer))
 	route("POST /v1/domains/{name}/transfer/{op}", s.auth(s.actOnTransfer))
+	route("POST /v1/hosts", s.auth(s.createHost)) // objects.go
+	route("GET /v1/hosts/{name}", s.auth(s.hostInfo))
+	route("PATCH /v1/hosts/{name}", s.auth(s.updateHost))
+	route("DELETE /v1/hosts/{name}", s.auth(s.deleteHost))
+	route("POST /v1/contacts", s.auth(s.createContact))
+	route("GET /v1/contacts/{id}", s.auth(s.contactInfo))
+	route("PATCH /v1/contacts/{id}", s.auth(s.updateContact))
+	route("DELETE /v1/contacts/{id}", s.auth(s.deleteContact))
 	route("GET /v1/poll", s.auth(s.pollReq))
 	route("DELETE /v1/poll/{id}", s.auth(s.pollAck))
 	route("/v1/", s.public(s.unmatched)) // 404 and 405 in JSON
@@ -537,6 +546,13 @@ type CreateRequest struct {
 	// default, 1 year).
 	Years  int `json:"years,omitempty"`
 	Months int `json:"months,omitempty"`
+	// The domain's contacts (registrant, admin, tech, billing: the
+	// registrar's own; docs/contacts.md), name servers (hosts of the
+	// registry) and DS records (docs/delegation.md): all created with the
+	// domain in one transaction, or none.
+	Contacts    []registry.DomainContact `json:"contacts,omitempty"`
+	NameServers []string                 `json:"name_servers,omitempty"`
+	DS          []registry.DS            `json:"ds,omitempty"`
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
@@ -568,7 +584,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.CreateWith(lifeCtx(r), registrarOf(r), req.Name, req.Lang, registry.CreateOptions{AuthInfo: req.AuthInfo, Period: p})
+	d, err := s.svc.CreateDomain(lifeCtx(r), registrarOf(r), registry.DomainCreate{Name: req.Name, Lang: req.Lang, Period: p, AuthInfo: req.AuthInfo,
+		Contacts: req.Contacts, NameServers: req.NameServers, DS: req.DS})
 	s.count("create", resultOf(err))
 	if err != nil {
 		return err
@@ -597,7 +614,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.DeleteDomain(lifeCtx(r), registrarOf(r), name)
+	d, err := s.svc.DeleteDomain(lifeCtx(r), registrarOf(r), registry.DomainDelete{Name: name})
 	s.count("delete", resultOf(err))
 	if err != nil {
 		return err

@@ -156,7 +156,7 @@ func TestExemptedOverHTTP(t *testing.T) {
 	if r := e.do("POST", "/v1/domains", e.tokenA, `{"name":"चाँद.भारत","lang":"hi"}`, nil); r.StatusCode != 201 {
 		t.Fatalf("create चाँद: %d", r.StatusCode)
 	}
-	if _, err := e.svc.CreateExempt(ctx, r, "चॉंद.भारत", "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "चॉंद.भारत", Lang: "hi", Exempt: true}); err != nil {
 		t.Fatal(err)
 	}
 	var d map[string]any

@@ -73,7 +73,7 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.Renew(lifeCtx(r), registrarOf(r), name, cur, p)
+	d, err := s.svc.RenewDomain(lifeCtx(r), registrarOf(r), registry.DomainRenew{Name: name, CurExpiry: cur, Period: p})
 	s.count("renew", resultOf(err))
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeBody(w, r, &req, `{"op": "request" | "report"}`); err != nil {
 		return err
 	}
-	d, err := s.svc.Restore(lifeCtx(r), registrarOf(r), name, req.Op)
+	d, err := s.svc.RestoreDomain(lifeCtx(r), registrarOf(r), registry.DomainRestore{Name: name, Op: req.Op})
 	s.count("restore", resultOf(err))
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func (s *Server) statuses(w http.ResponseWriter, r *http.Request) error {
 	if len(req.Add)+len(req.Remove) == 0 {
 		return registry.Errorf(registry.CodeBadStatus, "add or remove at least one status")
 	}
-	d, err := s.svc.UpdateStatuses(lifeCtx(r), registrarOf(r), name, req.Add, req.Remove)
+	d, err := s.svc.UpdateDomain(lifeCtx(r), registrarOf(r), registry.DomainUpdate{Name: name, AddStatuses: req.Add, RemStatuses: req.Remove})
 	s.count("statuses", resultOf(err))
 	if err != nil {
 		return err

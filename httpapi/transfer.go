@@ -61,7 +61,7 @@ func (s *Server) setAuthInfo(w http.ResponseWriter, r *http.Request) error {
 		}
 		pw = req.AuthInfo
 	}
-	err = s.svc.SetAuthInfo(r.Context(), registrarOf(r), name, pw)
+	_, err = s.svc.UpdateDomain(r.Context(), registrarOf(r), registry.DomainUpdate{Name: name, AuthInfo: &pw})
 	s.count("auth-info", resultOf(err))
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (s *Server) requestTransfer(w http.ResponseWriter, r *http.Request) error {
 	if err := s.decodeBody(w, r, &req, `{"auth_info": ..., "period": ...}`); err != nil {
 		return err
 	}
-	t, err := s.svc.RequestTransfer(r.Context(), registrarOf(r), name, req.AuthInfo, req.Period)
+	t, err := s.svc.TransferDomain(r.Context(), registrarOf(r), registry.DomainTransfer{Name: name, Op: registry.TransferRequestOp, AuthInfo: req.AuthInfo, Years: req.Period})
 	s.count("transfer-request", resultOf(err))
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (s *Server) queryTransfer(w http.ResponseWriter, r *http.Request) error {
 	}
 	// a registrar that is no party to it shows the authInfo in a header
 	// (never in the URL, which is logged)
-	t, err := s.svc.QueryTransfer(r.Context(), registrarOf(r), name, r.Header.Get("Auth-Info"))
+	t, err := s.svc.TransferDomain(r.Context(), registrarOf(r), registry.DomainTransfer{Name: name, Op: registry.TransferQueryOp, AuthInfo: r.Header.Get("Auth-Info")})
 	if err != nil {
 		return err
 	}
@@ -114,17 +114,12 @@ func (s *Server) actOnTransfer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	op := r.PathValue("op")
-	var t *registry.Transfer
 	switch op {
-	case "approve":
-		t, err = s.svc.ApproveTransfer(r.Context(), registrarOf(r), name)
-	case "reject":
-		t, err = s.svc.RejectTransfer(r.Context(), registrarOf(r), name)
-	case "cancel":
-		t, err = s.svc.CancelTransfer(r.Context(), registrarOf(r), name)
+	case registry.TransferApproveOp, registry.TransferRejectOp, registry.TransferCancelOp:
 	default:
 		return registry.Errorf(registry.CodeNotFound, "no such operation %q: approve, reject or cancel", op)
 	}
+	t, err := s.svc.TransferDomain(r.Context(), registrarOf(r), registry.DomainTransfer{Name: name, Op: op})
 	s.count("transfer-"+op, resultOf(err))
 	if err != nil {
 		return err

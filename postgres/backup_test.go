@@ -42,7 +42,7 @@ func TestPostgresBackupRestore(t *testing.T) {
 	var names []string
 	for i, label := range []string{"किताब", "कमल", "नमक", "मकान"} {
 		for _, name := range []string{label + ".भारत", fmt.Sprintf("name-%d.in", i)} {
-			if _, err := svc.Create(ctx, r, name, ""); err != nil {
+			if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: name}); err != nil {
 				t.Fatal(err)
 			}
 			names = append(names, name)
@@ -98,7 +98,7 @@ func TestPostgresBackupRestore(t *testing.T) {
 	if _, err := rsvc.Authenticate(ctx, token); err != nil {
 		t.Errorf("restored: the registrar's token: %v", err)
 	}
-	if _, err := rsvc.Create(ctx, r, "after-restore.in", ""); err != nil {
+	if _, err := rsvc.CreateDomain(ctx, r, registry.DomainCreate{Name: "after-restore.in"}); err != nil {
 		t.Errorf("restored: a create: %v", err)
 	}
 }

@@ -173,7 +173,7 @@ func startLoad(t *testing.T, svc *registry.Service, r *registry.Registrar, prefi
 					t.Errorf("check: %v", err)
 				}
 				name := fmt.Sprintf("%s-%d-%d.in", prefix, g, i)
-				if _, err := svc.Create(ctx, r, name, ""); err != nil {
+				if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: name}); err != nil {
 					l.failed.Add(1)
 					t.Errorf("create %s: %v", name, err)
 				} else {

@@ -69,7 +69,7 @@ func TestKilledBackends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Create(ctx, r, "किताब.भारत", "hi"); err != nil {
+	if _, err := f.svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "किताब.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	warm := func() { // put several connections in the pool
@@ -116,8 +116,13 @@ func TestKilledBackends(t *testing.T) {
 		{"authenticate", func(int) error { _, err := f.svc.Authenticate(ctx, token); return err }},
 		{"info", func(int) error { _, err := f.svc.Info(ctx, "किताब.भारत"); return err }},
 		{"list", func(int) error { _, err := f.svc.List(ctx, r); return err }},
-		{"create", func(i int) error { _, err := f.svc.Create(ctx, r, fmt.Sprintf("example-%d.in", i), ""); return err }},
-		{"delete", func(i int) error { return f.svc.Delete(ctx, r, fmt.Sprintf("example-%d.in", i)) }},
+		{"create", func(i int) error {
+			_, err := f.svc.CreateDomain(ctx, r, registry.DomainCreate{Name: fmt.Sprintf("example-%d.in", i)})
+			return err
+		}},
+		{"delete", func(i int) error {
+			return ignoreDomain(f.svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: fmt.Sprintf("example-%d.in", i)}))
+		}},
 		{"audit", func(int) error { _, err := f.svc.Audit(ctx, registry.AuditFilter{Limit: 5}); return err }},
 		{"ready", func(int) error { return f.svc.Ready(ctx) }},
 	}
@@ -177,14 +182,14 @@ func TestKilledBackendsUnderLoad(t *testing.T) {
 				}
 				checks.Add(1)
 				name := fmt.Sprintf("load-%d-%d.in", g, i)
-				_, err := f.svc.Create(ctx, r, name, "")
+				_, err := f.svc.CreateDomain(ctx, r, registry.DomainCreate{Name: name})
 				creates.Add(1)
 				if err != nil {
 					createErrs.Add(1)
 					t.Errorf("create %s: %v", name, err)
 				}
 				if i%2 == 1 { // every other one deleted again
-					if err := f.svc.Delete(ctx, r, name); err != nil {
+					if err := ignoreDomain(f.svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: name})); err != nil {
 						createErrs.Add(1)
 						t.Errorf("delete %s: %v", name, err)
 					}

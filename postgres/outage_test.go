@@ -97,7 +97,7 @@ func TestOutageUnavailable(t *testing.T) {
 	if err := svc.SetEPPPassword(ctx, "alpha", "secret12"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(ctx, r, "किताब.भारत", "hi"); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "किताब.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
@@ -133,8 +133,13 @@ func TestOutageUnavailable(t *testing.T) {
 		{"EPP login", func() error { _, err := svc.EPPLogin(ctx, "alpha", "secret12", ""); return err }},
 		{"info", func() error { _, err := svc.Info(ctx, "कमलनयन.भारत"); return err }},
 		{"list", func() error { _, err := svc.List(ctx, r); return err }},
-		{"create", func() error { _, err := svc.Create(ctx, r, "outage.in", ""); return err }},
-		{"delete", func() error { return svc.Delete(ctx, r, "किताब.भारत") }},
+		{"create", func() error {
+			_, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "outage.in"})
+			return err
+		}},
+		{"delete", func() error {
+			return ignoreDomain(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: "किताब.भारत"}))
+		}},
 		{"audit", func() error { _, err := svc.Audit(ctx, registry.AuditFilter{Limit: 5}); return err }},
 		{"ready", func() error { return svc.Ready(ctx) }},
 	}

@@ -84,7 +84,7 @@ func TestReplicaReads(t *testing.T) {
 
 	// the store's own create is read back at once (from the primary
 	// until the standby has replayed it), then from the standby
-	if _, err := svc.Create(ctx, r, "replica-one.in", ""); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "replica-one.in"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Info(ctx, "replica-one.in"); err != nil {
@@ -100,7 +100,7 @@ func TestReplicaReads(t *testing.T) {
 
 	// replay paused: the standby does not have what the primary gets now
 	sqlOn(t, standby, "SELECT pg_wal_replay_pause()")
-	if _, err := other.Create(ctx, r2, "replica-two.in", ""); err != nil {
+	if _, err := other.CreateDomain(ctx, r2, registry.DomainCreate{Name: "replica-two.in"}); err != nil {
 		t.Fatal(err)
 	}
 	// proof that reads go to the standby: it does not have the name
@@ -111,7 +111,7 @@ func TestReplicaReads(t *testing.T) {
 		t.Fatalf("check of a name the paused standby lacks = %+v, %v; want available (answered by the standby)", res, err)
 	}
 	// read-your-writes: the store's own create, not replayed, is found
-	if _, err := svc.Create(ctx, r, "replica-three.in", ""); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "replica-three.in"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Info(ctx, "replica-three.in"); err != nil {
@@ -196,7 +196,7 @@ func BenchmarkReplicaInfo(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, n := range []string{"bench-one.in", "कमल.भारत"} {
-				if _, err := svc.Create(ctx, r, n, ""); err != nil {
+				if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -242,7 +242,7 @@ func bench(b *testing.B, name string, s *sqlstore.Store, svc *registry.Service, 
 						return
 					case <-time.After(10 * time.Millisecond):
 					}
-					if _, err := svc.Create(ctx, r, fmt.Sprintf("bench-%d-%d.in", run, i), ""); err != nil {
+					if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: fmt.Sprintf("bench-%d-%d.in", run, i)}); err != nil {
 						b.Error(err)
 						return
 					}

@@ -43,10 +43,10 @@ func TestTransferWorkersServers(t *testing.T) {
 	var names []string
 	for i := range 60 {
 		n := fmt.Sprintf("transfer-%03d.in", i)
-		if _, err := svc.CreateWith(ctx, losing, n, "", registry.CreateOptions{AuthInfo: "Auth-Info-" + n}); err != nil {
+		if _, err := svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: n, AuthInfo: "Auth-Info-" + n}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.RequestTransfer(ctx, gaining, n, "Auth-Info-"+n, 0); err != nil {
+		if _, err := svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: n, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-" + n, Years: 0}); err != nil {
 			t.Fatal(err)
 		}
 		names = append(names, n)

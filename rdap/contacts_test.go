@@ -23,12 +23,12 @@ func (e *env) withContacts(t *testing.T) {
 	ctx := t.Context()
 	r := &registry.Registrar{ID: 1, Name: "acme"}
 	for _, id := range []string{"rs-1", "adm-1", "tech-1"} {
-		if _, err := e.svc.CreateContact(ctx, r, id, registrytest.DevanagariContact(), "Contact-pw-1"); err != nil {
+		if _, err := e.svc.CreateContact(ctx, r, registry.ContactCreate{ID: id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dc := []registry.DomainContact{{Role: "registrant", ID: "rs-1"}, {Role: "admin", ID: "adm-1"}, {Role: "billing", ID: "adm-1"}, {Role: "tech", ID: "tech-1"}}
-	if err := e.svc.UpdateDomainContacts(ctx, r, kitab, registry.DomainContactUpdate{Add: dc}); err != nil {
+	if err := ignoreDomain(e.svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddContacts: dc})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -186,7 +186,7 @@ func TestContactDisclosed(t *testing.T) {
 	e := newEnv(t)
 	e.withContacts(t)
 	r := &registry.Registrar{ID: 1, Name: "acme"}
-	if err := e.svc.UpdateContact(t.Context(), r, "tech-1", registry.ContactUpdate{Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:loc", "addr:int", "email"}}}); err != nil {
+	if err := e.svc.UpdateContact(t.Context(), r, registry.ContactUpdate{ID: "tech-1", Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:loc", "addr:int", "email"}}}); err != nil {
 		t.Fatal(err)
 	}
 	server, _ := url.Parse(e.srv.URL + "/rdap")

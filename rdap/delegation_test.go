@@ -15,11 +15,11 @@ func TestSecureDNS(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	r := &registry.Registrar{ID: 1, Name: "acme"}
-	if _, err := e.svc.CreateHost(ctx, r, "ns1."+kitab, []registry.Addr{{IP: "8.8.8.8"}}); err != nil {
+	if _, err := e.svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns1." + kitab, Addrs: []registry.Addr{{IP: "8.8.8.8"}}}); err != nil {
 		t.Fatal(err)
 	}
 	digest := strings.Repeat("AB", 32)
-	if err := e.svc.UpdateDelegation(ctx, r, kitab, registry.Delegation{AddNS: []string{"ns1." + kitab}, AddDS: []registry.DS{{KeyTag: 4242, Algorithm: 13, DigestType: 2, Digest: digest}}}); err != nil {
+	if err := ignoreDomain(e.svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddNS: []string{"ns1." + kitab}, AddDS: []registry.DS{{KeyTag: 4242, Algorithm: 13, DigestType: 2, Digest: digest}}})); err != nil {
 		t.Fatal(err)
 	}
 	_, doc := e.get(t, "/rdap/domain/"+kitabA)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/akshara-idn/akshara/rdap"
+	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
@@ -22,7 +23,7 @@ func FuzzRDAP(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := svc.Create(f.Context(), r, kitab, "hi"); err != nil {
+	if _, err := svc.CreateDomain(f.Context(), r, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		f.Fatal(err)
 	}
 	h := rdap.Handler(svc, rdap.Options{})

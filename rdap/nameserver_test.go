@@ -22,16 +22,16 @@ func nsEnv(t *testing.T) *env {
 	e := newEnv(t)
 	ctx := t.Context()
 	r := &registry.Registrar{ID: 1, Name: "acme"}
-	if _, err := e.svc.CreateHost(ctx, r, "ns1."+kitab, []registry.Addr{{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888", Family: "v6"}}); err != nil {
+	if _, err := e.svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns1." + kitab, Addrs: []registry.Addr{{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888", Family: "v6"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.CreateHost(ctx, r, "ns1.example.net", nil); err != nil {
+	if _, err := e.svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns1.example.net"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.UpdateHost(ctx, r, "ns1.example.net", registry.HostUpdate{AddStatuses: []string{registry.HostDeleteProhibited}}); err != nil {
+	if err := e.svc.UpdateHost(ctx, r, registry.HostUpdate{Name: "ns1.example.net", AddStatuses: []string{registry.HostDeleteProhibited}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.UpdateDelegation(ctx, r, kitab, registry.Delegation{AddNS: []string{"ns1." + kitab}}); err != nil {
+	if err := ignoreDomain(e.svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddNS: []string{"ns1." + kitab}})); err != nil {
 		t.Fatal(err)
 	}
 	return e

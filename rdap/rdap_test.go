@@ -41,11 +41,11 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := svc.Create(t.Context(), r, kitab, "hi")
+	d, err := svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: kitab, Lang: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(t.Context(), r, "example.in", ""); err != nil {
+	if _, err := svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: "example.in"}); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(rdap.Handler(svc, rdap.Options{Notices: []rdap.Notice{{Title: "Terms of Use", Description: []string{"Test data."}}}}))
@@ -186,7 +186,7 @@ func TestResponses(t *testing.T) {
 func TestDeleteFreesVariants(t *testing.T) {
 	e := newEnv(t)
 	r := &registry.Registrar{ID: 1, Name: "acme"}
-	if err := e.svc.Delete(t.Context(), r, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(t.Context(), r, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
 	resp, doc := e.get(t, "/rdap/domain/"+kitabA)
@@ -231,11 +231,11 @@ func TestExemptedVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := svc.Create(ctx, a, "पतताता.भारत", "hi")
+	first, err := svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "पतताता.भारत", Lang: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := svc.CreateExempt(ctx, b, "पत्तताता.भारत", "hi")
+	second, err := svc.CreateDomain(ctx, b, registry.DomainCreate{Name: "पत्तताता.भारत", Lang: "hi", Exempt: true})
 	if err != nil || !second.Exempted {
 		t.Fatalf("CreateExempt: %+v, %v", second, err)
 	}
@@ -281,7 +281,7 @@ func TestExemptedVariants(t *testing.T) {
 func TestBlockedVariantOpenRDAP(t *testing.T) {
 	e := newEnv(t)
 	r := &registry.Registrar{ID: 1, Name: "acme"}
-	if _, err := e.svc.Create(t.Context(), r, "टीम.in", "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: "टीम.in", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	server, _ := url.Parse(e.srv.URL + "/rdap")

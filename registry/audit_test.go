@@ -35,10 +35,10 @@ func TestAuditFailureIsNotSilent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("AddRegistrar: %v", err)
 	}
-	if _, err := svc.Create(ctx, r, "x\x00y.in", ""); !errors.Is(err, registry.ErrBadName) {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "x\x00y.in"}); !errors.Is(err, registry.ErrBadName) {
 		t.Errorf("Create: %v, want BAD_NAME (the refusal, not the audit failure)", err)
 	}
-	if err := svc.Delete(ctx, r, "nothing.in"); !errors.Is(err, registry.ErrNotFound) {
+	if err := ignoreDomain(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: "nothing.in"})); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("Delete: %v, want NOT_FOUND", err)
 	}
 	if n := svc.AuditFailures(); n != 3 {

@@ -403,39 +403,6 @@ func (s *Service) CheckContact(ctx context.Context, id string) (*ContactCheck, e
 	return &ContactCheck{ID: id, Reason: "in use"}, nil
 }
 
-// CreateContact creates a contact for the registrar with its authInfo
-// (kept as an argon2id hash).
-func (s *Service) CreateContact(ctx context.Context, r *Registrar, id string, data ContactData, authInfo string) (*Contact, error) {
-	c, err := s.createContact(ctx, r, id, data, authInfo)
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "contact-create", Name: id, Result: CodeOf(err)})
-	}
-	return c, err
-}
-
-func (s *Service) createContact(ctx context.Context, r *Registrar, id string, data ContactData, authInfo string) (*Contact, error) {
-	cs, err := s.contactStore()
-	if err != nil {
-		return nil, err
-	}
-	if err := contactID(id); err != nil {
-		return nil, err
-	}
-	if err := checkContactData(&data); err != nil {
-		return nil, err
-	}
-	if err := CheckAuthInfo(authInfo); err != nil {
-		return nil, asBadContact(err)
-	}
-	hash, err := HashAuthInfo(authInfo)
-	if err != nil {
-		return nil, &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
-	}
-	now := s.clock.Now().UTC()
-	c := &Contact{ID: id, Registrar: r.Name, Statuses: []string{}, Created: now, Updated: now, ContactData: data, AuthHash: hash}
-	return cs.CreateContact(ctx, c, r.ID)
-}
-
 // ContactInfo returns a contact to its sponsor, or to a registrar that
 // gives its authInfo (RFC 5733 §3.1.2); CodeForbidden to the others.
 // Sponsor reports whether r sponsors it (only the sponsor learns that an
@@ -466,145 +433,21 @@ func (s *Service) PublicContact(ctx context.Context, id string) (*Contact, error
 	return cs.Contact(ctx, id)
 }
 
-// ContactUpdate is a change of a contact: statuses added and removed, and
-// the fields of Chg that are set replace the contact's.
-type ContactUpdate struct {
-	AddStatuses, RemStatuses []string
-	// Postal changes the postal info of each type it names (one of a
-	// type the contact lacks is added).
-	Postal     []PostalChange
-	Voice, Fax *Phone // nil: unchanged; an empty Number removes it
-	Email      string // "": unchanged
-	Disclose   *Disclose
-	AuthInfo   string // "": unchanged
+// contactPolicyBinds reports whether the zones' contact policy (the
+// zones file's `contacts`: the roles a domain must have) binds the
+// command ctx carries: it binds every front end but those the operator
+// exempted (ServiceOptions.ContactsExempt, akshara serve -contacts-exempt;
+// docs/contacts.md).
+func (s *Service) contactPolicyBinds(ctx context.Context) bool {
+	ch := ChannelOf(ctx).Name
+	if s.contactsExempt[ch] {
+		return false
+	}
+	return ch == "epp" // TRANSITIONAL (issue 34 item 4): every front end
 }
 
-// PostalChange is a <contact:chg>'s postal info: the fields set replace
-// the contact's of that type.
-type PostalChange struct {
-	Type      string
-	Name, Org *string
-	Addr      *PostalInfo // its Street, City, SP, PC and CC
-}
-
-// UpdateContact changes a contact the registrar sponsors.
-func (s *Service) UpdateContact(ctx context.Context, r *Registrar, id string, u ContactUpdate) error {
-	var err error
-	for try := 0; try < 5; try++ {
-		if err = s.updateContact(ctx, r, id, u); CodeOf(err) != CodeStale {
-			break
-		}
-	}
-	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "contact-update", Name: id, Result: resultOf(err)})
-	return err
-}
-
-func (s *Service) updateContact(ctx context.Context, r *Registrar, id string, u ContactUpdate) error {
-	cs, c, err := s.contact(ctx, id)
-	if err != nil {
-		return err
-	}
-	if c.Registrar != r.Name {
-		return Errorf(CodeForbidden, "contact %s is sponsored by another registrar", id)
-	}
-	for _, st := range append(append([]string(nil), u.AddStatuses...), u.RemStatuses...) {
-		if st != ContactDeleteProhibited && st != ContactUpdateProhibited {
-			return Errorf(CodeContactPolicy, "status %q: a registrar sets %s and %s only", st, ContactDeleteProhibited, ContactUpdateProhibited)
-		}
-	}
-	if has(c.Statuses, ContactUpdateProhibited) && !has(u.RemStatuses, ContactUpdateProhibited) {
-		return Errorf(CodeStatusProhibits, "contact %s has status %s: remove it first", id, ContactUpdateProhibited)
-	}
-	st := map[string]bool{}
-	for _, x := range c.Statuses {
-		st[x] = true
-	}
-	for _, x := range u.RemStatuses {
-		if !st[x] {
-			return Errorf(CodeContactPolicy, "contact %s does not have status %s", id, x)
-		}
-		delete(st, x)
-	}
-	for _, x := range u.AddStatuses {
-		if st[x] {
-			return Errorf(CodeContactPolicy, "contact %s already has status %s", id, x)
-		}
-		st[x] = true
-	}
-	next := *c
-	next.Statuses = []string{}
-	for x := range st {
-		next.Statuses = append(next.Statuses, x)
-	}
-	sort.Strings(next.Statuses)
-	next.Postal = append([]PostalInfo(nil), c.Postal...)
-	for _, p := range u.Postal {
-		i := 0
-		for i < len(next.Postal) && next.Postal[i].Type != p.Type {
-			i++
-		}
-		if i == len(next.Postal) {
-			next.Postal = append(next.Postal, PostalInfo{Type: p.Type})
-		}
-		q := &next.Postal[i]
-		if p.Name != nil {
-			q.Name = *p.Name
-		}
-		if p.Org != nil {
-			q.Org = *p.Org
-		}
-		if a := p.Addr; a != nil {
-			q.Street, q.City, q.SP, q.PC, q.CC = a.Street, a.City, a.SP, a.PC, a.CC
-		}
-	}
-	sort.Slice(next.Postal, func(i, j int) bool { return next.Postal[i].Type < next.Postal[j].Type })
-	for _, ph := range []struct{ in, out **Phone }{{&u.Voice, &next.Voice}, {&u.Fax, &next.Fax}} {
-		if *ph.in != nil {
-			*ph.out = *ph.in
-			if (*ph.in).Number == "" {
-				*ph.out = nil
-			}
-		}
-	}
-	if u.Email != "" {
-		next.Email = u.Email
-	}
-	if u.Disclose != nil {
-		next.Disclose = u.Disclose
-	}
-	if err := checkContactData(&next.ContactData); err != nil {
-		return err
-	}
-	if u.AuthInfo != "" {
-		if err := CheckAuthInfo(u.AuthInfo); err != nil {
-			return asBadContact(err)
-		}
-		if next.AuthHash, err = HashAuthInfo(u.AuthInfo); err != nil {
-			return &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
-		}
-	}
-	next.Updated = s.clock.Now().UTC()
-	return cs.UpdateContact(ctx, &next, r.ID)
-}
-
-// DeleteContact deletes a contact the registrar sponsors, unless a domain
-// names it (CodeAssociated) or it has clientDeleteProhibited.
-func (s *Service) DeleteContact(ctx context.Context, r *Registrar, id string) error {
-	err := s.deleteContact(ctx, r, id)
-	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "contact-delete", Name: id, Result: resultOf(err)})
-	return err
-}
-
-func (s *Service) deleteContact(ctx context.Context, r *Registrar, id string) error {
-	cs, c, err := s.contact(ctx, id)
-	if err != nil {
-		return err
-	}
-	if c.Registrar == r.Name && has(c.Statuses, ContactDeleteProhibited) {
-		return Errorf(CodeStatusProhibits, "contact %s has status %s", id, ContactDeleteProhibited)
-	}
-	return cs.DeleteContact(ctx, id, r.ID)
-}
+// joinRoles lists roles for a message.
+func joinRoles(roles []string) string { return strings.Join(roles, ", ") }
 
 // requiredRoles lists the roles a zone requires.
 func requiredRoles(z *Zone) []string {
@@ -642,62 +485,6 @@ func checkDomainContacts(cs []DomainContact) error {
 	return nil
 }
 
-// CreateOptions.Contacts (service.go) are checked by createContacts: the
-// zone's required roles present, every contact the registrar's; after the
-// domain is created they are linked in one transaction, and the domain
-// is deleted again if that fails (as CreateDelegatedWith does).
-func (s *Service) precheckContacts(ctx context.Context, r *Registrar, z *Zone, cs []DomainContact) error {
-	if err := checkDomainContacts(cs); err != nil {
-		return err
-	}
-	for _, role := range requiredRoles(z) {
-		found := false
-		for _, c := range cs {
-			found = found || c.Role == role
-		}
-		if !found {
-			return Errorf(CodeContactRequired, "a domain of zone %s has a %s contact (the zone's policy requires %s)", z.Name, role, strings.Join(requiredRoles(z), ", "))
-		}
-	}
-	if len(cs) == 0 {
-		return nil
-	}
-	store, err := s.contactStore()
-	if err != nil {
-		return err
-	}
-	for _, c := range cs {
-		got, err := store.Contact(ctx, c.ID)
-		if err != nil {
-			return err
-		}
-		if got.Registrar != r.Name {
-			return Errorf(CodeContactNotSponsored, "contact %s is sponsored by another registrar: a domain takes its own registrar's contacts only", c.ID)
-		}
-	}
-	return nil
-}
-
-// linkContacts links a just-created domain's contacts, deleting the
-// domain again if that fails.
-func (s *Service) linkContacts(ctx context.Context, r *Registrar, d *Domain, z *Zone, cs []DomainContact) error {
-	if len(cs) == 0 {
-		return nil
-	}
-	store, err := s.contactStore()
-	if err != nil {
-		return err
-	}
-	if err := store.ChangeDomainContacts(ctx, d.Zone, d.Label, r.ID, &ContactChange{Add: cs, Required: requiredRoles(z)}); err != nil {
-		if derr := s.store.DeleteDomain(ctx, d.Zone, d.Label, r.ID); derr != nil {
-			return &Error{Code: CodeInternal, Message: "undoing the create of " + d.Name + " after its contacts failed (" + err.Error() + ")", Err: derr}
-		}
-		return err
-	}
-	d.Contacts = sortContacts(append([]DomainContact(nil), cs...))
-	return nil
-}
-
 func sortContacts(cs []DomainContact) []DomainContact {
 	rank := map[string]int{}
 	for i, r := range akshara.ContactRoles {
@@ -710,59 +497,6 @@ func sortContacts(cs []DomainContact) []DomainContact {
 		return cs[i].ID < cs[j].ID
 	})
 	return cs
-}
-
-// DomainContactUpdate is a change of a domain's contacts: removals, then
-// additions; Registrant ("" for none) replaces the registrant.
-type DomainContactUpdate struct {
-	Add, Rem   []DomainContact
-	Registrant string
-}
-
-// UpdateDomainContacts changes the contacts of a domain the registrar
-// sponsors, atomically.
-func (s *Service) UpdateDomainContacts(ctx context.Context, r *Registrar, input string, u DomainContactUpdate) error {
-	err := s.updateDomainContacts(ctx, r, input, u)
-	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "update", Name: input, Result: resultOf(err)})
-	return err
-}
-
-func (s *Service) updateDomainContacts(ctx context.Context, r *Registrar, input string, u DomainContactUpdate) error {
-	z, label, err := s.locate(input)
-	if err != nil {
-		return err
-	}
-	add, rem := u.Add, u.Rem
-	if u.Registrant != "" {
-		add = append(append([]DomainContact(nil), add...), DomainContact{Role: RoleRegistrant, ID: u.Registrant})
-	}
-	for _, list := range [][]DomainContact{add, rem} {
-		for _, c := range list {
-			if err := checkDomainContacts([]DomainContact{c}); err != nil {
-				return err
-			}
-		}
-	}
-	store, err := s.contactStore()
-	if err != nil {
-		return err
-	}
-	dom, err := s.updatable(ctx, z, label, r) // hosts.go
-	if err != nil {
-		return err
-	}
-	if u.Registrant != "" { // the registrant it replaces
-		cur, err := store.DomainContacts(ctx, dom.ID)
-		if err != nil {
-			return err
-		}
-		for _, c := range cur {
-			if c.Role == RoleRegistrant {
-				rem = append(append([]DomainContact(nil), rem...), c)
-			}
-		}
-	}
-	return store.ChangeDomainContacts(ctx, z.Name, label, r.ID, &ContactChange{Add: add, Rem: rem, Required: requiredRoles(z)})
 }
 
 // loadContacts fills in a domain's contacts.

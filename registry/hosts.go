@@ -349,38 +349,6 @@ func (s *Service) CheckHost(ctx context.Context, input string) (*HostCheck, erro
 	return &HostCheck{Name: h.alabel, Reason: "in use"}, nil
 }
 
-// CreateHost creates a host for the registrar, with its addresses (glue:
-// only for a host inside a zone of the registry, under a domain the
-// registrar sponsors).
-func (s *Service) CreateHost(ctx context.Context, r *Registrar, input string, addrs []Addr) (*Host, error) {
-	h, err := s.createHost(ctx, r, input, addrs)
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-create", Name: input, Result: CodeOf(err)})
-	}
-	return h, err
-}
-
-func (s *Service) createHost(ctx context.Context, r *Registrar, input string, addrs []Addr) (*Host, error) {
-	ds, err := s.delegationStore()
-	if err != nil {
-		return nil, err
-	}
-	hn, err := s.canonHost(input)
-	if err != nil {
-		return nil, err
-	}
-	h := &Host{Name: hn.alabel, ULabel: hn.ulabel, Registrar: r.Name, Statuses: []string{}}
-	if err := s.setAddrs(h, hn, addrs); err != nil {
-		return nil, err
-	}
-	if hn.zone != nil {
-		h.SuperZone, h.SuperLabel = hn.zone.Name, hn.label
-	}
-	now := s.clock.Now().UTC()
-	h.Created, h.Updated = now, now
-	return ds.CreateHost(ctx, h, r.ID)
-}
-
 // setAddrs checks and sets a host's addresses.
 func (s *Service) setAddrs(h *Host, hn hostName, addrs []Addr) error {
 	a, err := canonAddrs(addrs)
@@ -416,115 +384,6 @@ func (s *Service) HostInfo(ctx context.Context, input string) (*Host, error) {
 	return h, nil
 }
 
-// HostUpdate is a change of a host.
-type HostUpdate struct {
-	AddAddrs, RemAddrs       []Addr
-	AddStatuses, RemStatuses []string
-	NewName                  string // "" keeps the name
-}
-
-// UpdateHost changes a host the registrar sponsors.
-func (s *Service) UpdateHost(ctx context.Context, r *Registrar, input string, u HostUpdate) error {
-	var err error
-	for try := 0; try < 5; try++ { // read, check, write over the version read
-		if err = s.updateHost(ctx, r, input, u); CodeOf(err) != CodeStale {
-			break
-		}
-	}
-	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-update", Name: input, Result: resultOf(err)})
-	return err
-}
-
-func (s *Service) updateHost(ctx context.Context, r *Registrar, input string, u HostUpdate) error {
-	ds, err := s.delegationStore()
-	if err != nil {
-		return err
-	}
-	hn, err := s.canonHost(input)
-	if err != nil {
-		return err
-	}
-	h, err := ds.Host(ctx, hn.alabel)
-	if err != nil {
-		return err
-	}
-	if h.Registrar != r.Name {
-		return Errorf(CodeForbidden, "host %s is sponsored by another registrar", h.Name)
-	}
-	for _, st := range append(append([]string(nil), u.AddStatuses...), u.RemStatuses...) {
-		if st != HostDeleteProhibited && st != HostUpdateProhibited {
-			return Errorf(CodeHostPolicy, "status %q: a registrar sets %s and %s only", st, HostDeleteProhibited, HostUpdateProhibited)
-		}
-	}
-	if has(h.Statuses, HostUpdateProhibited) && !has(u.RemStatuses, HostUpdateProhibited) {
-		return Errorf(CodeStatusProhibits, "host %s has status %s: remove it first", h.Name, HostUpdateProhibited)
-	}
-	st := map[string]bool{}
-	for _, x := range h.Statuses {
-		st[x] = true
-	}
-	for _, x := range u.RemStatuses {
-		if !st[x] {
-			return Errorf(CodeHostPolicy, "host %s does not have status %s", h.Name, x)
-		}
-		delete(st, x)
-	}
-	for _, x := range u.AddStatuses {
-		if st[x] {
-			return Errorf(CodeHostPolicy, "host %s already has status %s", h.Name, x)
-		}
-		st[x] = true
-	}
-	next := &Host{Name: h.Name, ULabel: h.ULabel, Statuses: []string{}, Version: h.Version}
-	for x := range st {
-		next.Statuses = append(next.Statuses, x)
-	}
-	sort.Strings(next.Statuses)
-	nn := hn
-	if u.NewName != "" {
-		if nn, err = s.canonHost(u.NewName); err != nil {
-			return err
-		}
-		next.Name, next.ULabel = nn.alabel, nn.ulabel
-	}
-	rem, err := canonAddrs(u.RemAddrs)
-	if err != nil {
-		return err
-	}
-	have := map[string]bool{}
-	for _, a := range h.Addrs {
-		have[a] = true
-	}
-	for _, a := range rem {
-		if !have[a] {
-			return Errorf(CodeHostPolicy, "host %s has no address %s", h.Name, a)
-		}
-		delete(have, a)
-	}
-	add, err := canonAddrs(u.AddAddrs)
-	if err != nil {
-		return err
-	}
-	var all []Addr
-	for a := range have {
-		all = append(all, Addr{IP: a})
-	}
-	for _, a := range add {
-		if have[a] {
-			return Errorf(CodeHostPolicy, "host %s already has address %s", h.Name, a)
-		}
-		all = append(all, Addr{IP: a})
-	}
-	if err := s.setAddrs(next, nn, all); err != nil {
-		return err
-	}
-	if nn.zone != nil {
-		next.SuperZone, next.SuperLabel = nn.zone.Name, nn.label
-	}
-	next.Updated = s.clock.Now().UTC()
-	return ds.UpdateHost(ctx, hn.alabel, next, r.ID)
-}
-
 func has(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
@@ -532,33 +391,6 @@ func has(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// DeleteHost deletes a host the registrar sponsors, unless a domain
-// names it (CodeAssociated) or it has clientDeleteProhibited.
-func (s *Service) DeleteHost(ctx context.Context, r *Registrar, input string) error {
-	err := s.deleteHost(ctx, r, input)
-	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "host-delete", Name: input, Result: resultOf(err)})
-	return err
-}
-
-func (s *Service) deleteHost(ctx context.Context, r *Registrar, input string) error {
-	ds, err := s.delegationStore()
-	if err != nil {
-		return err
-	}
-	hn, err := s.canonHost(input)
-	if err != nil {
-		return err
-	}
-	h, err := ds.Host(ctx, hn.alabel)
-	if err != nil {
-		return err
-	}
-	if h.Registrar == r.Name && has(h.Statuses, HostDeleteProhibited) {
-		return Errorf(CodeStatusProhibits, "host %s has status %s", h.Name, HostDeleteProhibited)
-	}
-	return ds.DeleteHost(ctx, hn.alabel, r.ID)
 }
 
 // MaxNameServers is the zone's limit of name servers per domain.
@@ -574,50 +406,6 @@ type Delegation struct {
 	AddNS, RemNS []string // host names, as given
 	AddDS, RemDS []DS
 	RemAllDS     bool
-}
-
-// UpdateDelegation changes the name servers and DS records of a domain
-// the registrar sponsors, atomically.
-func (s *Service) UpdateDelegation(ctx context.Context, r *Registrar, input string, d Delegation) error {
-	err := s.updateDelegation(ctx, r, input, d)
-	s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "update", Name: input, Result: resultOf(err)})
-	return err
-}
-
-func (s *Service) updateDelegation(ctx context.Context, r *Registrar, input string, d Delegation) error {
-	z, label, err := s.locate(input)
-	if err != nil {
-		return err
-	}
-	c, err := s.delegationChange(z, d)
-	if err != nil {
-		return err
-	}
-	ds, err := s.delegationStore()
-	if err != nil {
-		return err
-	}
-	if _, err := s.updatable(ctx, z, label, r); err != nil {
-		return err
-	}
-	return ds.ChangeDelegation(ctx, z.Name, label, r.ID, c)
-}
-
-// updatable reads a domain the registrar may update: its own, and by the
-// lifecycle's statuses (lifecycle.go) neither deleted nor on update
-// prohibition (a domain that is keeps its delegation and contacts).
-func (s *Service) updatable(ctx context.Context, z *Zone, label string, r *Registrar) (*Domain, error) {
-	dom, err := s.store.Domain(ctx, z.Name, label)
-	if err != nil {
-		return nil, err
-	}
-	if err := owned(dom, r); err != nil {
-		return nil, err
-	}
-	if err := prohibits(dom, "updates", StatusPendingDelete, StatusClientUpdateProhibited, StatusServerUpdateProhibited); err != nil {
-		return nil, err
-	}
-	return dom, nil
 }
 
 // delegationChange checks a delegation and makes the store's change.
@@ -649,80 +437,6 @@ func (s *Service) delegationChange(z *Zone, d Delegation) (*DelegationChange, er
 		return nil, Errorf(CodeLimit, "a domain has at most %d DS records (%d given)", MaxDS, len(c.AddDS))
 	}
 	return c, nil
-}
-
-// CreateDelegated registers a domain as Create does, with its name
-// servers and DS records: all are checked first, and if storing the
-// delegation fails the domain is deleted again.
-func (s *Service) CreateDelegated(ctx context.Context, r *Registrar, input, lang string, ns []string, dsRecs []DS) (*Domain, error) {
-	return s.CreateDelegatedWith(ctx, r, input, lang, CreateOptions{}, ns, dsRecs)
-}
-
-// CreateDelegatedWith is CreateDelegated with a create's options (authInfo,
-// period: CreateWith).
-func (s *Service) CreateDelegatedWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
-	if !o.WithContacts {
-		return s.createDelegated(ctx, r, input, lang, o, ns, dsRecs)
-	}
-	z, _, err := s.locate(input)
-	if err == nil {
-		err = s.precheckContacts(ctx, r, z, o.Contacts) // contacts.go
-	}
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
-		return nil, err
-	}
-	d, err := s.createDelegated(ctx, r, input, lang, o, ns, dsRecs)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.linkContacts(ctx, r, d, z, o.Contacts); err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
-		return nil, err
-	}
-	return d, nil
-}
-
-func (s *Service) createDelegated(ctx context.Context, r *Registrar, input, lang string, o CreateOptions, ns []string, dsRecs []DS) (*Domain, error) {
-	if len(ns) == 0 && len(dsRecs) == 0 {
-		return s.CreateWith(ctx, r, input, lang, o)
-	}
-	n, err := s.parseName(input)
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
-		return nil, err
-	}
-	c, err := s.delegationChange(n.zone, Delegation{AddNS: ns, AddDS: dsRecs})
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
-		return nil, err
-	}
-	store, err := s.delegationStore()
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range c.AddNS {
-		if _, err := store.Host(ctx, h); err != nil {
-			s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
-			if errors.Is(err, ErrNotFound) {
-				return nil, Errorf(CodeNotFound, "name server %s is not a host of this registry (create it first)", h)
-			}
-			return nil, err
-		}
-	}
-	d, err := s.CreateWith(ctx, r, input, lang, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.ChangeDelegation(ctx, d.Zone, d.Label, r.ID, c); err != nil {
-		if derr := s.store.DeleteDomain(ctx, d.Zone, d.Label, r.ID); derr != nil {
-			return nil, &Error{Code: CodeInternal, Message: "undoing the create of " + d.Name + " after its delegation failed (" + err.Error() + ")", Err: derr}
-		}
-		return nil, err
-	}
-	d.NameServers, d.DS = c.AddNS, c.AddDS
-	sort.Strings(d.NameServers)
-	return d, nil
 }
 
 // loadDelegation fills in a domain's name servers and DS records.

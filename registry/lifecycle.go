@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -236,28 +235,32 @@ func change(ctx context.Context, d *Domain, action, actor string, now time.Time)
 // domain is returned as it is).
 type decider func(d *Domain, z *Zone, now time.Time) (*Change, error)
 
-// transition is the one place every lifecycle change of a domain goes
-// through: read, decide with the clock, notify, apply at the revision
-// read (again if another change came between).
+// transition is how the lifecycle worker moves a domain one step: in one
+// transaction (transact), read it, decide with the clock, notify, and
+// apply the change at the revision read (run again if another change
+// came between).
 func (s *Service) transition(ctx context.Context, z *Zone, label string, decide decider) (*Domain, *Change, error) {
-	for attempt := 0; ; attempt++ {
-		d, err := s.store.Domain(ctx, z.Name, label)
+	var out *Domain
+	var ch *Change
+	err := s.transact(ctx, func(ctx context.Context) error {
+		d, err := s.domainIn(ctx, z, label)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		ch, err := decide(d, z, s.clock.Now())
-		if err != nil || ch == nil {
-			return d, nil, err
+		if ch, err = decide(d, z, s.clock.Now()); err != nil || ch == nil {
+			out = d
+			return err
 		}
 		slices.Sort(ch.Statuses)
 		ch.Statuses = slices.Compact(ch.Statuses)
 		s.notify(ctx, d, ch)
-		out, err := s.store.ApplyChange(ctx, d, ch)
-		if errors.Is(err, ErrStale) && attempt < 100 {
-			continue
-		}
-		return out, ch, err
+		out, err = s.store.ApplyChange(ctx, d, ch)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return out, ch, nil
 }
 
 // notify is where a transition's poll messages are made (into
@@ -284,22 +287,6 @@ func (s *Service) notify(ctx context.Context, before *Domain, ch *Change) {
 		return
 	}
 	ch.Notices = append(ch.Notices, m)
-}
-
-// lifecycleCall runs a registrar's lifecycle operation on input, and
-// records a refused one in the audit log (a successful one is recorded
-// in its transaction).
-func (s *Service) lifecycleCall(ctx context.Context, actor, action, input string, decide decider) (*Domain, *Change, error) {
-	z, label, err := s.locate(input)
-	var d *Domain
-	var ch *Change
-	if err == nil {
-		d, ch, err = s.transition(ctx, z, label, decide)
-	}
-	if err != nil {
-		s.audit(ctx, AuditEntry{Registrar: actor, Action: action, Name: input, Result: CodeOf(err)})
-	}
-	return d, ch, err
 }
 
 // owned refuses a domain of another registrar.
@@ -334,77 +321,6 @@ func addMonths(t time.Time, n int) time.Time {
 	return first.AddDate(0, 0, d-1)
 }
 
-// Renew extends the registration of a domain the registrar owns by p
-// (the zone's default for the zero Period) from its current expiry date,
-// which the registrar must give (curExp, compared as a date:
-// WRONG_EXPIRY if it is not the domain's, RFC 5731 §3.2.3). PERIOD_RANGE,
-// NOT_RENEWABLE past the 10-year horizon, STATUS_PROHIBITS for a domain
-// on renew prohibition or deleted, FORBIDDEN if not the registrar's.
-func (s *Service) Renew(ctx context.Context, r *Registrar, input string, curExp time.Time, p Period) (*Domain, error) {
-	d, _, err := s.lifecycleCall(ctx, r.Name, "renew", input, func(d *Domain, z *Zone, now time.Time) (*Change, error) {
-		if err := owned(d, r); err != nil {
-			return nil, err
-		}
-		months, err := z.period(p)
-		if err != nil {
-			return nil, err
-		}
-		if err := prohibits(d, "renewal", StatusPendingDelete, StatusClientRenewProhibited, StatusServerRenewProhibited); err != nil {
-			return nil, err
-		}
-		if d.Expires.IsZero() {
-			return nil, Errorf(CodeNotRenewable, "%s has no expiry date to renew from", d.Name)
-		}
-		if !sameDate(d.Expires, curExp) {
-			return nil, Errorf(CodeWrongExpiry, "the current expiry date of %s is %s, not %s", d.Name, d.Expires.Format(time.DateOnly), curExp.UTC().Format(time.DateOnly))
-		}
-		next := addMonths(d.Expires, months)
-		if next.After(addMonths(now, 12*MaxHorizon)) {
-			return nil, Errorf(CodeNotRenewable, "renewing %s by %s would take it to %s, beyond %d years from now", d.Name, p, next.Format(time.DateOnly), MaxHorizon)
-		}
-		ch := change(ctx, d, "renew", r.Name, now)
-		ch.Expires, ch.Renewed = next, now
-		ch.Result = "ok until " + next.Format(time.RFC3339)
-		return ch, nil
-	})
-	return d, err
-}
-
-func sameDate(a, b time.Time) bool {
-	a, b = a.UTC(), b.UTC()
-	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
-}
-
-// DeleteDomain deletes a domain the registrar owns (RFC 3915): inside the
-// zone's add grace period it is purged at once, its conflict set freed,
-// and nil is returned; otherwise it enters pendingDelete with
-// redemptionPeriod, out of the published zone but holding its whole
-// conflict set until it is purged (after the redemption and the pending
-// delete periods), and is returned. STATUS_PROHIBITS for a domain on
-// delete prohibition or already deleted.
-func (s *Service) DeleteDomain(ctx context.Context, r *Registrar, input string) (*Domain, error) {
-	d, ch, err := s.lifecycleCall(ctx, r.Name, "delete", input, func(d *Domain, z *Zone, now time.Time) (*Change, error) {
-		if err := owned(d, r); err != nil {
-			return nil, err
-		}
-		if err := prohibits(d, "deletion", StatusPendingDelete, StatusClientDeleteProhibited, StatusServerDeleteProhibited, StatusPendingTransfer); err != nil {
-			return nil, err
-		}
-		ch := change(ctx, d, "delete", r.Name, now)
-		ch.RefusePendingTransfer, ch.EndTransfers, ch.RefuseHosts = true, true, true
-		if lc := z.Lifecycle; now.Before(d.Created.Add(lc.AddGrace)) {
-			ch.Purge, ch.Result = true, "ok purged in add grace"
-			return ch, nil
-		}
-		enterDeletion(ch, z, now)
-		return ch, nil
-	})
-	if err == nil && ch != nil && ch.Purge {
-		return nil, nil
-	}
-	return d, err
-}
-
 // enterDeletion puts a change's domain in pendingDelete (with
 // redemptionPeriod if the zone has one), to be purged after the zone's
 // redemption and pending delete periods; with neither, at once.
@@ -423,111 +339,6 @@ func enterDeletion(ch *Change, z *Zone, now time.Time) {
 	}
 	ch.PurgeAt = now.Add(lc.Redemption + lc.PendingDelete)
 	ch.Result = "ok purge at " + ch.PurgeAt.Format(time.RFC3339)
-}
-
-// The restore operations (RFC 3915 §4.2.5).
-const (
-	RestoreRequest = "request"
-	RestoreReport  = "report"
-)
-
-// Restore restores a deleted domain the registrar owns (RFC 3915): op
-// "request" during its redemption period makes it pendingRestore, and
-// "report" then completes the restore: the domain is out of
-// pendingDelete, back in the zone, and if its expiry date has passed it
-// is renewed by whole years to the first after now. STATUS_PROHIBITS
-// outside the redemption period (a request) or without a request (a
-// report).
-func (s *Service) Restore(ctx context.Context, r *Registrar, input, op string) (*Domain, error) {
-	action := "restore-" + op
-	d, _, err := s.lifecycleCall(ctx, r.Name, action, input, func(d *Domain, z *Zone, now time.Time) (*Change, error) {
-		if err := owned(d, r); err != nil {
-			return nil, err
-		}
-		ch := change(ctx, d, action, r.Name, now)
-		switch op {
-		case RestoreRequest:
-			if !d.HasStatus(StatusRedemptionPeriod) || d.HasStatus(StatusPendingRestore) {
-				return nil, Errorf(CodeStatusProhibits, "%s is not in its redemption period: it cannot be restored", d.Name)
-			}
-			ch.Statuses = append(ch.Statuses, StatusPendingRestore)
-		case RestoreReport:
-			if !d.HasStatus(StatusPendingRestore) {
-				return nil, Errorf(CodeStatusProhibits, "%s has no restore requested: request one first", d.Name)
-			}
-			ch.Statuses = slices.DeleteFunc(ch.Statuses, func(st string) bool {
-				return st == StatusPendingRestore || st == StatusPendingDelete || st == StatusRedemptionPeriod
-			})
-			ch.RedemptionEnds, ch.PurgeAt = time.Time{}, time.Time{}
-			for !ch.Expires.IsZero() && !ch.Expires.After(now) {
-				ch.Expires = addMonths(ch.Expires, 12)
-			}
-		default:
-			return nil, Errorf(CodeBadStatus, "a restore's op is request or report, not %q", op)
-		}
-		return ch, nil
-	})
-	return d, err
-}
-
-// UpdateStatuses adds and removes statuses of a domain: a registrar's
-// (r non-nil) client* statuses of its own domains, or the operator's (r
-// nil) server* statuses of any domain. BAD_STATUS for a status the
-// caller may not set; STATUS_PROHIBITS for a registrar's update of a
-// domain on update prohibition (but one that removes
-// clientUpdateProhibited, RFC 5731 §2.3) or deleted.
-func (s *Service) UpdateStatuses(ctx context.Context, r *Registrar, input string, add, rem []string) (*Domain, error) {
-	allowed, actor := ClientStatuses, "operator"
-	if r != nil {
-		actor = r.Name
-	} else {
-		allowed = ServerStatuses
-	}
-	for _, st := range append(slices.Clone(add), rem...) {
-		if !slices.Contains(allowed, st) {
-			who := "a registrar sets only " + strings.Join(ClientStatuses, ", ")
-			if r == nil {
-				who = "the operator sets only " + strings.Join(ServerStatuses, ", ")
-			}
-			return nil, Errorf(CodeBadStatus, "status %q cannot be set or removed here: %s", st, who)
-		}
-	}
-	d, _, err := s.lifecycleCall(ctx, actor, "status", input, func(d *Domain, z *Zone, now time.Time) (*Change, error) {
-		if r != nil {
-			if err := owned(d, r); err != nil {
-				return nil, err
-			}
-			if err := prohibits(d, "updates", StatusPendingDelete, StatusServerUpdateProhibited); err != nil {
-				return nil, err
-			}
-			if d.HasStatus(StatusClientUpdateProhibited) && !slices.Contains(rem, StatusClientUpdateProhibited) {
-				return nil, prohibits(d, "updates", StatusClientUpdateProhibited)
-			}
-		}
-		for _, st := range add {
-			if d.HasStatus(st) {
-				return nil, Errorf(CodeBadStatus, "%s already has status %s", d.Name, st)
-			}
-		}
-		for _, st := range rem {
-			if !d.HasStatus(st) {
-				return nil, Errorf(CodeBadStatus, "%s does not have status %s", d.Name, st)
-			}
-		}
-		ch := change(ctx, d, "status", actor, now)
-		ch.Statuses = slices.DeleteFunc(ch.Statuses, func(st string) bool { return slices.Contains(rem, st) })
-		ch.Statuses = append(ch.Statuses, add...)
-		var parts []string
-		for _, st := range add {
-			parts = append(parts, "+"+st)
-		}
-		for _, st := range rem {
-			parts = append(parts, "-"+st)
-		}
-		ch.Result = "ok " + strings.Join(parts, " ")
-		return ch, nil
-	})
-	return d, err
 }
 
 // LifecycleReport says what a run of the lifecycle worker did.

@@ -277,7 +277,7 @@ func seedEquiv(t *testing.T, s registry.Store) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"बतखम.भारत", "वतखम.भारत", "स्त्रीखम.भारत", "बलमख.भारत", "वलमख.भारत"} {
-		if _, err := svc.Create(ctx, r, n, "hi"); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatalf("Create(%s): %v", n, err)
 		}
 	}

@@ -258,6 +258,15 @@ func CodeOf(err error) string {
 // (zone, label), and a label already held makes it fail with ErrConflict
 // naming the holder. Nothing is checked first and inserted after.
 type Store interface {
+	// Atomic runs f as one transaction (one command, one transaction:
+	// flow.go): every method of the store called with the context f is
+	// given joins it, its reads seeing what f wrote so far; f's error
+	// rolls everything back and is returned, nil commits. f is run again
+	// from the start on a transient fault; a fault at COMMIT is resolved
+	// (the command applied once, never guessed at). Inside f, Atomic
+	// joins the transaction of f.
+	Atomic(ctx context.Context, f func(ctx context.Context) error) error
+
 	// EnsureZones creates the zones that do not exist yet.
 	EnsureZones(ctx context.Context, zones []Zone) error
 	Zones(ctx context.Context) ([]Zone, error)

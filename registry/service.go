@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -56,6 +55,9 @@ type Service struct {
 	lookup    func(tag string) (*akshara.Language, error)
 	version   string // the policy data version verdicts carry
 	clock     Clock  // the time of the domain logic (ServiceOptions.Clock)
+	// contactsExempt: the channels the contact policy does not bind
+	// (ServiceOptions.ContactsExempt)
+	contactsExempt map[string]bool
 
 	log           atomic.Pointer[slog.Logger] // SetLogger
 	auditFailures atomic.Uint64
@@ -94,6 +96,12 @@ type ServiceOptions struct {
 	// zones it names (by U-label; "*" for every zone) instead of the zones
 	// file's `contacts` (for tests that create domains without contacts).
 	Contacts map[string]akshara.ZoneContacts
+	// ContactsExempt names the front ends (channels: http, cli, epp;
+	// "" for calls that name none) whose domain creates and updates the
+	// zones' contact policy does not bind: an explicit setting of the
+	// operator (akshara serve -contacts-exempt), for a registry whose
+	// clients of that front end carry no contacts yet (docs/contacts.md).
+	ContactsExempt []string
 }
 
 // NewServiceWith is NewService judging with the policy data of opts.
@@ -115,6 +123,10 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 	}
 	if s.clock = opts.Clock; s.clock == nil {
 		s.clock = SystemClock{}
+	}
+	s.contactsExempt = map[string]bool{}
+	for _, ch := range opts.ContactsExempt {
+		s.contactsExempt[ch] = true
 	}
 	for i := range zones {
 		z := &s.list[i]
@@ -578,111 +590,6 @@ func (s *Service) findForCheck(ctx context.Context, zone string, labels []string
 	return d, nil, nil
 }
 
-// Create registers name in lang for the registrar: the name and its whole
-// conflict set, atomically. ErrInvalid (with the policy's errors),
-// ErrConflict (naming the registered domain that blocks it),
-// ErrUnknownZone, ErrUnknownLanguage, ErrBadName.
-func (s *Service) Create(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
-	return s.CreateWith(ctx, r, input, lang, CreateOptions{})
-}
-
-// CreateOptions are the optional parts of a create.
-type CreateOptions struct {
-	// AuthInfo is the domain's authInfo (RFC 5731 §2.6), stored hashed;
-	// "" for none (no transfer is possible until the sponsor sets one).
-	AuthInfo string
-	// Period is the registration period (the zone's default for the zero
-	// Period; PERIOD_RANGE outside the zone's range): the domain expires
-	// that long after the service's clock's now (docs/lifecycle.md).
-	Period Period
-	// Contacts are the domain's contacts (contacts.go). With WithContacts
-	// (EPP) the zone's required roles are asked for; front ends that
-	// carry no contacts (the HTTP API, the CLI, imports) leave it false.
-	Contacts     []DomainContact
-	WithContacts bool
-}
-
-// CreatePeriod is Create for a registration period.
-func (s *Service) CreatePeriod(ctx context.Context, r *Registrar, input, lang string, p Period) (*Domain, error) {
-	return s.CreateWith(ctx, r, input, lang, CreateOptions{Period: p})
-}
-
-// CreateWith is Create with the options of o.
-func (s *Service) CreateWith(ctx context.Context, r *Registrar, input, lang string, o CreateOptions) (*Domain, error) {
-	d, err := s.create(ctx, r, input, lang, o)
-	if err != nil {
-		// a refused create is recorded too; a successful one was recorded
-		// in its transaction
-		s.audit(ctx, AuditEntry{Registrar: r.Name, Action: "create", Name: input, Result: CodeOf(err)})
-	}
-	return d, err
-}
-
-func (s *Service) create(ctx context.Context, r *Registrar, input, lang string, o CreateOptions) (*Domain, error) {
-	if o.AuthInfo != "" {
-		if err := CheckAuthInfo(o.AuthInfo); err != nil {
-			return nil, err
-		}
-	}
-	n, c, err := s.judgeName(input, lang)
-	if err != nil {
-		return nil, err
-	}
-	months, err := n.zone.period(o.Period)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.errs) > 0 {
-		return nil, &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
-	}
-	full, afull := s.fullName(&c, n.zone)
-	if rn, err := s.reservedAmong(ctx, n.zone.Name, c.blocks); err != nil {
-		return nil, err
-	} else if rn != nil {
-		msg := full + " is reserved by the registry"
-		if rn.Label != c.label || rn.Zone != n.zone.Name { // a variant, or the label under its variant TLD
-			msg = full + " is a variant of " + rn.Label + "." + rn.Zone + ", which is reserved by the registry"
-		}
-		return nil, &Error{Code: CodeReserved, Message: msg}
-	}
-	now := s.clock.Now()
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, DataVersion: s.version,
-		Created: now, Expires: addMonths(now, months)}
-	if o.AuthInfo != "" {
-		// hashed after the policy's checks, before the transaction
-		if d.AuthInfoHash, err = HashAuthInfo(o.AuthInfo); err != nil {
-			return nil, &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
-		}
-	}
-	created, err := s.store.CreateDomain(ctx, d, r.ID)
-	if errors.Is(err, ErrConflict) {
-		// the name itself registered (exempted domains share labels, so the
-		// first holder of the set need not be it): EXISTS, as
-		// docs/registry.md promises
-		if own, ferr := s.store.Domain(ctx, n.zone.Name, c.label); ferr == nil {
-			msg := full + " is already registered"
-			if own.Deleted() {
-				msg += "; it is deleted and is purged at " + own.PurgeAt.Format(time.RFC3339) + " (its registrar may restore it until its redemption period ends)"
-			}
-			return nil, &Error{Code: CodeExists, Message: msg, BlockedBy: own.Name}
-		}
-		e := &Error{Code: CodeConflict, Message: full + " conflicts with a registered domain"}
-		if b, ferr := s.store.FindBlocker(ctx, n.zone.Name, c.blocks); ferr == nil {
-			e.BlockedBy = b.Name
-			e.Message = full + " is blocked by " + b.Name
-			if b.Deleted() {
-				e.Message += ", deleted and in its redemption or pending delete period until " + b.PurgeAt.Format(time.RFC3339)
-			}
-			if b.Label == c.label && b.Zone == n.zone.Name {
-				// the name itself: EXISTS, as docs/registry.md promises
-				e.Code, e.Message = CodeExists, full+" is already registered"
-			}
-		}
-		return nil, e
-	}
-	return created, err
-}
-
 // locate canonicalizes label.zone for a lookup: the label decoded (if an
 // A-label) and NFC, or lower-cased if plain ASCII.
 func (s *Service) locate(input string) (*Zone, string, error) {
@@ -722,14 +629,6 @@ func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
 		return nil, err
 	}
 	return d, s.loadContacts(ctx, d) // contacts.go
-}
-
-// Delete deletes a domain the registrar owns (DeleteDomain): purged at
-// once inside the add grace period, otherwise kept, with its conflict
-// set, until its purge.
-func (s *Service) Delete(ctx context.Context, r *Registrar, input string) error {
-	_, err := s.DeleteDomain(ctx, r, input)
-	return err
 }
 
 // List returns the registrar's domains.
@@ -850,26 +749,6 @@ func (s *Service) Conflict(zone, a, la, b, lb string) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// CreateExempt registers name in lang for the registrar even when it
-// conflicts with registered domains: it is judged as Create judges it
-// (ErrInvalid and the others), then stored with Store.CreateExemptDomain,
-// kept and exempted with every domain it conflicts with. It is for
-// bringing in names registered elsewhere before (a bulk import), not for
-// registrars' creates. ErrConflict only if the name itself is registered.
-func (s *Service) CreateExempt(ctx context.Context, r *Registrar, input, lang string) (*Domain, error) {
-	n, c, err := s.judgeName(input, lang)
-	if err == nil && len(c.errs) > 0 {
-		err = &Error{Code: CodeInvalid, Message: fmt.Sprintf("%s is not a valid %s label", n.label, c.lang), Errors: c.errs}
-	}
-	if err != nil {
-		s.store.Audit(ctx, AuditEntry{Registrar: r.Name, Action: "create-exempt", Name: input, Result: CodeOf(err)})
-		return nil, err
-	}
-	full, afull := s.fullName(&c, n.zone)
-	d := &Domain{Name: full, ALabel: afull, Label: c.label, Zone: n.zone.Name, Lang: c.lang, Registrar: r.Name, Blocks: c.blocks, Created: s.clock.Now()}
-	return s.store.CreateExemptDomain(ctx, d, r.ID)
 }
 
 // buildRelations gives each zone its conflict relation: a zone of no

@@ -184,47 +184,6 @@ func (s *Service) domainOf(ctx context.Context, input string) (*Domain, error) {
 	return s.store.Domain(ctx, z.Name, label)
 }
 
-// record audits a refused transfer command (a successful one is recorded
-// in its transaction).
-func (s *Service) record(ctx context.Context, r *Registrar, action, name string, err error) {
-	if err != nil {
-		who := ""
-		if r != nil {
-			who = r.Name
-		}
-		s.audit(ctx, AuditEntry{Registrar: who, Action: action, Name: name, Result: CodeOf(err)})
-	}
-}
-
-// SetAuthInfo sets (pw != "") or removes (pw == "") the authInfo of a
-// domain the registrar sponsors.
-func (s *Service) SetAuthInfo(ctx context.Context, r *Registrar, input, pw string) (err error) {
-	defer func() { s.record(ctx, r, "auth-info", input, err) }()
-	if pw != "" {
-		if err := CheckAuthInfo(pw); err != nil {
-			return err
-		}
-	}
-	ts, err := s.transferStore()
-	if err != nil {
-		return err
-	}
-	d, err := s.domainOf(ctx, input)
-	if err != nil {
-		return err
-	}
-	if d.Registrar != r.Name {
-		return Errorf(CodeForbidden, "%s belongs to another registrar", d.Name)
-	}
-	hash := ""
-	if pw != "" {
-		if hash, err = HashAuthInfo(pw); err != nil {
-			return &Error{Code: CodeInternal, Message: "hashing the authInfo", Err: err}
-		}
-	}
-	return ts.SetAuthInfo(ctx, d.ID, r.ID, hash, s.auditEntry(ctx, r.Name, "auth-info", d.Name))
-}
-
 // auditEntry is an audit record of a transition at the clock's time, with
 // the channel of ctx.
 func (s *Service) auditEntry(ctx context.Context, registrar, action, name string) AuditEntry {
@@ -267,14 +226,6 @@ func (s *Service) SetTransferPolicy(ctx context.Context, zone string, period, lo
 	return err
 }
 
-// transferStatuses returns the EPP statuses of a domain that bear on a
-// transfer besides pendingTransfer (which this file keeps): those the
-// lifecycle stores (client/serverTransferProhibited, pendingDelete,
-// redemptionPeriod, pendingRestore; docs/lifecycle.md).
-func (s *Service) transferStatuses(ctx context.Context, d *Domain) ([]string, error) {
-	return d.Statuses, nil
-}
-
 // TransferProhibitedBy returns the status among statuses that forbids a
 // transfer (RFC 5731 §2.3: client/serverTransferProhibited, and the
 // pending and redemption states of RFC 3915), or "".
@@ -295,115 +246,6 @@ func CheckPeriod(years int) error {
 		return Errorf(CodePeriodRange, "a period is 1 to 10 years (this one is %d)", years)
 	}
 	return nil
-}
-
-// RequestTransfer asks for the transfer of a domain to r, with the
-// domain's authInfo and the years it adds (0: none). The transfer is
-// pending until the sponsor approves or rejects it, r cancels it, or the
-// zone's transfer period passes (the server approves it).
-func (s *Service) RequestTransfer(ctx context.Context, r *Registrar, input, authInfo string, years int) (t *Transfer, err error) {
-	defer func() { s.record(ctx, r, "transfer-request", input, err) }()
-	if err := CheckPeriod(years); err != nil {
-		return nil, err
-	}
-	ts, err := s.transferStore()
-	if err != nil {
-		return nil, err
-	}
-	d, st, hash, err := s.settledState(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	if d.Registrar == r.Name {
-		return nil, Errorf(CodeNotEligible, "%s is already yours", d.Name)
-	}
-	// the authInfo first: whoever lacks it learns nothing of the domain's state
-	if hash == "" || authInfo == "" || len(authInfo) > maxAuthInfo || !VerifyEPPPassword(hash, authInfo) {
-		return nil, Errorf(CodeBadAuthInfo, "the authInfo given for %s is not the domain's", d.Name)
-	}
-	if st.Pending != nil {
-		return nil, Errorf(CodePendingTransfer, "a transfer of %s is pending already (requested %s by %s)", d.Name, st.Pending.Requested.Format(time.RFC3339), st.Pending.Gaining)
-	}
-	statuses, err := s.transferStatuses(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	if p := TransferProhibitedBy(statuses); p != "" {
-		return nil, Errorf(CodeStatusProhibits, "%s has status %s, which prohibits a transfer", d.Name, p)
-	}
-	period, lock, err := ts.TransferPolicy(ctx, d.Zone)
-	if err != nil {
-		return nil, err
-	}
-	now := s.clock.Now()
-	since := d.Created
-	if st.Transferred.After(since) {
-		since = st.Transferred
-	}
-	if now.Before(since.Add(lock)) {
-		return nil, Errorf(CodeNotEligible, "%s cannot be transferred until %s (%d days after its creation or last transfer)", d.Name, since.Add(lock).UTC().Format(time.RFC3339), int(lock/(24*time.Hour)))
-	}
-	return ts.RequestTransfer(ctx, &TransferRequest{
-		DomainID: d.ID, Name: d.Name, ALabel: d.ALabel,
-		GainingID: r.ID, Gaining: r.Name, Losing: d.Registrar,
-		AuthHash: hash, Requested: now, Due: now.Add(period), Period: years,
-		Audit: s.auditEntry(ctx, r.Name, "transfer-request", d.Name),
-	})
-}
-
-// ApproveTransfer approves the pending transfer of a domain r sponsors:
-// the domain and its whole conflict set move to the requester.
-func (s *Service) ApproveTransfer(ctx context.Context, r *Registrar, input string) (*Transfer, error) {
-	return s.act(ctx, r, input, TransferClientApproved, "transfer-approve")
-}
-
-// RejectTransfer rejects the pending transfer of a domain r sponsors.
-func (s *Service) RejectTransfer(ctx context.Context, r *Registrar, input string) (*Transfer, error) {
-	return s.act(ctx, r, input, TransferClientRejected, "transfer-reject")
-}
-
-// CancelTransfer cancels the transfer r requested.
-func (s *Service) CancelTransfer(ctx context.Context, r *Registrar, input string) (*Transfer, error) {
-	return s.act(ctx, r, input, TransferClientCancelled, "transfer-cancel")
-}
-
-func (s *Service) act(ctx context.Context, r *Registrar, input, status, action string) (t *Transfer, err error) {
-	defer func() { s.record(ctx, r, action, input, err) }()
-	ts, err := s.transferStore()
-	if err != nil {
-		return nil, err
-	}
-	d, err := s.settled(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	return ts.ActOnTransfer(ctx, d.ID, r.ID, status, s.clock.Now(), s.auditEntry(ctx, r.Name, action, d.Name))
-}
-
-// QueryTransfer returns the latest transfer of a domain, to either party
-// of it or to whoever has the domain's authInfo: CodeNotPendingTransfer
-// if it was never transferred.
-func (s *Service) QueryTransfer(ctx context.Context, r *Registrar, input, authInfo string) (*Transfer, error) {
-	if _, err := s.transferStore(); err != nil {
-		return nil, err
-	}
-	d, st, hash, err := s.settledState(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	party := st.Last != nil && (st.Last.Gaining == r.Name || st.Last.Losing == r.Name) || d.Registrar == r.Name
-	if !party {
-		if authInfo == "" {
-			return nil, Errorf(CodeForbidden, "%s is not yours and no transfer of it is yours", d.Name)
-		}
-		if hash == "" || len(authInfo) > maxAuthInfo || !VerifyEPPPassword(hash, authInfo) {
-			return nil, Errorf(CodeBadAuthInfo, "the authInfo given for %s is not the domain's", d.Name)
-		}
-	}
-	if st.Last == nil {
-		return nil, Errorf(CodeNotPendingTransfer, "%s has never been transferred", d.Name)
-	}
-	return st.Last, nil
 }
 
 // DomainTransferState returns the transfer state of a domain as r may see

@@ -30,7 +30,7 @@ func TestReadCacheKeepsUnrelatedHits(t *testing.T) {
 	wantStatus(t, a, kitab, registry.Available, "")
 	for i := 0; i < 20; i++ {
 		// a commit by another connection, of a name unrelated to kitab
-		if _, err := b.Create(t.Context(), r, registrytest.Label(i)+".भारत", "hi"); err != nil {
+		if _, err := b.CreateDomain(t.Context(), r, registry.DomainCreate{Name: registrytest.Label(i) + ".भारत", Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 		before := storeA.CacheHits()
@@ -46,7 +46,7 @@ func TestReadCacheKeepsUnrelatedHits(t *testing.T) {
 		t.Fatalf("the cache applied no change-log row")
 	}
 	// and a related commit is seen at once
-	if _, err := b.Create(t.Context(), r, kittab, "hi"); err != nil {
+	if _, err := b.CreateDomain(t.Context(), r, registry.DomainCreate{Name: kittab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, a, kitab, registry.Blocked, kittab)
@@ -118,33 +118,50 @@ func TestReadCacheEveryWritePath(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"create", func() error { _, err := b.Create(t.Context(), r1, kitab, "hi"); return err }},
+		{"create", func() error {
+			_, err := b.CreateDomain(t.Context(), r1, registry.DomainCreate{Name: kitab, Lang: "hi"})
+			return err
+		}},
 		{"status change", func() error {
-			_, err := b.UpdateStatuses(t.Context(), r1, kitab, []string{"clientHold"}, nil)
+			_, err := b.UpdateDomain(t.Context(), r1, registry.DomainUpdate{Name: kitab, AddStatuses: []string{"clientHold"}})
 			return err
 		}},
 		{"status change back", func() error {
-			_, err := b.UpdateStatuses(t.Context(), r1, kitab, nil, []string{"clientHold"})
+			_, err := b.UpdateDomain(t.Context(), r1, registry.DomainUpdate{Name: kitab, RemStatuses: []string{"clientHold"}})
 			return err
 		}},
 		{"transfer", func() error {
 			if err := b.SetTransferPolicy(t.Context(), "भारत", 5*24*time.Hour, 0); err != nil {
 				return err
 			}
-			if err := b.SetAuthInfo(t.Context(), r1, kitab, "secret-Pw-1"); err != nil {
+			if err := setAuthInfo(b, t.Context(), r1, kitab, "secret-Pw-1"); err != nil {
 				return err
 			}
-			if _, err := b.RequestTransfer(t.Context(), r2, kitab, "secret-Pw-1", 1); err != nil {
+			if _, err := b.TransferDomain(t.Context(), r2, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "secret-Pw-1", Years: 1}); err != nil {
 				return err
 			}
-			_, err := b.ApproveTransfer(t.Context(), r1, kitab)
+			_, err := b.TransferDomain(t.Context(), r1, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 			return err
 		}},
-		{"delete (redemption)", func() error { _, err := b.DeleteDomain(t.Context(), r2, kitab); return err }},
-		{"restore", func() error { _, err := b.Restore(t.Context(), r2, kitab, "request"); return err }},
-		{"create 2", func() error { _, err := b.Create(t.Context(), r1, in(label(0)), "hi"); return err }},
-		{"exempt create", func() error { _, err := b.CreateExempt(t.Context(), r2, in("त"+label(0)), "hi"); return err }},
-		{"delete of an exempted one", func() error { return b.Delete(t.Context(), r2, in("त"+label(0))) }},
+		{"delete (redemption)", func() error {
+			_, err := b.DeleteDomain(t.Context(), r2, registry.DomainDelete{Name: kitab})
+			return err
+		}},
+		{"restore", func() error {
+			_, err := b.RestoreDomain(t.Context(), r2, registry.DomainRestore{Name: kitab, Op: "request"})
+			return err
+		}},
+		{"create 2", func() error {
+			_, err := b.CreateDomain(t.Context(), r1, registry.DomainCreate{Name: in(label(0)), Lang: "hi"})
+			return err
+		}},
+		{"exempt create", func() error {
+			_, err := b.CreateDomain(t.Context(), r2, registry.DomainCreate{Name: in("त" + label(0)), Lang: "hi", Exempt: true})
+			return err
+		}},
+		{"delete of an exempted one", func() error {
+			return ignoreDomain(b.DeleteDomain(t.Context(), r2, registry.DomainDelete{Name: in("त" + label(0))}))
+		}},
 		{"reserve", func() error { _, err := b.Reserve(t.Context(), in(label(1)), "test"); return err }},
 		{"unreserve", func() error { return b.Unreserve(t.Context(), in(label(1))) }},
 		{"import", func() error {
@@ -154,7 +171,9 @@ func TestReadCacheEveryWritePath(t *testing.T) {
 			return err
 		}},
 		{"re-audit apply", func() error { _, err := b.Reaudit(t.Context(), true, nil); return err }},
-		{"delete", func() error { return b.Delete(t.Context(), r1, in(label(0))) }},
+		{"delete", func() error {
+			return ignoreDomain(b.DeleteDomain(t.Context(), r1, registry.DomainDelete{Name: in(label(0))}))
+		}},
 	}
 	same("start")
 	for _, st := range steps {
@@ -188,7 +207,7 @@ func TestReadCacheBulkRowLeftCommitted(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		name := registrytest.Label(i) + ".भारत"
 		wantStatus(t, a, name, registry.Available, "")
-		if _, err := b.Create(t.Context(), r, name, "hi"); err != nil {
+		if _, err := b.CreateDomain(t.Context(), r, registry.DomainCreate{Name: name, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 		wantStatus(t, a, name, registry.Registered, "")

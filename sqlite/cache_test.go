@@ -111,13 +111,13 @@ func TestReadCacheSeesAnotherConnection(t *testing.T) {
 		wantStatus(t, a, kitab, registry.Available, "")
 		wantStatus(t, a, kittab, registry.Available, "")
 		hits = cacheHits(t, storeA, hits)
-		if _, err := b.Create(t.Context(), r, kitab, "hi"); err != nil {
+		if _, err := b.CreateDomain(t.Context(), r, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 			t.Fatalf("round %d: Create: %v", round, err)
 		}
 		wantStatus(t, a, kitab, registry.Registered, "")
 		wantStatus(t, a, kittab, registry.Blocked, kitab)
 		hits = cacheHits(t, storeA, hits)
-		if err := b.Delete(t.Context(), r, kitab); err != nil {
+		if err := ignoreDomain(b.DeleteDomain(t.Context(), r, registry.DomainDelete{Name: kitab})); err != nil {
 			t.Fatalf("round %d: Delete: %v", round, err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestReadCacheSeesAnotherConnection(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		name := registrytest.Label(i) + ".भारत"
 		wantStatus(t, a, name, registry.Available, "")
-		if _, err := b.Create(t.Context(), r, name, "hi"); err != nil {
+		if _, err := b.CreateDomain(t.Context(), r, registry.DomainCreate{Name: name, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 		wantStatus(t, a, name, registry.Registered, "")
@@ -202,11 +202,11 @@ func TestReadCacheHelper(t *testing.T) {
 	}
 	switch action {
 	case "create":
-		if _, err := svc.Create(ctx, r, name, "hi"); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: name, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	case "delete":
-		if err := svc.Delete(ctx, r, name); err != nil {
+		if err := ignoreDomain(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: name})); err != nil {
 			t.Fatal(err)
 		}
 	default:
@@ -236,7 +236,7 @@ func BenchmarkFindForCheck(b *testing.B) {
 			var labels [][]string
 			for i := 0; i < 200; i++ {
 				if i%2 == 0 {
-					if _, err := svc.Create(context.Background(), r, registrytest.Label(i)+".भारत", "hi"); err != nil {
+					if _, err := svc.CreateDomain(context.Background(), r, registry.DomainCreate{Name: registrytest.Label(i) + ".भारत", Lang: "hi"}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -304,7 +304,7 @@ func TestReadCacheConcurrent(t *testing.T) {
 		}(w)
 	}
 	for i := 0; i < names; i++ {
-		if _, err := b.Create(t.Context(), r, registrytest.Label(i)+".भारत", "hi"); err != nil {
+		if _, err := b.CreateDomain(t.Context(), r, registry.DomainCreate{Name: registrytest.Label(i) + ".भारत", Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 		created.Store(int64(i + 1))

@@ -23,7 +23,7 @@ func BenchmarkCheckPath(b *testing.B) {
 	ctx := context.Background()
 	svc, r := benchService(b)
 	for i := 0; i < 1000; i++ { // half the checked labels are registered
-		if _, err := svc.Create(ctx, r, registrytest.Label(2*i)+".भारत", "hi"); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: registrytest.Label(2*i) + ".भारत", Lang: "hi"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,8 @@ package sqlite_test
 import (
 	"context"
 	"testing"
+
+	"github.com/akshara-idn/akshara/registry"
 )
 
 // familyLabel is the i-th of 15,625 Bangla labels with র (C া C র C), each
@@ -22,7 +24,7 @@ func BenchmarkFamilyCheck(b *testing.B) {
 	ctx := context.Background()
 	svc, r := benchService(b)
 	for i := 0; i < 1000; i++ {
-		if _, err := svc.Create(ctx, r, familyLabel(2*i)+".ভারত", ""); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: familyLabel(2*i) + ".ভারত"}); err != nil {
 			b.Fatal(err)
 		}
 	}

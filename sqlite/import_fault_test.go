@@ -198,7 +198,7 @@ func TestReauditScanFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"बकक.भारत", "वकक.भारत", "स्त्रीकक.भारत", "कमल.भारत"} {
-		if _, err := svc.Create(t.Context(), r, n, "hi"); err != nil {
+		if _, err := svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}

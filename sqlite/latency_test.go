@@ -54,7 +54,7 @@ func BenchmarkCreateLatency(b *testing.B) {
 								return
 							}
 							start := time.Now()
-							if _, err := svc.Create(ctx, r, label(i)+".भारत", "hi"); err != nil {
+							if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: label(i) + ".भारत", Lang: "hi"}); err != nil {
 								b.Error(err)
 								return
 							}

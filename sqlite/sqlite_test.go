@@ -41,7 +41,7 @@ func TestReopen(t *testing.T) {
 	if err != nil {
 		t.Fatalf("AddRegistrar: %v", err)
 	}
-	d, err := svc.Create(ctx, r, "किताब.भारत", "hi")
+	d, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "किताब.भारत", Lang: "hi"})
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -114,12 +114,12 @@ func TestCreatesAreGrouped(t *testing.T) {
 	names := []string{"किताब.भारत", "कमल.भारत", "नमस्ते.भारत", "example.in"}
 	before := s.GroupedWrites()
 	for _, n := range names {
-		if _, err := svc.Create(ctx, r, n, ""); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n}); err != nil {
 			t.Fatalf("create %s: %v", n, err)
 		}
 	}
 	for _, n := range names {
-		if err := svc.Delete(ctx, r, n); err != nil {
+		if err := ignoreDomain(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: n})); err != nil {
 			t.Fatalf("delete %s: %v", n, err)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/lgr"
+	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 	"github.com/akshara-idn/akshara/web"
 )
@@ -106,7 +107,7 @@ func server(t *testing.T) *httptest.Server {
 	ctx := context.Background()
 	svc := registrytest.SQLiteService(t)
 	r, _, _ := svc.AddRegistrar(ctx, "acme")
-	if _, err := svc.Create(ctx, r, "किताब.भारत", "hi"); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "किताब.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Reserve(ctx, "सरकार.भारत", "held by the registry"); err != nil {

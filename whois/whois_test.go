@@ -44,27 +44,27 @@ func newEnv(t testing.TB, svc *registry.Service, o whois.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(ctx, r, kitab, "hi"); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	// its contacts (docs/contacts.md), shown redacted
 	for _, id := range []string{"rs-1", "adm-1"} {
-		if _, err := svc.CreateContact(ctx, r, id, registrytest.DevanagariContact(), "Contact-pw-1"); err != nil {
+		if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dc := []registry.DomainContact{{Role: "registrant", ID: "rs-1"}, {Role: "admin", ID: "adm-1"}, {Role: "tech", ID: "adm-1"}}
-	if err := svc.UpdateDomainContacts(ctx, r, kitab, registry.DomainContactUpdate{Add: dc}); err != nil {
+	if err := ignoreDomain(svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddContacts: dc})); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(ctx, r, "example.in", ""); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "example.in"}); err != nil {
 		t.Fatal(err)
 	}
 	// a deleted domain: in redemption, its set held until the purge
-	if _, err := svc.Create(ctx, r, "सागर.भारत", "hi"); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "सागर.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Delete(ctx, r, "सागर.भारत"); err != nil {
+	if err := ignoreDomain(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: "सागर.भारत"})); err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
@@ -302,7 +302,7 @@ func TestContactDisclosed(t *testing.T) {
 	svc := registrytest.SQLiteService(t)
 	e := newEnv(t, svc, whois.Options{})
 	r := &registry.Registrar{ID: 1, Name: "acme"}
-	if err := svc.UpdateContact(t.Context(), r, "adm-1", registry.ContactUpdate{Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:int", "email"}}}); err != nil {
+	if err := svc.UpdateContact(t.Context(), r, registry.ContactUpdate{ID: "adm-1", Disclose: &registry.Disclose{Flag: true, Fields: []string{"name:int", "email"}}}); err != nil {
 		t.Fatal(err)
 	}
 	got := e.query(t, kitab+"\r\n")

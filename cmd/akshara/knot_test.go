@@ -184,14 +184,14 @@ func TestKnotPublish(t *testing.T) {
 		names = append(names, fmt.Sprintf("filler%d.in", i)) // 24 delegations: two going is within the guard's 10%
 	}
 	for _, n := range names {
-		if _, err := svc.Create(ctx, r, n, ""); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.CreateHost(ctx, r, "ns1.alpha.in", []registry.Addr{{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888"}}); err != nil {
+	if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns1.alpha.in", Addrs: []registry.Addr{{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateHost(ctx, r, "ns.example.net", nil); err != nil {
+	if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns.example.net"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range names {
@@ -199,7 +199,7 @@ func TestKnotPublish(t *testing.T) {
 		if n == "alpha.in" {
 			d = registry.Delegation{AddNS: []string{"ns1.alpha.in", "ns.example.net"}, AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: knotDigest}}}
 		}
-		if err := svc.UpdateDelegation(ctx, r, n, d); err != nil {
+		if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: n, AddNS: d.AddNS, AddDS: d.AddDS}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -293,7 +293,7 @@ func TestKnotPublish(t *testing.T) {
 		t.Errorf("charlie.in is not back after its hold was removed")
 	}
 	// the operator's serverHold: gone, and back when it goes
-	if _, err := svc.UpdateStatuses(ctx, nil, "delta.in", []string{registry.StatusServerHold}, nil); err != nil {
+	if _, err := svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: "delta.in", AddStatuses: []string{registry.StatusServerHold}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := publish(false); err != nil {
@@ -302,7 +302,7 @@ func TestKnotPublish(t *testing.T) {
 	if delegated("delta.in") {
 		t.Errorf("delta.in is still delegated on serverHold")
 	}
-	if _, err := svc.UpdateStatuses(ctx, nil, "delta.in", nil, []string{registry.StatusServerHold}); err != nil {
+	if _, err := svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: "delta.in", RemStatuses: []string{registry.StatusServerHold}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := publish(false); err != nil {
@@ -314,7 +314,7 @@ func TestKnotPublish(t *testing.T) {
 	// the change guard: 25 delegations, 3 go (12% > 10%): refused, nothing
 	// changes in Knot; -force publishes
 	for _, n := range []string{"echo.in", "foxtrot.in", "golf.in"} {
-		if _, err := svc.UpdateStatuses(ctx, r, n, []string{registry.StatusClientHold}, nil); err != nil {
+		if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: n, AddStatuses: []string{registry.StatusClientHold}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -337,7 +337,7 @@ func TestKnotPublish(t *testing.T) {
 	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || len(diff) != 0 {
 		t.Errorf("verify after publish: %v %q, want no difference", err, diff)
 	}
-	if _, err := svc.UpdateStatuses(ctx, r, "echo.in", nil, []string{registry.StatusClientHold}); err != nil {
+	if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: "echo.in", RemStatuses: []string{registry.StatusClientHold}}); err != nil {
 		t.Fatal(err)
 	}
 	zf, _ := os.ReadFile(file)
@@ -391,7 +391,7 @@ func BenchmarkKnotPublishLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.CreateHost(ctx, r, "ns.example.net", nil); err != nil {
+	if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns.example.net"}); err != nil {
 		b.Fatal(err)
 	}
 	file := filepath.Join(dir, "in.zone")

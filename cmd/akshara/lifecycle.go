@@ -95,9 +95,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		var err error
 		switch sub {
 		case "add":
-			d, err = svc.UpdateStatuses(ctx, nil, name, fs.Args()[1:], nil)
+			d, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: name, AddStatuses: fs.Args()[1:]})
 		case "rem":
-			d, err = svc.UpdateStatuses(ctx, nil, name, nil, fs.Args()[1:])
+			d, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: name, RemStatuses: fs.Args()[1:]})
 		default:
 			d, err = svc.Info(ctx, name)
 		}

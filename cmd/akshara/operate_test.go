@@ -214,7 +214,7 @@ func TestBackupRestore(t *testing.T) {
 		if i < len(hi) {
 			name = hi[i] + ".भारत"
 		}
-		if _, err := svc.Create(ctx, r, name, ""); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: name}); err != nil {
 			t.Fatal(err)
 		}
 		before = append(before, name)
@@ -232,7 +232,7 @@ func TestBackupRestore(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := svc.Create(ctx, r, fmt.Sprintf("during-%d.in", i), ""); err == nil {
+			if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: fmt.Sprintf("during-%d.in", i)}); err == nil {
 				during.Add(1)
 			}
 		}

@@ -30,13 +30,13 @@ func TestZoneExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(ctx, r, "example.in", ""); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "example.in"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateHost(ctx, r, "ns1.example.in", []registry.Addr{{IP: "8.8.8.8"}}); err != nil {
+	if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns1.example.in", Addrs: []registry.Addr{{IP: "8.8.8.8"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.UpdateDelegation(ctx, r, "example.in", registry.Delegation{AddNS: []string{"ns1.example.in"}}); err != nil {
+	if err := ignoreDomain(svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: "example.in", AddNS: []string{"ns1.example.in"}})); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()
@@ -85,14 +85,14 @@ func TestZonePublishCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateHost(ctx, r, "ns.example.net", nil); err != nil {
+	if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: "ns.example.net"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"alpha.in", "bravo.in"} {
-		if _, err := svc.Create(ctx, r, n, ""); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n}); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.UpdateDelegation(ctx, r, n, registry.Delegation{AddNS: []string{"ns.example.net"}}); err != nil {
+		if err := ignoreDomain(svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: n, AddNS: []string{"ns.example.net"}})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -116,7 +116,7 @@ func TestZonePublishCLI(t *testing.T) {
 	if s2, _ := zoneFileSerial(second); s2 <= s1 {
 		t.Errorf("serial %d after %d, want it raised", s2, s1)
 	}
-	if err := svc.UpdateDelegation(ctx, r, "bravo.in", registry.Delegation{RemNS: []string{"ns.example.net"}}); err != nil {
+	if err := ignoreDomain(svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: "bravo.in", RemNS: []string{"ns.example.net"}})); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()

@@ -73,7 +73,7 @@ func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
 		svc, r, _ := setup(b)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if _, err := svc.Create(ctx, r, Label(i)+".भारत", "hi"); err != nil {
+			if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: Label(i) + ".भारत", Lang: "hi"}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -104,7 +104,7 @@ func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
 	checkSetup := func(b *testing.B) *registry.Service {
 		svc, r, _ := setup(b)
 		for i := 0; i < 1000; i++ { // half the checked labels are registered
-			if _, err := svc.Create(ctx, r, Label(2*i)+".भारत", "hi"); err != nil {
+			if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: Label(2*i) + ".भारत", Lang: "hi"}); err != nil {
 				b.Fatal(err)
 			}
 		}

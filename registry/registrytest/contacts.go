@@ -44,7 +44,7 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	b, _ := e.registrar("beta")
 
 	data := DevanagariContact()
-	c, err := e.svc.CreateContact(ctx, a, "rs-1", data, "Contact-pw-1")
+	c, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: "rs-1", ContactData: data, AuthInfo: "Contact-pw-1"})
 	must(t, "CreateContact", err)
 	if c.ROID == 0 || c.ID != "rs-1" {
 		t.Fatalf("CreateContact = %+v", c)
@@ -57,7 +57,7 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	if !strings.Contains(got.Postal[1].Name, "\u0958") {
 		t.Fatalf("the loc name was normalised: %q", got.Postal[1].Name)
 	}
-	wantCode(t, "CreateContact twice", ignoreContact(e.svc.CreateContact(ctx, b, "rs-1", DevanagariContact(), "Contact-pw-2")), registry.CodeExists)
+	wantCode(t, "CreateContact twice", ignoreContact(e.svc.CreateContact(ctx, b, registry.ContactCreate{ID: "rs-1", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-2"})), registry.CodeExists)
 
 	// info: the sponsor, or whoever has the authInfo
 	wantCode(t, "ContactInfo by beta", ignoreContact(e.svc.ContactInfo(ctx, b, "rs-1", "")), registry.CodeForbidden)
@@ -126,42 +126,42 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 			if pw == "" {
 				pw = "Contact-pw-9"
 			}
-			_, err := e.svc.CreateContact(ctx, a, tc.id, d, pw)
+			_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: tc.id, ContactData: d, AuthInfo: pw})
 			wantCode(t, "CreateContact", err, tc.code)
 			e.noContact(a, tc.id)
 		})
 	}
 
 	// update: the sponsor only; a refused update changes nothing
-	wantCode(t, "UpdateContact by beta", e.svc.UpdateContact(ctx, b, "rs-1", registry.ContactUpdate{Email: "x@example.in"}), registry.CodeForbidden)
-	wantCode(t, "UpdateContact bad email", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{Email: "not-an-address"}), registry.CodeBadContact)
+	wantCode(t, "UpdateContact by beta", e.svc.UpdateContact(ctx, b, registry.ContactUpdate{ID: "rs-1", Email: "x@example.in"}), registry.CodeForbidden)
+	wantCode(t, "UpdateContact bad email", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", Email: "not-an-address"}), registry.CodeBadContact)
 	loc := DevanagariContact().Postal[1]
 	loc.City = "कानपुर"
-	must(t, "UpdateContact", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{Email: "rs@example.in", Postal: []registry.PostalChange{{Type: "loc", Addr: &loc}}, Fax: &registry.Phone{}}))
+	must(t, "UpdateContact", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", Email: "rs@example.in", Postal: []registry.PostalChange{{Type: "loc", Addr: &loc}}, Fax: &registry.Phone{}}))
 	got, err = e.svc.ContactInfo(ctx, a, "rs-1", "")
 	must(t, "ContactInfo", err)
 	if got.Email != "rs@example.in" || got.Postal[1].City != "कानपुर" || got.Postal[1].Name != DevanagariContact().Postal[1].Name || got.Postal[0].City != "Lucknow" || got.Fax != nil || !got.Updated.After(got.Created) && !got.Updated.Equal(got.Created) {
 		t.Fatalf("after the update: %+v", got)
 	}
-	must(t, "UpdateContact authInfo", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{AuthInfo: "Contact-pw-new"}))
+	must(t, "UpdateContact authInfo", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", AuthInfo: "Contact-pw-new"}))
 	wantCode(t, "ContactInfo old authInfo", ignoreContact(e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-1")), registry.CodeForbidden)
 	_, err = e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-new")
 	must(t, "ContactInfo new authInfo", err)
 
 	// statuses
-	wantCode(t, "add serverHold", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{AddStatuses: []string{"serverHold"}}), registry.CodeContactPolicy)
-	must(t, "add clientUpdateProhibited", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{AddStatuses: []string{registry.ContactUpdateProhibited, registry.ContactDeleteProhibited}}))
-	wantCode(t, "update while prohibited", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{Email: "y@example.in"}), registry.CodeStatusProhibits)
-	wantCode(t, "delete while prohibited", e.svc.DeleteContact(ctx, a, "rs-1"), registry.CodeStatusProhibits)
-	must(t, "remove the statuses", e.svc.UpdateContact(ctx, a, "rs-1", registry.ContactUpdate{RemStatuses: []string{registry.ContactUpdateProhibited, registry.ContactDeleteProhibited}}))
+	wantCode(t, "add serverHold", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", AddStatuses: []string{"serverHold"}}), registry.CodeContactPolicy)
+	must(t, "add clientUpdateProhibited", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", AddStatuses: []string{registry.ContactUpdateProhibited, registry.ContactDeleteProhibited}}))
+	wantCode(t, "update while prohibited", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", Email: "y@example.in"}), registry.CodeStatusProhibits)
+	wantCode(t, "delete while prohibited", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "rs-1"}), registry.CodeStatusProhibits)
+	must(t, "remove the statuses", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", RemStatuses: []string{registry.ContactUpdateProhibited, registry.ContactDeleteProhibited}}))
 
 	// delete: the sponsor only
-	_, err = e.svc.CreateContact(ctx, a, "tmp-1", DevanagariContact(), "Contact-pw-3")
+	_, err = e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: "tmp-1", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-3"})
 	must(t, "CreateContact tmp-1", err)
-	wantCode(t, "DeleteContact by beta", e.svc.DeleteContact(ctx, b, "tmp-1"), registry.CodeForbidden)
-	must(t, "DeleteContact", e.svc.DeleteContact(ctx, a, "tmp-1"))
+	wantCode(t, "DeleteContact by beta", e.svc.DeleteContact(ctx, b, registry.ContactDelete{ID: "tmp-1"}), registry.CodeForbidden)
+	must(t, "DeleteContact", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "tmp-1"}))
 	e.noContact(a, "tmp-1")
-	wantCode(t, "DeleteContact again", e.svc.DeleteContact(ctx, a, "tmp-1"), registry.CodeNotFound)
+	wantCode(t, "DeleteContact again", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "tmp-1"}), registry.CodeNotFound)
 }
 
 // testDomainContacts: a domain's registrant and admin/tech/billing
@@ -171,14 +171,14 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 // cannot be deleted until the domain is purged.
 func testDomainContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
-	ctx := e.ctx
+	ctx := registry.WithChannel(e.ctx, registry.Channel{Name: "epp"}) // the zones' contact policy binds it
 	a, _ := e.registrar("alpha")
 	b, _ := e.registrar("beta")
 	for _, id := range []string{"a-reg", "a-adm", "a-tech", "a-new"} {
-		_, err := e.svc.CreateContact(ctx, a, id, DevanagariContact(), "Contact-pw-1")
+		_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1"})
 		must(t, "CreateContact "+id, err)
 	}
-	_, err := e.svc.CreateContact(ctx, b, "b-reg", DevanagariContact(), "Contact-pw-1")
+	_, err := e.svc.CreateContact(ctx, b, registry.ContactCreate{ID: "b-reg", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1"})
 	must(t, "CreateContact b-reg", err)
 	dc := func(pairs ...string) []registry.DomainContact {
 		var out []registry.DomainContact
@@ -188,7 +188,7 @@ func testDomainContacts(t *testing.T, open func(*testing.T) registry.Store) {
 		return out
 	}
 	create := func(name string, cs []registry.DomainContact) error {
-		_, err := e.svc.CreateDelegatedWith(ctx, a, name, "", registry.CreateOptions{Contacts: cs, WithContacts: true}, nil, nil)
+		_, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: name, Contacts: cs})
 		return err
 	}
 	full := dc("registrant", "a-reg", "admin", "a-adm", "tech", "a-tech")
@@ -227,35 +227,35 @@ func testDomainContacts(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Error("a-reg is not linked")
 	}
 	// a zone that requires none: a create without contacts
-	_, err = e.svc.CreateDelegatedWith(ctx, a, "kitab.in", "", registry.CreateOptions{WithContacts: true}, nil, nil)
+	_, err = e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "kitab.in"})
 	wantCode(t, "in without contacts", err, registry.CodeContactRequired)
 
 	// update: a new registrant in one update; a change leaving a
 	// required role empty, or taking another's contact, changes nothing
-	wantCode(t, "rem tech", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Rem: dc("tech", "a-tech")}), registry.CodeContactRequired)
-	wantCode(t, "second registrant", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Add: dc("registrant", "a-new")}), registry.CodeContactPolicy)
-	wantCode(t, "beta's contact", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Add: dc("admin", "b-reg")}), registry.CodeContactNotSponsored)
-	wantCode(t, "by beta", e.svc.UpdateDomainContacts(ctx, b, kitab, registry.DomainContactUpdate{Add: dc("admin", "b-reg")}), registry.CodeForbidden)
-	wantCode(t, "rem absent", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Rem: dc("admin", "a-new")}), registry.CodeContactPolicy)
-	wantCode(t, "chg registrant to beta's", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Registrant: "b-reg"}), registry.CodeContactNotSponsored)
+	wantCode(t, "rem tech", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemContacts: dc("tech", "a-tech")})), registry.CodeContactRequired)
+	wantCode(t, "second registrant", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddContacts: dc("registrant", "a-new")})), registry.CodeContactPolicy)
+	wantCode(t, "beta's contact", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddContacts: dc("admin", "b-reg")})), registry.CodeContactNotSponsored)
+	wantCode(t, "by beta", ignoreDomain(e.svc.UpdateDomain(ctx, b, registry.DomainUpdate{Name: kitab, AddContacts: dc("admin", "b-reg")})), registry.CodeForbidden)
+	wantCode(t, "rem absent", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemContacts: dc("admin", "a-new")})), registry.CodeContactPolicy)
+	wantCode(t, "chg registrant to beta's", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, Registrant: "b-reg"})), registry.CodeContactNotSponsored)
 	d, _ = e.svc.Info(ctx, kitab)
 	if !reflect.DeepEqual(d.Contacts, want) {
 		t.Fatalf("a refused update changed the contacts: %v", d.Contacts)
 	}
-	must(t, "chg registrant", e.svc.UpdateDomainContacts(ctx, a, kitab, registry.DomainContactUpdate{Registrant: "a-new"}))
+	must(t, "chg registrant", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, Registrant: "a-new"})))
 	d, _ = e.svc.Info(ctx, kitab)
 	if want := dc("registrant", "a-new", "admin", "a-adm", "tech", "a-tech", "billing", "a-new"); !reflect.DeepEqual(d.Contacts, want) {
 		t.Fatalf("after chg registrant: %v, want %v", d.Contacts, want)
 	}
-	must(t, "delete a-reg (no longer linked)", e.svc.DeleteContact(ctx, a, "a-reg"))
+	must(t, "delete a-reg (no longer linked)", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "a-reg"}))
 
 	// a linked contact stays until its domain is purged
-	wantCode(t, "delete linked", e.svc.DeleteContact(ctx, a, "a-adm"), registry.CodeAssociated)
-	_, err = e.svc.DeleteDomain(ctx, a, kitab)
+	wantCode(t, "delete linked", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "a-adm"}), registry.CodeAssociated)
+	_, err = e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: kitab})
 	must(t, "DeleteDomain", err)
-	wantCode(t, "delete linked in redemption", e.svc.DeleteContact(ctx, a, "a-adm"), registry.CodeAssociated)
+	wantCode(t, "delete linked in redemption", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "a-adm"}), registry.CodeAssociated)
 	e.purge()
-	must(t, "delete after the purge", e.svc.DeleteContact(ctx, a, "a-adm"))
+	must(t, "delete after the purge", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "a-adm"}))
 }
 
 func ignoreContact(_ *registry.Contact, err error) error { return err }
@@ -271,7 +271,7 @@ func testContactRace(t *testing.T, open func(*testing.T) registry.Store) {
 	a, _ := e.registrar("alpha")
 	for round := 0; round < 8; round++ {
 		id := fmt.Sprintf("race-%d", round)
-		_, err := e.svc.CreateContact(ctx, a, id, DevanagariContact(), "Contact-pw-1")
+		_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1"})
 		must(t, "CreateContact", err)
 		cs := []registry.DomainContact{{Role: "registrant", ID: id}, {Role: "admin", ID: id}, {Role: "tech", ID: id}}
 		const creates = 4
@@ -281,11 +281,11 @@ func testContactRace(t *testing.T, open func(*testing.T) registry.Store) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				_, errs[i] = e.svc.CreateDelegatedWith(ctx, a, fmt.Sprintf("race%d-%d.in", round, i), "", registry.CreateOptions{Contacts: cs, WithContacts: true}, nil, nil)
+				_, errs[i] = e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: fmt.Sprintf("race%d-%d.in", round, i), Contacts: cs})
 			}(i)
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[creates] = e.svc.DeleteContact(ctx, a, id) }()
+		go func() { defer wg.Done(); errs[creates] = e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: id}) }()
 		wg.Wait()
 		created := 0
 		for i := 0; i < creates; i++ {

@@ -21,7 +21,7 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	alpha, _ := e.registrar("alpha")
 	beta, _ := e.registrar("beta")
 	// A is an ordinary domain of भारत holding {किताब, कित्ताब}.
-	da, err := e.svc.Create(e.ctx, alpha, kitab, "hi")
+	da, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi"})
 	if err != nil {
 		t.Fatalf("Create(%s): %v", kitab, err)
 	}
@@ -61,18 +61,18 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 	// New creates conflicting with either are refused, naming a holder.
-	_, err = e.svc.Create(e.ctx, alpha, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "Create(कित्ताब) conflicting with both", err, kitab)
-	_, err = e.svc.Create(e.ctx, alpha, "कमल.भारत", "hi")
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: "कमल.भारत", Lang: "hi"})
 	wantConflict(t, "Create(कमल) conflicting with the exempted one", err, "किताबें.भारत")
 	e.check("कमल.भारत", "hi", registry.Blocked, "किताबें.भारत")
 
 	// Deleting A: until A is purged it keeps what it holds (issue 23);
 	// then B is ordinary again and holds its whole set.
-	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatalf("Delete(%s): %v", kitab, err)
 	}
-	_, err = e.svc.Create(e.ctx, alpha, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "Create(कित्ताब) after delete, before purge", err, kitab)
 	e.purge()
 	d, err := e.svc.Info(e.ctx, "किताबें.भारत")
@@ -82,13 +82,13 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	if d.Exempted || len(d.ExemptWith) != 0 || !slices.Equal(d.Blocks, []string{"कमल", "किताबें", "कित्ताब"}) {
 		t.Errorf("Info after delete = exempted %v with %q, blocks %q; want ordinary with its whole set", d.Exempted, d.ExemptWith, d.Blocks)
 	}
-	_, err = e.svc.Create(e.ctx, alpha, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "Create(कित्ताब) after delete", err, "किताबें.भारत")
 	// किताब's set is {किताब, कित्ताब}: कित्ताब is B's now.
-	_, err = e.svc.Create(e.ctx, alpha, kitab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi"})
 	wantConflict(t, "Create(किताब) after delete", err, "किताबें.भारत")
 	// Deleting B frees everything.
-	if err := e.svc.Delete(e.ctx, beta, "किताबें.भारत"); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, beta, registry.DomainDelete{Name: "किताबें.भारत"})); err != nil {
 		t.Fatalf("Delete(B): %v", err)
 	}
 	e.purge()
@@ -97,14 +97,14 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	// Service.CreateExempt judges the name, computes its zone set and
 	// brings it in: चॉंद conflicts with a registered चाँद (identical
 	// renderings) and both are kept.
-	if _, err := e.svc.Create(e.ctx, alpha, "चाँद.भारत", "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: "चाँद.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := e.svc.CreateExempt(e.ctx, beta, "चॉंद.भारत", "mr")
+	ex, err := e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: "चॉंद.भारत", Lang: "mr", Exempt: true})
 	if err != nil || !ex.Exempted || !slices.Equal(ex.ExemptWith, []string{"चाँद.भारत"}) || !slices.Equal(ex.Blocks, []string{"चाँद", "चॉंद"}) {
 		t.Errorf("CreateExempt(चॉंद) = %+v, %v; want exempted with चाँद.भारत", ex, err)
 	}
-	if _, err := e.svc.CreateExempt(e.ctx, beta, "क्अब.भारत", "hi"); !errors.Is(err, registry.ErrInvalid) {
+	if _, err := e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: "क्अब.भारत", Lang: "hi", Exempt: true}); !errors.Is(err, registry.ErrInvalid) {
 		t.Errorf("CreateExempt(invalid): %v, want INVALID_LABEL", err)
 	}
 
@@ -127,7 +127,7 @@ func testExemptions(t *testing.T, open func(*testing.T) registry.Store) {
 	if d := mk("मकान", "नमक"); !slices.Equal(d.ExemptWith, []string{"कमल.भारत", "कलम.भारत"}) {
 		t.Errorf("D exempted with %q, want कमल.भारत and कलम.भारत", d.ExemptWith)
 	}
-	if err := e2.svc.Delete(e2.ctx, g, "कमल.भारत"); err != nil {
+	if err := ignoreDomain(e2.svc.DeleteDomain(e2.ctx, g, registry.DomainDelete{Name: "कमल.भारत"})); err != nil {
 		t.Fatalf("Delete(कमल): %v", err)
 	}
 	c, err := e2.store.FindBlocker(e2.ctx, "भारत", []string{"नमक"})
@@ -224,7 +224,7 @@ func testRecompute(t *testing.T, open func(*testing.T) registry.Store) {
 		if _, err := svc.Info(ctx, name); err == nil {
 			want = registry.ErrExists // the name itself is registered (issue 10)
 		}
-		if _, err := svc.Create(ctx, nr, name, ""); !errors.Is(err, want) {
+		if _, err := svc.CreateDomain(ctx, nr, registry.DomainCreate{Name: name}); !errors.Is(err, want) {
 			t.Errorf("Create(%s): %v, want %s", name, err, want.Code)
 		}
 	}

@@ -56,14 +56,14 @@ func testFamily(t *testing.T, open func(*testing.T) registry.Store) {
 		if tt.status != registry.Blocked {
 			continue
 		}
-		_, err = e.svc.Create(e.ctx, b, tt.name, "")
+		_, err = e.svc.CreateDomain(e.ctx, b, registry.DomainCreate{Name: tt.name})
 		var re *registry.Error
 		if !errors.As(err, &re) || re.Code != registry.CodeConflict || re.BlockedBy != tt.blocker {
 			t.Errorf("Create(%s) by another registrar = %v, want %s blocked by %s", tt.name, err, registry.CodeConflict, tt.blocker)
 		}
 	}
 	// freed across the family when the holder is purged
-	if err := e.svc.Delete(e.ctx, a, "কিতাব."+bnZone); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, a, registry.DomainDelete{Name: "কিতাব." + bnZone})); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
 	if res, err := e.svc.Check(e.ctx, "কিতাব."+asZone, ""); err != nil || res.Status != registry.Blocked || res.BlockedBy != "কিতাব."+bnZone {
@@ -133,7 +133,7 @@ func testFamilyRecompute(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"কিতাব." + bnZone, "কিতাব." + asZone, "সৰকাৰ." + asZone, "সরকার." + bnZone} {
-		if _, err := svc.Create(ctx, nr, n, ""); err == nil {
+		if _, err := svc.CreateDomain(ctx, nr, registry.DomainCreate{Name: n}); err == nil {
 			t.Errorf("Create(%s) by a third registrar succeeded: the family's exempted holders hold it", n)
 		}
 	}
@@ -164,7 +164,7 @@ func testFamilyRace(t *testing.T, open func(*testing.T) registry.Store) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				_, errs[i] = e.svc.Create(e.ctx, regs[i], names[i%len(names)], "")
+				_, errs[i] = e.svc.CreateDomain(e.ctx, regs[i], registry.DomainCreate{Name: names[i%len(names)]})
 			}(i)
 		}
 		wg.Wait()
@@ -193,7 +193,7 @@ func testFamilyRace(t *testing.T, open func(*testing.T) registry.Store) {
 // mustCreate registers name in the zone's first language that takes it.
 func mustCreate(t *testing.T, e *env, r *registry.Registrar, name string) {
 	t.Helper()
-	if _, err := e.svc.Create(e.ctx, r, name, ""); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name}); err != nil {
 		t.Fatalf("Create(%s): %v", name, err)
 	}
 }
@@ -303,13 +303,13 @@ func testFamilyReserved(t *testing.T, open func(*testing.T) registry.Store) {
 		if err != nil || res.Status != registry.Reserved {
 			t.Errorf("Check(%s) = %+v, %v; want reserved", n, res, err)
 		}
-		_, err = e.svc.Create(e.ctx, a, n, "")
+		_, err = e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: n})
 		var re *registry.Error
 		if !errors.As(err, &re) || re.Code != registry.CodeReserved {
 			t.Errorf("Create(%s) = %v, want %s", n, err, registry.CodeReserved)
 		}
 	}
-	_, err := e.svc.Create(e.ctx, a, "সৰকাৰ."+asZone, "")
+	_, err := e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: "সৰকাৰ." + asZone})
 	if err == nil || !strings.Contains(err.Error(), "variant of সরকার."+bnZone) {
 		t.Errorf("Create(সৰকাৰ.%s) = %v, want it named a variant of the reserved সরকার.%s", asZone, err, bnZone)
 	}

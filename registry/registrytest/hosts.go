@@ -1,6 +1,7 @@
 package registrytest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,12 +41,12 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 	a, _ := e.registrar("alpha")
 	b, _ := e.registrar("beta")
 	e.create(a, kitab, "hi", registry.Domain{Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: mustBlocks(t, e, kitab)})
-	if _, err := e.svc.Create(ctx, b, "betaexample.in", ""); err != nil {
+	if _, err := e.svc.CreateDomain(ctx, b, registry.DomainCreate{Name: "betaexample.in"}); err != nil {
 		t.Fatal(err)
 	}
 
 	// an IDN host, stored and answered in A-label form, with glue
-	h, err := e.svc.CreateHost(ctx, a, nsKitab, []registry.Addr{v4("8.8.8.8"), v6("2001:4860:4860:0::8888")})
+	h, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: nsKitab, Addrs: []registry.Addr{v4("8.8.8.8"), v6("2001:4860:4860:0::8888")}})
 	must(t, "CreateHost", err)
 	if h.Name != nsKitabA {
 		t.Errorf("CreateHost: name %q, want %q", h.Name, nsKitabA)
@@ -57,7 +58,7 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Errorf("HostInfo(%q) = %+v", n, got)
 		}
 	}
-	wantCode(t, "CreateHost twice (U-label)", ignoreHost(e.svc.CreateHost(ctx, a, nsKitabA, nil)), registry.CodeExists)
+	wantCode(t, "CreateHost twice (U-label)", ignoreHost(e.svc.CreateHost(ctx, a, registry.HostCreate{Name: nsKitabA})), registry.CodeExists)
 	if c, err := e.svc.CheckHost(ctx, nsKitab); err != nil || c.Avail || c.Name != nsKitabA {
 		t.Errorf("CheckHost(existing) = %+v, %v", c, err)
 	}
@@ -95,7 +96,7 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 		{"8.8.8.8", a, nil, registry.CodeBadName},                                            // an address, not a host name
 		{kitab, a, nil, registry.CodeHostPolicy},                                             // the domain itself
 	} {
-		_, err := e.svc.CreateHost(ctx, tc.r, tc.name, tc.addrs)
+		_, err := e.svc.CreateHost(ctx, tc.r, registry.HostCreate{Name: tc.name, Addrs: tc.addrs})
 		wantCode(t, fmt.Sprintf("CreateHost(%q, %v) by %s", tc.name, tc.addrs, tc.r.Name), err, tc.code)
 		e.absent(tc.name)
 	}
@@ -103,35 +104,35 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 	for i := 1; i <= registry.MaxHostAddrs+1; i++ {
 		many = append(many, v4(fmt.Sprintf("8.8.8.%d", i)))
 	}
-	wantCode(t, "CreateHost with 14 addresses", ignoreHost(e.svc.CreateHost(ctx, a, "ns3."+kitab, many)), registry.CodeLimit)
+	wantCode(t, "CreateHost with 14 addresses", ignoreHost(e.svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns3." + kitab, Addrs: many})), registry.CodeLimit)
 	e.absent("ns3." + kitab)
 
 	// out-of-zone hosts, name servers of a domain
 	var ns []string
 	for i := 1; i <= 14; i++ {
 		n := fmt.Sprintf("ns%d.example.com", i)
-		_, err := e.svc.CreateHost(ctx, a, n, nil)
+		_, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: n})
 		must(t, "CreateHost "+n, err)
 		ns = append(ns, n)
 	}
-	wantCode(t, "14 name servers at once", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: ns}), registry.CodeLimit)
-	_, err = e.svc.CreateDelegated(ctx, a, "fourteen.in", "", ns, nil)
+	wantCode(t, "14 name servers at once", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddNS: ns})), registry.CodeLimit)
+	_, err = e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "fourteen.in", NameServers: ns})
 	wantCode(t, "create with 14 name servers", err, registry.CodeLimit)
 	if _, err := e.svc.Info(ctx, "fourteen.in"); !errors.Is(err, registry.ErrNotFound) {
 		t.Errorf("fourteen.in registered after a create with 14 name servers was refused: %v", err)
 	}
 	// glue added to a host outside the zones, a rename into a joiner or
 	// into mixed scripts: refused, the host unchanged
-	wantCode(t, "glue on an out-of-zone host", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{AddAddrs: []registry.Addr{v4("8.8.8.8")}}), registry.CodeHostPolicy)
-	wantCode(t, "rename into a joiner", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "ns1.कि\u200dताब.भारत"}), registry.CodeInvalid)
-	wantCode(t, "rename into mixed scripts", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "nsক." + kitab}), registry.CodeInvalid)
+	wantCode(t, "glue on an out-of-zone host", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.example.com", AddAddrs: []registry.Addr{v4("8.8.8.8")}}), registry.CodeHostPolicy)
+	wantCode(t, "rename into a joiner", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.example.com", NewName: "ns1.कि\u200dताब.भारत"}), registry.CodeInvalid)
+	wantCode(t, "rename into mixed scripts", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.example.com", NewName: "nsক." + kitab}), registry.CodeInvalid)
 	if h, err := e.svc.HostInfo(ctx, "ns1.example.com"); err != nil || len(h.Addrs) != 0 {
 		t.Errorf("ns1.example.com after refused updates: %+v, %v; want it unchanged, without addresses", h, err)
 	}
-	must(t, "add 2 name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{nsKitab, "NS1.EXAMPLE.COM."}}))
-	wantCode(t, "12 more name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: ns[1:13]}), registry.CodeLimit)
-	wantCode(t, "unknown name server", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{"ns1.unknown.net"}}), registry.CodeNotFound)
-	wantCode(t, "name servers of another's domain", e.svc.UpdateDelegation(ctx, b, kitab, registry.Delegation{AddNS: []string{"ns2.example.com"}}), registry.CodeForbidden)
+	must(t, "add 2 name servers", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddNS: []string{nsKitab, "NS1.EXAMPLE.COM."}})))
+	wantCode(t, "12 more name servers", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddNS: ns[1:13]})), registry.CodeLimit)
+	wantCode(t, "unknown name server", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddNS: []string{"ns1.unknown.net"}})), registry.CodeNotFound)
+	wantCode(t, "name servers of another's domain", ignoreDomain(e.svc.UpdateDomain(ctx, b, registry.DomainUpdate{Name: kitab, AddNS: []string{"ns2.example.com"}})), registry.CodeForbidden)
 	d, err := e.svc.Info(ctx, kitab)
 	must(t, "Info", err)
 	if want := []string{"ns1.example.com", nsKitabA}; !slices.Equal(d.NameServers, want) {
@@ -142,32 +143,32 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 
 	// delete refused while in use; the domain refused while hosts are under it
-	wantCode(t, "DeleteHost linked", e.svc.DeleteHost(ctx, a, "ns1.example.com"), registry.CodeAssociated)
-	wantCode(t, "DeleteHost by another registrar", e.svc.DeleteHost(ctx, b, "ns2.example.com"), registry.CodeForbidden)
-	wantCode(t, "Delete domain with a host under it", e.svc.Delete(ctx, a, kitab), registry.CodeAssociated)
+	wantCode(t, "DeleteHost linked", e.svc.DeleteHost(ctx, a, registry.HostDelete{Name: "ns1.example.com"}), registry.CodeAssociated)
+	wantCode(t, "DeleteHost by another registrar", e.svc.DeleteHost(ctx, b, registry.HostDelete{Name: "ns2.example.com"}), registry.CodeForbidden)
+	wantCode(t, "Delete domain with a host under it", ignoreDomain(e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: kitab})), registry.CodeAssociated)
 	if _, err := e.svc.Info(ctx, kitab); err != nil {
 		t.Fatalf("the domain is gone after a refused delete: %v", err)
 	}
 
 	// update: addresses, statuses, rename
-	wantCode(t, "UpdateHost by another registrar", e.svc.UpdateHost(ctx, b, nsKitab, registry.HostUpdate{AddStatuses: []string{registry.HostDeleteProhibited}}), registry.CodeForbidden)
-	must(t, "UpdateHost addresses", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{AddAddrs: []registry.Addr{v4("1.1.1.1")}, RemAddrs: []registry.Addr{v4("8.8.8.8")}}))
+	wantCode(t, "UpdateHost by another registrar", e.svc.UpdateHost(ctx, b, registry.HostUpdate{Name: nsKitab, AddStatuses: []string{registry.HostDeleteProhibited}}), registry.CodeForbidden)
+	must(t, "UpdateHost addresses", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: nsKitab, AddAddrs: []registry.Addr{v4("1.1.1.1")}, RemAddrs: []registry.Addr{v4("8.8.8.8")}}))
 	h, _ = e.svc.HostInfo(ctx, nsKitab)
 	if !slices.Equal(h.Addrs, []string{"1.1.1.1", "2001:4860:4860::8888"}) {
 		t.Errorf("addresses after update: %q", h.Addrs)
 	}
-	wantCode(t, "UpdateHost a server status", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{AddStatuses: []string{"serverUpdateProhibited"}}), registry.CodeHostPolicy)
-	must(t, "UpdateHost statuses", e.svc.UpdateHost(ctx, a, "ns2.example.com", registry.HostUpdate{AddStatuses: []string{registry.HostUpdateProhibited, registry.HostDeleteProhibited}}))
-	wantCode(t, "UpdateHost with clientUpdateProhibited", e.svc.UpdateHost(ctx, a, "ns2.example.com", registry.HostUpdate{NewName: "ns99.example.com"}), registry.CodeStatusProhibits)
-	wantCode(t, "DeleteHost with clientDeleteProhibited", e.svc.DeleteHost(ctx, a, "ns2.example.com"), registry.CodeStatusProhibits)
-	must(t, "UpdateHost removing the statuses", e.svc.UpdateHost(ctx, a, "ns2.example.com", registry.HostUpdate{RemStatuses: []string{registry.HostUpdateProhibited, registry.HostDeleteProhibited}}))
-	must(t, "DeleteHost", e.svc.DeleteHost(ctx, a, "ns2.example.com"))
+	wantCode(t, "UpdateHost a server status", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: nsKitab, AddStatuses: []string{"serverUpdateProhibited"}}), registry.CodeHostPolicy)
+	must(t, "UpdateHost statuses", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns2.example.com", AddStatuses: []string{registry.HostUpdateProhibited, registry.HostDeleteProhibited}}))
+	wantCode(t, "UpdateHost with clientUpdateProhibited", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns2.example.com", NewName: "ns99.example.com"}), registry.CodeStatusProhibits)
+	wantCode(t, "DeleteHost with clientDeleteProhibited", e.svc.DeleteHost(ctx, a, registry.HostDelete{Name: "ns2.example.com"}), registry.CodeStatusProhibits)
+	must(t, "UpdateHost removing the statuses", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns2.example.com", RemStatuses: []string{registry.HostUpdateProhibited, registry.HostDeleteProhibited}}))
+	must(t, "DeleteHost", e.svc.DeleteHost(ctx, a, registry.HostDelete{Name: "ns2.example.com"}))
 	e.absent("ns2.example.com")
 
-	wantCode(t, "rename onto another host", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "ns3.example.com"}), registry.CodeExists)
-	wantCode(t, "rename a host with glue out of the zones", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{NewName: "ns1.example.net"}), registry.CodeHostPolicy)
-	wantCode(t, "rename under another's domain", e.svc.UpdateHost(ctx, a, nsKitab, registry.HostUpdate{NewName: "ns1.betaexample.in"}), registry.CodeHostPolicy)
-	must(t, "rename", e.svc.UpdateHost(ctx, a, "ns1.example.com", registry.HostUpdate{NewName: "ns0.example.org"}))
+	wantCode(t, "rename onto another host", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.example.com", NewName: "ns3.example.com"}), registry.CodeExists)
+	wantCode(t, "rename a host with glue out of the zones", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: nsKitab, NewName: "ns1.example.net"}), registry.CodeHostPolicy)
+	wantCode(t, "rename under another's domain", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: nsKitab, NewName: "ns1.betaexample.in"}), registry.CodeHostPolicy)
+	must(t, "rename", e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.example.com", NewName: "ns0.example.org"}))
 	d, _ = e.svc.Info(ctx, kitab)
 	if want := []string{"ns0.example.org", nsKitabA}; !slices.Equal(d.NameServers, want) {
 		t.Errorf("name servers after a rename: %q, want %q", d.NameServers, want)
@@ -175,10 +176,10 @@ func testHosts(t *testing.T, open func(*testing.T) registry.Store) {
 	e.absent("ns1.example.com")
 
 	// unlink, delete, then the domain may go
-	must(t, "remove name servers", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{RemNS: []string{nsKitab, "ns0.example.org"}}))
-	wantCode(t, "remove a name server it does not have", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{RemNS: []string{"ns3.example.com"}}), registry.CodeHostPolicy)
-	must(t, "DeleteHost unlinked", e.svc.DeleteHost(ctx, a, nsKitab))
-	must(t, "Delete domain", e.svc.Delete(ctx, a, kitab))
+	must(t, "remove name servers", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemNS: []string{nsKitab, "ns0.example.org"}})))
+	wantCode(t, "remove a name server it does not have", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemNS: []string{"ns3.example.com"}})), registry.CodeHostPolicy)
+	must(t, "DeleteHost unlinked", e.svc.DeleteHost(ctx, a, registry.HostDelete{Name: nsKitab}))
+	must(t, "Delete domain", ignoreDomain(e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: kitab})))
 }
 
 func ignoreHost(_ *registry.Host, err error) error { return err }
@@ -201,10 +202,10 @@ func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
 	ctx := e.ctx
 	a, _ := e.registrar("alpha")
-	_, err := e.svc.CreateHost(ctx, a, "ns1.example.com", nil)
+	_, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.example.com"})
 	must(t, "CreateHost", err)
 	ok := registry.DS{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: strings.ToLower(digest256)}
-	d, err := e.svc.CreateDelegated(ctx, a, "dnssec.in", "", []string{"ns1.example.com"}, []registry.DS{ok})
+	d, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "dnssec.in", NameServers: []string{"ns1.example.com"}, DS: []registry.DS{ok}})
 	must(t, "CreateDelegated", err)
 	got, err := e.svc.Info(ctx, d.Name)
 	must(t, "Info", err)
@@ -213,11 +214,11 @@ func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Errorf("Info = DS %+v NS %q, want %+v and ns1.example.com", got.DS, got.NameServers, want)
 	}
 	// refused creates store nothing
-	_, err = e.svc.CreateDelegated(ctx, a, "nohost.in", "", []string{"ns1.nowhere.net"}, nil)
+	_, err = e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "nohost.in", NameServers: []string{"ns1.nowhere.net"}})
 	wantCode(t, "create with an unknown name server", err, registry.CodeNotFound)
-	_, err = e.svc.CreateDelegated(ctx, a, "badds.in", "", nil, []registry.DS{{KeyTag: 1, Algorithm: 5, DigestType: 2, Digest: digest256}})
+	_, err = e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "badds.in", NameServers: nil, DS: []registry.DS{{KeyTag: 1, Algorithm: 5, DigestType: 2, Digest: digest256}}})
 	wantCode(t, "create with RSASHA1", err, registry.CodeBadDS)
-	_, err = e.svc.CreateDelegated(ctx, a, "unknownalg.in", "", []string{"ns1.example.com"}, []registry.DS{{KeyTag: 1, Algorithm: 200, DigestType: 2, Digest: digest256}})
+	_, err = e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "unknownalg.in", NameServers: []string{"ns1.example.com"}, DS: []registry.DS{{KeyTag: 1, Algorithm: 200, DigestType: 2, Digest: digest256}}})
 	wantCode(t, "create with an unknown algorithm", err, registry.CodeBadDS)
 	for _, n := range []string{"nohost.in", "badds.in", "unknownalg.in"} {
 		if _, err := e.svc.Info(ctx, n); !errors.Is(err, registry.ErrNotFound) {
@@ -251,37 +252,37 @@ func testDNSSEC(t *testing.T, open func(*testing.T) registry.Store) {
 		{registry.DS{KeyTag: 70000, Algorithm: 13, DigestType: 2, Digest: digest256}, "key tag"},
 	}
 	for _, tc := range bad {
-		wantCode(t, "add DS "+tc.what, e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{AddDS: []registry.DS{tc.ds}}), registry.CodeBadDS)
+		wantCode(t, "add DS "+tc.what, ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: d.Name, AddDS: []registry.DS{tc.ds}})), registry.CodeBadDS)
 	}
 	var eight []registry.DS
 	for i := 0; i < registry.MaxDS; i++ {
 		eight = append(eight, registry.DS{KeyTag: 100 + i, Algorithm: 15, DigestType: 4, Digest: strings.Repeat("AB", 48)})
 	}
-	wantCode(t, "a ninth DS", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{AddDS: eight}), registry.CodeLimit)
+	wantCode(t, "a ninth DS", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: d.Name, AddDS: eight})), registry.CodeLimit)
 	got, _ = e.svc.Info(ctx, d.Name)
 	if !slices.Equal(got.DS, want) {
 		t.Errorf("DS after refused changes: %+v, want %+v", got.DS, want)
 	}
 	// replace: remove all, add eight
-	must(t, "replace DS", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{RemAllDS: true, AddDS: eight}))
+	must(t, "replace DS", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: d.Name, RemAllDS: true, AddDS: eight})))
 	got, _ = e.svc.Info(ctx, d.Name)
 	if len(got.DS) != 8 || got.DS[0].KeyTag != 100 {
 		t.Errorf("DS after replace: %+v", got.DS)
 	}
-	must(t, "remove one DS", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{RemDS: eight[:1]}))
-	wantCode(t, "remove a DS it does not have", e.svc.UpdateDelegation(ctx, a, d.Name, registry.Delegation{RemDS: eight[:1]}), registry.CodeBadDS)
+	must(t, "remove one DS", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: d.Name, RemDS: eight[:1]})))
+	wantCode(t, "remove a DS it does not have", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: d.Name, RemDS: eight[:1]})), registry.CodeBadDS)
 	got, _ = e.svc.Info(ctx, d.Name)
 	if len(got.DS) != 7 {
 		t.Errorf("DS after removing one: %d records", len(got.DS))
 	}
-	must(t, "Delete a signed domain", e.svc.Delete(ctx, a, d.Name))
+	must(t, "Delete a signed domain", ignoreDomain(e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: d.Name})))
 	if got, err := e.svc.Info(ctx, d.Name); err == nil && got.Deleted() {
 		// in redemption the domain keeps its delegation (a restore gets
 		// it back), until its purge
-		wantCode(t, "DeleteHost while its domain is in redemption", e.svc.DeleteHost(ctx, a, "ns1.example.com"), registry.CodeAssociated)
+		wantCode(t, "DeleteHost while its domain is in redemption", e.svc.DeleteHost(ctx, a, registry.HostDelete{Name: "ns1.example.com"}), registry.CodeAssociated)
 		e.purge()
 	}
-	must(t, "DeleteHost after its domain went", e.svc.DeleteHost(ctx, a, "ns1.example.com"))
+	must(t, "DeleteHost after its domain went", e.svc.DeleteHost(ctx, a, registry.HostDelete{Name: "ns1.example.com"}))
 }
 
 // testHostRace: concurrent updates of one host, each adding an address,
@@ -290,16 +291,16 @@ func testHostRace(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
 	ctx := e.ctx
 	a, _ := e.registrar("alpha")
-	if _, err := e.svc.Create(ctx, a, "race.in", ""); err != nil {
+	if _, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "race.in"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.svc.CreateHost(ctx, a, "ns1.race.in", nil)
+	_, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.race.in"})
 	must(t, "CreateHost", err)
 	const n = 8
 	errs := make(chan error, n)
 	for i := 1; i <= n; i++ {
 		go func() {
-			errs <- e.svc.UpdateHost(ctx, a, "ns1.race.in", registry.HostUpdate{AddAddrs: []registry.Addr{v4(fmt.Sprintf("9.9.9.%d", i))}})
+			errs <- e.svc.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.race.in", AddAddrs: []registry.Addr{v4(fmt.Sprintf("9.9.9.%d", i))}})
 		}()
 	}
 	failed := 0
@@ -316,4 +317,13 @@ func testHostRace(t *testing.T, open func(*testing.T) registry.Store) {
 	if len(h.Addrs) != n-failed {
 		t.Errorf("after %d concurrent updates (%d refused) the host has %d addresses %q: updates were lost", n, failed, len(h.Addrs), h.Addrs)
 	}
+}
+
+func ignoreDomain(_ *registry.Domain, err error) error { return err }
+
+// setAuthInfo sets (or, with "", removes) a domain's authInfo: an update
+// of that part alone.
+func setAuthInfo(svc *registry.Service, ctx context.Context, r *registry.Registrar, name, pw string) error {
+	_, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: name, AuthInfo: &pw})
+	return err
 }

@@ -197,7 +197,7 @@ func testImportLegacyJoiner(t *testing.T, open func(*testing.T) registry.Store) 
 	try := func(when string) {
 		t.Helper()
 		for _, n := range []string{"सागर.भारत", "कमल.भारत"} {
-			if _, err := e.svc.Create(e.ctx, r, n, "hi"); err == nil {
+			if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: n, Lang: "hi"}); err == nil {
 				t.Errorf("%s: another registrar registered %s beside the legacy name with a joiner", when, n)
 			}
 		}
@@ -400,7 +400,7 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 	// a new create that conflicts with an exempted domain is refused
 	r, _ := e.registrar("newcomer")
 	p := want.Pairs[0]
-	if _, err := e.svc.Create(e.ctx, r, p[0], ""); !errors.Is(err, registry.ErrExists) {
+	if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: p[0]}); !errors.Is(err, registry.ErrExists) {
 		t.Errorf("Create(%s) again: %v, want EXISTS", p[0], err)
 	}
 	res, err := e.svc.Check(e.ctx, p[0], "")
@@ -422,7 +422,7 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.svc.Delete(e.ctx, &registry.Registrar{ID: ids["r0"], Name: "r0"}, first); err != nil {
+		if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, &registry.Registrar{ID: ids["r0"], Name: "r0"}, registry.DomainDelete{Name: first})); err != nil {
 			t.Fatalf("Delete(%s): %v", first, err)
 		}
 		// the zone has no add grace: the deleted domain holds its set
@@ -436,7 +436,7 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 		if d.Exempted || len(d.ExemptWith) != 0 || !slices.Contains(d.Blocks, strings.TrimSuffix(first, ".भारत")) {
 			t.Errorf("after deleting %s: %s exempted %v with %v, blocks %v; want an ordinary domain holding its whole set", first, second, d.Exempted, d.ExemptWith, d.Blocks)
 		}
-		if _, err := e.svc.Create(e.ctx, r, first, ""); !errors.Is(err, registry.ErrConflict) {
+		if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: first}); !errors.Is(err, registry.ErrConflict) {
 			t.Errorf("Create(%s) after the delete: %v, want CONFLICT (held by %s)", first, err, second)
 		}
 	}
@@ -541,7 +541,7 @@ func testImportLegacy(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	// an ordinary create of a legacy name is refused (the policy refuses it)
 	r, _ := e.registrar("new")
-	if _, err := e.svc.Create(e.ctx, r, "कर.भारत", ""); !errors.Is(err, registry.ErrInvalid) {
+	if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "कर.भारत"}); !errors.Is(err, registry.ErrInvalid) {
 		t.Errorf("Create(कर.भारत): %v, want INVALID_LABEL", err)
 	}
 }

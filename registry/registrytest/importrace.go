@@ -63,9 +63,9 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, fr
 					var err error
 					switch op {
 					case 0:
-						_, err = e.svc.Create(e.ctx, r, name, "")
+						_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name})
 					case 1:
-						_, err = e.svc.CreateExempt(e.ctx, r, name, "")
+						_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name, Exempt: true})
 					case 2:
 						if len(mine) == 0 {
 							continue
@@ -73,7 +73,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, fr
 						k := rng.IntN(len(mine))
 						name = mine[k]
 						mine = append(mine[:k], mine[k+1:]...)
-						err = e.svc.Delete(e.ctx, r, name)
+						err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: name}))
 					}
 					if err == nil && op < 2 {
 						mine = append(mine, name)

@@ -88,11 +88,11 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	step := func(name string) { t.Helper(); CheckHeld(t, name, e.svc, held, purged) }
 	set := []string{"किताब", "कित्ताब"}
 
-	_, err := e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 11, Unit: 'y'})
+	_, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", Period: registry.Period{N: 11, Unit: 'y'}})
 	wantCode(t, "create for 11 years", err, registry.CodePeriodRange)
-	_, err = e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 24, Unit: 'm'})
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", Period: registry.Period{N: 24, Unit: 'm'}})
 	wantCode(t, "create in months", err, registry.CodePeriodRange)
-	d, err := e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 2, Unit: 'y'})
+	d, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", Period: registry.Period{N: 2, Unit: 'y'}})
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -120,15 +120,15 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	step("auto-renew")
 
 	// renew: wrong curExpDate, beyond the horizon, not yours, then right
-	_, err = e.svc.Renew(e.ctx, alpha, kitab, T0.AddDate(2, 0, 0), registry.Period{N: 1, Unit: 'y'})
+	_, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: T0.AddDate(2, 0, 0), Period: registry.Period{N: 1, Unit: 'y'}})
 	wantCode(t, "renew with the old expiry date", err, registry.CodeWrongExpiry)
-	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{N: 10, Unit: 'y'})
+	_, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{N: 10, Unit: 'y'}})
 	wantCode(t, "renew past 10 years", err, registry.CodeNotRenewable)
-	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{N: 0, Unit: 'y'})
+	_, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{N: 0, Unit: 'y'}})
 	wantCode(t, "renew for 0 years", err, registry.CodePeriodRange)
-	_, err = e.svc.Renew(e.ctx, beta, kitab, d.Expires, registry.Period{})
+	_, err = e.svc.RenewDomain(e.ctx, beta, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{}})
 	wantCode(t, "renew by another registrar", err, registry.CodeForbidden)
-	d, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{N: 2, Unit: 'y'})
+	d, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{N: 2, Unit: 'y'}})
 	if err != nil || !d.Expires.Equal(T0.AddDate(5, 0, 0)) {
 		t.Fatalf("renew for 2 years = %v, %v; want expiry %v", d, err, T0.AddDate(5, 0, 0))
 	}
@@ -136,27 +136,27 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	step("renew")
 
 	// statuses: the registrar's client*, the operator's server*
-	_, err = e.svc.UpdateStatuses(e.ctx, alpha, kitab, []string{registry.StatusServerHold}, nil)
+	_, err = e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusServerHold}})
 	wantCode(t, "registrar sets serverHold", err, registry.CodeBadStatus)
-	_, err = e.svc.UpdateStatuses(e.ctx, beta, kitab, []string{registry.StatusClientHold}, nil)
+	_, err = e.svc.UpdateDomain(e.ctx, beta, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientHold}})
 	wantCode(t, "another registrar sets clientHold", err, registry.CodeForbidden)
-	if _, err := e.svc.UpdateStatuses(e.ctx, alpha, kitab, []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}, nil); err != nil {
+	if _, err := e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}}); err != nil {
 		t.Fatalf("add client statuses: %v", err)
 	}
-	wantCode(t, "delete on clientDeleteProhibited", e.svc.Delete(e.ctx, alpha, kitab), registry.CodeStatusProhibits)
-	_, err = e.svc.UpdateStatuses(e.ctx, alpha, kitab, []string{registry.StatusClientHold}, nil)
+	wantCode(t, "delete on clientDeleteProhibited", ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
+	_, err = e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientHold}})
 	wantCode(t, "update on clientUpdateProhibited", err, registry.CodeStatusProhibits)
-	if _, err := e.svc.UpdateStatuses(e.ctx, alpha, kitab, nil, []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}); err != nil {
+	if _, err := e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}}); err != nil {
 		t.Fatalf("remove client statuses: %v", err)
 	}
-	if _, err := e.svc.UpdateStatuses(e.ctx, nil, kitab, []string{registry.StatusServerRenewProhibited}, nil); err != nil {
+	if _, err := e.svc.UpdateDomain(e.ctx, nil, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusServerRenewProhibited}}); err != nil {
 		t.Fatalf("operator adds serverRenewProhibited: %v", err)
 	}
-	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{})
+	_, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{}})
 	wantCode(t, "renew on serverRenewProhibited", err, registry.CodeStatusProhibits)
-	_, err = e.svc.UpdateStatuses(e.ctx, alpha, kitab, nil, []string{registry.StatusServerRenewProhibited})
+	_, err = e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusServerRenewProhibited}})
 	wantCode(t, "registrar removes a server status", err, registry.CodeBadStatus)
-	if d, err = e.svc.UpdateStatuses(e.ctx, nil, kitab, nil, []string{registry.StatusServerRenewProhibited}); err != nil {
+	if d, err = e.svc.UpdateDomain(e.ctx, nil, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusServerRenewProhibited}}); err != nil {
 		t.Fatalf("operator removes serverRenewProhibited: %v", err)
 	}
 	step("statuses")
@@ -164,7 +164,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	// delete outside add grace: redemption, the set still held
 	e.clock.Set(T0.AddDate(2, 1, 0))
 	del := e.clock.Now()
-	d, err = e.svc.DeleteDomain(e.ctx, alpha, kitab)
+	d, err = e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})
 	if err != nil || d == nil {
 		t.Fatalf("delete = %v, %v; want the domain in redemption", d, err)
 	}
@@ -179,29 +179,29 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	if res := e.check(kitab, "hi", registry.Registered, ""); res.HolderState != registry.StatusRedemptionPeriod {
 		t.Errorf("Check(%q) after Delete: holder state %q, want redemptionPeriod", kitab, res.HolderState)
 	}
-	_, err = e.svc.Create(e.ctx, beta, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "create of the variant in redemption", err, kitab)
-	_, err = e.svc.Create(e.ctx, beta, kitab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: kitab, Lang: "hi"})
 	if wantCode(t, "create of the name in redemption", err, registry.CodeExists); err != nil && !strings.Contains(err.Error(), "is purged at") {
 		t.Errorf("create of the name in redemption: %v, want the purge date", err)
 	}
-	_, err = e.svc.Renew(e.ctx, alpha, kitab, d.Expires, registry.Period{})
+	_, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{}})
 	wantCode(t, "renew in redemption", err, registry.CodeStatusProhibits)
-	wantCode(t, "delete again", e.svc.Delete(e.ctx, alpha, kitab), registry.CodeStatusProhibits)
+	wantCode(t, "delete again", ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
 	step("delete")
 
 	// restore: report first refused, request, report
-	_, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreReport)
+	_, err = e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kitab, Op: registry.RestoreReport})
 	wantCode(t, "restore report without request", err, registry.CodeStatusProhibits)
-	_, err = e.svc.Restore(e.ctx, beta, kitab, registry.RestoreRequest)
+	_, err = e.svc.RestoreDomain(e.ctx, beta, registry.DomainRestore{Name: kitab, Op: registry.RestoreRequest})
 	wantCode(t, "restore by another registrar", err, registry.CodeForbidden)
 	e.clock.Advance(10 * day)
-	d, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreRequest)
+	d, err = e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kitab, Op: registry.RestoreRequest})
 	if err != nil {
 		t.Fatalf("restore request: %v", err)
 	}
 	wantStatuses(t, "after restore request", e.svc, d, "pendingDelete", "pendingRestore", "redemptionPeriod")
-	d, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreReport)
+	d, err = e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kitab, Op: registry.RestoreReport})
 	if err != nil {
 		t.Fatalf("restore report: %v", err)
 	}
@@ -213,7 +213,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	step("restore")
 
 	// delete again and let it run out
-	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatalf("second delete: %v", err)
 	}
 	del = e.clock.Now()
@@ -223,7 +223,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	d, _ = e.svc.Info(e.ctx, kitab)
 	wantStatuses(t, "after redemption", e.svc, d, "pendingDelete")
-	_, err = e.svc.Restore(e.ctx, alpha, kitab, registry.RestoreRequest)
+	_, err = e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kitab, Op: registry.RestoreRequest})
 	wantCode(t, "restore after redemption", err, registry.CodeStatusProhibits)
 	if res := e.check(kittab, "hi", registry.Blocked, kitab); res.HolderState != registry.StatusPendingDelete {
 		t.Errorf("check in pending delete: holder %q", res.HolderState)
@@ -242,7 +242,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	purged = append(purged, kitab)
 	e.check(kittab, "hi", registry.Available, "")
 	step("purge")
-	if _, err := e.svc.Create(e.ctx, beta, kittab, "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: kittab, Lang: "hi"}); err != nil {
 		t.Fatalf("create of the variant after the purge: %v", err)
 	}
 	held[kittab] = set
@@ -276,15 +276,15 @@ func testLifecyclePolicies(t *testing.T, open func(*testing.T) registry.Store) {
 	var purged []string
 	set := []string{"किताब", "कित्ताब"}
 
-	d, err := e.svc.CreatePeriod(e.ctx, alpha, kitab, "hi", registry.Period{N: 18, Unit: 'm'})
+	d, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", Period: registry.Period{N: 18, Unit: 'm'}})
 	if err != nil || !d.Expires.Equal(T0.AddDate(0, 18, 0)) {
 		t.Fatalf("create for 18 months = %v, %v", d, err)
 	}
-	_, err = e.svc.CreatePeriod(e.ctx, alpha, "कमल.भारत", "hi", registry.Period{N: 6, Unit: 'y'})
+	_, err = e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: "कमल.भारत", Lang: "hi", Period: registry.Period{N: 6, Unit: 'y'}})
 	wantCode(t, "6 years where 5 is the most", err, registry.CodePeriodRange)
 	wantStatuses(t, "in add grace", e.svc, d, "addPeriod")
 	e.clock.Advance(4 * day)
-	d, err = e.svc.DeleteDomain(e.ctx, alpha, kitab)
+	d, err = e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})
 	if err != nil || d != nil {
 		t.Fatalf("delete in add grace = %v, %v; want purged (nil)", d, err)
 	}
@@ -293,7 +293,7 @@ func testLifecyclePolicies(t *testing.T, open func(*testing.T) registry.Store) {
 	CheckHeld(t, "add grace delete", e.svc, held, purged)
 
 	// no auto-renew: expiry deletes (redemption first)
-	if _, err := e.svc.Create(e.ctx, alpha, kittab, "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kittab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	held[kittab] = set
@@ -306,10 +306,10 @@ func testLifecyclePolicies(t *testing.T, open func(*testing.T) registry.Store) {
 	wantStatuses(t, "expired", e.svc, d, "pendingDelete", "redemptionPeriod")
 	CheckHeld(t, "expired", e.svc, held, purged)
 	// restoring an expired domain renews it past now
-	if _, err := e.svc.Restore(e.ctx, alpha, kittab, registry.RestoreRequest); err != nil {
+	if _, err := e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kittab, Op: registry.RestoreRequest}); err != nil {
 		t.Fatal(err)
 	}
-	d, err = e.svc.Restore(e.ctx, alpha, kittab, registry.RestoreReport)
+	d, err = e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kittab, Op: registry.RestoreReport})
 	if err != nil || !d.Expires.After(e.clock.Now()) {
 		t.Fatalf("restore of an expired domain = %v, %v; want an expiry after now", d, err)
 	}
@@ -322,10 +322,10 @@ func testPurgeRace(t *testing.T, open func(*testing.T) registry.Store) {
 	const clients = 64
 	e := lifeEnv(t, open, nil)
 	alpha, _ := e.registrar("alpha")
-	if _, err := e.svc.Create(e.ctx, alpha, kitab, "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
 	regs := make([]*registry.Registrar, clients)
@@ -344,7 +344,7 @@ func testPurgeRace(t *testing.T, open func(*testing.T) registry.Store) {
 			defer wg.Done()
 			<-start
 			for {
-				_, err := e.svc.Create(e.ctx, r, kittab, "hi")
+				_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: kittab, Lang: "hi"})
 				var re *registry.Error
 				switch {
 				case err == nil:
@@ -402,7 +402,7 @@ func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
 	e := lifeEnv(t, open, nil)
 	alpha, _ := e.registrar("alpha")
 	beta, _ := e.registrar("beta")
-	if _, err := e.svc.Create(e.ctx, alpha, kitab, "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	b := &registry.Domain{Name: "किताबें.भारत", ALabel: "xn--b.xn--h2brj9c", Label: "किताबें", Zone: "भारत", Lang: "hi", Registrar: "beta",
@@ -410,10 +410,10 @@ func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
 	if d, err := e.store.CreateExemptDomain(e.ctx, b, beta.ID); err != nil || !d.Exempted {
 		t.Fatalf("CreateExemptDomain = %v, %v", d, err)
 	}
-	if err := e.svc.Delete(e.ctx, alpha, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.Delete(e.ctx, beta, "किताबें.भारत"); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, beta, registry.DomainDelete{Name: "किताबें.भारत"})); err != nil {
 		t.Fatal(err)
 	}
 	e.check("कमल.भारत", "hi", registry.Blocked, "किताबें.भारत")
@@ -427,7 +427,7 @@ func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Errorf("label %s after both purges: held by %v (%v)", l, d, err)
 		}
 	}
-	if _, err := e.svc.Create(e.ctx, alpha, kittab, "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kittab, Lang: "hi"}); err != nil {
 		t.Errorf("create of the variant after both purges: %v", err)
 	}
 }
@@ -446,13 +446,13 @@ func testConcurrentWorkers(t *testing.T, open func(*testing.T) registry.Store) {
 	const n = 60
 	for i := range 2 * n {
 		name := fmt.Sprintf("worker%03d.in", i)
-		if _, err := e.svc.Create(e.ctx, alpha, name, ""); err != nil {
+		if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: name}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e.clock.Advance(40 * day)
 	for i := range n {
-		if err := e.svc.Delete(e.ctx, alpha, fmt.Sprintf("worker%03d.in", i)); err != nil {
+		if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: fmt.Sprintf("worker%03d.in", i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -516,17 +516,17 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 		}
 	}
 	held := Held{}
-	d, err := e.svc.CreateWith(ctx, alpha, kitab, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001", Period: registry.Period{N: 1, Unit: 'y'}})
+	d, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001", Period: registry.Period{N: 1, Unit: 'y'}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	held[kitab] = d.Blocks
 	// a transfer adding a year: the expiry moves on by one
-	if _, err := e.svc.RequestTransfer(ctx, beta, kitab, "Auth-Info-0001", 1); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 1}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, "delete while a transfer is pending", e.svc.Delete(ctx, alpha, kitab), registry.CodeStatusProhibits)
-	if _, err := e.svc.ApproveTransfer(ctx, alpha, kitab); err != nil {
+	wantCode(t, "delete while a transfer is pending", ignoreDomain(e.svc.DeleteDomain(ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
+	if _, err := e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp}); err != nil {
 		t.Fatal(err)
 	}
 	d, err = e.svc.Info(ctx, kitab)
@@ -535,33 +535,33 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 	}
 	CheckHeld(t, "transferred", e.svc, held, nil)
 	// the lifecycle's statuses refuse a transfer
-	if err := e.svc.SetAuthInfo(ctx, beta, kitab, "Auth-Info-0002"); err != nil {
+	if err := setAuthInfo(e.svc, ctx, beta, kitab, "Auth-Info-0002"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.UpdateStatuses(ctx, beta, kitab, []string{registry.StatusClientTransferProhibited}, nil); err != nil {
+	if _, err := e.svc.UpdateDomain(ctx, beta, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientTransferProhibited}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.RequestTransfer(ctx, alpha, kitab, "Auth-Info-0002", 0)
+	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})
 	wantCode(t, "transfer on clientTransferProhibited", err, registry.CodeStatusProhibits)
-	if _, err := e.svc.UpdateStatuses(ctx, beta, kitab, nil, []string{registry.StatusClientTransferProhibited}); err != nil {
+	if _, err := e.svc.UpdateDomain(ctx, beta, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientTransferProhibited}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.Delete(ctx, beta, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(ctx, beta, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.RequestTransfer(ctx, alpha, kitab, "Auth-Info-0002", 0)
+	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})
 	if code := registry.CodeOf(err); code != registry.CodeStatusProhibits && code != registry.CodeBadAuthInfo {
 		t.Errorf("transfer of a deleted domain: %v, want STATUS_PROHIBITS (or BAD_AUTH_INFO: its authInfo is gone)", err)
 	}
 	CheckHeld(t, "deleted", e.svc, held, nil)
 
 	// in (no auto-renew): a pending transfer at expiry is cancelled
-	x, err := e.svc.CreateWith(ctx, alpha, "expiring.in", "", registry.CreateOptions{AuthInfo: "Auth-Info-0003"})
+	x, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: "expiring.in", AuthInfo: "Auth-Info-0003"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Set(x.Expires.Add(-day))
-	if _, err := e.svc.RequestTransfer(ctx, beta, "expiring.in", "Auth-Info-0003", 0); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: "expiring.in", Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0003", Years: 0}); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Set(x.Expires)
@@ -596,7 +596,7 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 
 	// भारत auto-renews: the sponsor is told, with the new expiry; a purge
 	// is told too
-	y, err := e.svc.Create(ctx, alpha, "कमल.भारत", "hi")
+	y, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: "कमल.भारत", Lang: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}

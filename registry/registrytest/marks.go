@@ -31,7 +31,7 @@ func testKashmiriMarks(t *testing.T, open func(*testing.T) registry.Store) {
 			alpha, _ := e.registrar("alpha")
 			beta, _ := e.registrar("beta")
 			first, second := tc.first+"."+tc.zone, tc.second+"."+tc.zone
-			d, err := e.svc.Create(e.ctx, alpha, first, "ks")
+			d, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: first, Lang: "ks"})
 			if err != nil {
 				t.Fatalf("Create(%s): %v", first, err)
 			}
@@ -39,7 +39,7 @@ func testKashmiriMarks(t *testing.T, open func(*testing.T) registry.Store) {
 				t.Errorf("Create(%s).Blocks = %q, want the unmarked %s in it", first, d.Blocks, unmarked)
 			}
 			e.check(second, "ks", registry.Blocked, first)
-			_, err = e.svc.Create(e.ctx, beta, second, "ks")
+			_, err = e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: second, Lang: "ks"})
 			wantConflict(t, "Create("+second+")", err, first)
 		})
 	}
@@ -53,7 +53,7 @@ func testKashmiriMarks(t *testing.T, open func(*testing.T) registry.Store) {
 			wg.Add(1)
 			go func(name string) {
 				defer wg.Done()
-				if _, err := e.svc.Create(e.ctx, r, name+".بارت", "ks"); err == nil {
+				if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name + ".بارت", Lang: "ks"}); err == nil {
 					won <- name
 				} else if !errors.Is(err, registry.ErrConflict) && !errors.Is(err, registry.ErrExists) {
 					t.Errorf("Create(%s): %v", name, err)

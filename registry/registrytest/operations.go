@@ -38,9 +38,9 @@ func testHostileNames(t *testing.T, open func(*testing.T) registry.Store) {
 		wantErr(t, h.what+": Check", err, registry.ErrBadName)
 		_, err = e.svc.Info(e.ctx, h.name)
 		wantErr(t, h.what+": Info", err, registry.ErrBadName)
-		_, err = e.svc.Create(e.ctx, r, h.name, "")
+		_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: h.name})
 		wantErr(t, h.what+": Create", err, registry.ErrBadName)
-		err = e.svc.Delete(e.ctx, r, h.name)
+		err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: h.name}))
 		wantErr(t, h.what+": Delete", err, registry.ErrBadName)
 		_, err = e.svc.Reserve(e.ctx, h.name, "")
 		wantErr(t, h.what+": Reserve", err, registry.ErrBadName)
@@ -256,7 +256,7 @@ func testReserved(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	for _, name := range []string{kitab, kittab, "WWW.in"} {
 		e.check(name, "", registry.Reserved, "")
-		_, err := e.svc.Create(e.ctx, r, name, "")
+		_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name})
 		wantErr(t, fmt.Sprintf("Create(%s)", name), err, registry.ErrReserved)
 	}
 	e.check("कमल.भारत", "hi", registry.Available, "")

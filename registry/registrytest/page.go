@@ -17,11 +17,11 @@ func testPaging(t *testing.T, open func(*testing.T) registry.Store) {
 	mine := []string{kitab, "कमल.भारत", "नमूना.भारत", "मकान.भारत", "पानी.भारत", "दरवाज़ा.भारत", "आमदनी.भारत"}
 	theirs := []string{"सरोवर.भारत", "पुस्तक.भारत", "बादल.भारत"}
 	for i, n := range mine {
-		if _, err := e.svc.Create(e.ctx, a, n, "hi"); err != nil {
+		if _, err := e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatalf("Create(%s): %v", n, err)
 		}
 		if i < len(theirs) {
-			if _, err := e.svc.Create(e.ctx, b, theirs[i], "hi"); err != nil {
+			if _, err := e.svc.CreateDomain(e.ctx, b, registry.DomainCreate{Name: theirs[i], Lang: "hi"}); err != nil {
 				t.Fatalf("Create(%s): %v", theirs[i], err)
 			}
 		}

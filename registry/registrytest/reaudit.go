@@ -56,7 +56,7 @@ func RunReaudit(t *testing.T, open func(t *testing.T) registry.Store) {
 	r, _ := e.registrar("old")
 	names := []string{"बकक.भारत", "वकक.भारत", "स्त्रीकक.भारत", "कमल.भारत"}
 	for _, n := range names {
-		if _, err := e.svc.Create(e.ctx, r, n, "hi"); err != nil {
+		if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatalf("Create(%s): %v", n, err)
 		}
 	}
@@ -132,7 +132,7 @@ func RunReaudit(t *testing.T, open func(t *testing.T) registry.Store) {
 	}
 	// a new create conflicting with the exempted pair is refused under the new data
 	r2, _ := e.registrar("new")
-	if _, err := mod.Create(e.ctx, r2, "बकक.भारत", "hi"); err == nil {
+	if _, err := mod.CreateDomain(e.ctx, r2, registry.DomainCreate{Name: "बकक.भारत", Lang: "hi"}); err == nil {
 		t.Errorf("Create(बकक) after the re-audit succeeded")
 	}
 	// and the re-audit now finds nothing

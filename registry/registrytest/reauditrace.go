@@ -61,7 +61,7 @@ func testReauditCreateAfterScan(t *testing.T, open func(*testing.T) registry.Sto
 	a, _ := e.registrar("a")
 	b, _ := e.registrar("b")
 	for _, n := range []string{"बकक.भारत", "वकक.भारत", "कमल.भारत"} {
-		if _, err := e.svc.Create(e.ctx, r, n, "hi"); err != nil {
+		if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatalf("Create(%s): %v", n, err)
 		}
 	}
@@ -80,7 +80,7 @@ func testReauditCreateAfterScan(t *testing.T, open func(*testing.T) registry.Sto
 		_, err := ra.Reaudit(e.ctx, true, func(*registry.ReauditFinding) error {
 			if !created {
 				created = true
-				if _, err := e.svc.Create(e.ctx, a, pairs[round][0], "hi"); err != nil {
+				if _, err := e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: pairs[round][0], Lang: "hi"}); err != nil {
 					return fmt.Errorf("Create(%s) during the re-audit: %w", pairs[round][0], err)
 				}
 			}
@@ -99,7 +99,7 @@ func testReauditCreateAfterScan(t *testing.T, open func(*testing.T) registry.Sto
 		if len(d.Blocks) == 0 {
 			t.Errorf("round %d: %s created during the re-audit has no conflict set", round, d.Name)
 		}
-		if _, err := e.svc.Create(e.ctx, b, pairs[round][1], "hi"); err == nil {
+		if _, err := e.svc.CreateDomain(e.ctx, b, registry.DomainCreate{Name: pairs[round][1], Lang: "hi"}); err == nil {
 			t.Errorf("round %d: another registrar registered %s, a variant of %s created during the re-audit", round, pairs[round][1], pairs[round][0])
 		}
 		if n := withoutSet(t, dbOf(t, e.store)); n != 0 {
@@ -107,7 +107,7 @@ func testReauditCreateAfterScan(t *testing.T, open func(*testing.T) registry.Sto
 		}
 		// so that the next round finds something again
 		if round == 0 {
-			if _, err := e.svc.Create(e.ctx, r, "बमल.भारत", "hi"); err != nil {
+			if _, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "बमल.भारत", Lang: "hi"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -162,7 +162,7 @@ func testReauditLoad(t *testing.T, open func(*testing.T) registry.Store) {
 					pw.Add(1)
 					go func() {
 						defer pw.Done()
-						_, err := e.svc.Create(e.ctx, regs[k], names[k], "hi")
+						_, err := e.svc.CreateDomain(e.ctx, regs[k], registry.DomainCreate{Name: names[k], Lang: "hi"})
 						var re *registry.Error
 						switch {
 						case err == nil:
@@ -210,7 +210,7 @@ func testReauditLoad(t *testing.T, open func(*testing.T) registry.Store) {
 	for i := range winners {
 		x := Label(1_500_000 - i)
 		for k, name := range [2]string{"त" + x + ".भारत", "त्त" + x + ".भारत"} {
-			if _, err := e.svc.Create(e.ctx, regs[1-k], name, "hi"); err == nil {
+			if _, err := e.svc.CreateDomain(e.ctx, regs[1-k], registry.DomainCreate{Name: name, Lang: "hi"}); err == nil {
 				late++
 			}
 		}

@@ -146,7 +146,7 @@ func (e *env) registrar(name string) (*registry.Registrar, string) {
 // create registers name and checks the domain returned.
 func (e *env) create(r *registry.Registrar, name, lang string, want registry.Domain) *registry.Domain {
 	e.t.Helper()
-	d, err := e.svc.Create(e.ctx, r, name, lang)
+	d, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name, Lang: lang})
 	if err != nil {
 		e.t.Fatalf("Create(%q, %q): %v", name, lang, err)
 	}
@@ -377,12 +377,12 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	checkDomain(t, "List[0]", list[0], wantKitab)
 
 	// refused creates: taken by a variant, and invalid
-	_, err = e.svc.Create(e.ctx, r, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "Create(कित्ताब.भारत)", err, kitab)
-	_, err = e.svc.Create(e.ctx, r, "क्अब.भारत", "hi")
+	_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "क्अब.भारत", Lang: "hi"})
 	wantErr(t, "Create(क्अब.भारत)", err, registry.ErrInvalid)
 
-	if err := e.svc.Delete(e.ctx, r, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatalf("Delete(%q): %v", kitab, err)
 	}
 	// deleted, not purged: the whole set stays held (issue 23)
@@ -392,7 +392,7 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	if res := e.check(kitab, "hi", registry.Registered, ""); res.HolderState != registry.StatusRedemptionPeriod {
 		t.Errorf("Check(%q) after Delete: holder state %q, want redemptionPeriod", kitab, res.HolderState)
 	}
-	_, err = e.svc.Create(e.ctx, r, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "Create(कित्ताब.भारत) after Delete", err, kitab)
 	if rep := e.purge(); rep.Purged != 1 {
 		t.Errorf("purge: %+v, want 1 purged", rep)
@@ -405,7 +405,7 @@ func testLifecycle(t *testing.T, open func(*testing.T) registry.Store) {
 	if err != nil || len(list) != 0 {
 		t.Errorf("List after Delete = %d domains, %v; want none", len(list), err)
 	}
-	err = e.svc.Delete(e.ctx, r, kitab)
+	err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: kitab}))
 	wantErr(t, "second Delete", err, registry.ErrNotFound)
 
 	// the freed set can be taken by the variant
@@ -533,7 +533,7 @@ func testRace(t *testing.T, open func(*testing.T) registry.Store) {
 			go func() {
 				defer done.Done()
 				<-gate
-				d, err := e.svc.Create(e.ctx, regs[g], m+"."+zone, lang)
+				d, err := e.svc.CreateDomain(e.ctx, regs[g], registry.DomainCreate{Name: m + "." + zone, Lang: lang})
 				answers[g] = answer{d, err}
 			}()
 		}
@@ -624,7 +624,7 @@ func testCrossLanguage(t *testing.T, open func(*testing.T) registry.Store) {
 			e := newEnv(t, open)
 			alpha, _ := e.registrar("alpha")
 			beta, _ := e.registrar("beta")
-			d, err := e.svc.Create(e.ctx, alpha, tc.first, tc.firstLang)
+			d, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: tc.first, Lang: tc.firstLang})
 			if err != nil {
 				t.Fatalf("Create(%s, %q): %v", tc.first, tc.firstLang, err)
 			}
@@ -638,7 +638,7 @@ func testCrossLanguage(t *testing.T, open func(*testing.T) registry.Store) {
 			if !slices.Equal(res.Variants, []string{strings.TrimSuffix(tc.first, ".भारत")}) {
 				t.Errorf("Check(%s, %q).Variants = %q, want the other", tc.second, tc.secondLang, res.Variants)
 			}
-			_, err = e.svc.Create(e.ctx, beta, tc.second, tc.secondLang)
+			_, err = e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: tc.second, Lang: tc.secondLang})
 			wantConflict(t, fmt.Sprintf("Create(%s, %q)", tc.second, tc.secondLang), err, tc.first)
 			for _, lang := range []string{"hi", "mr", "ne", "mai", ""} {
 				e.check(tc.second, lang, registry.Blocked, tc.first)
@@ -669,11 +669,11 @@ func testLatinTwins(t *testing.T, open func(*testing.T) registry.Store) {
 			e := newEnv(t, open)
 			alpha, _ := e.registrar("alpha")
 			beta, _ := e.registrar("beta")
-			if _, err := e.svc.Create(e.ctx, alpha, tc.first, tc.firstLang); err != nil {
+			if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: tc.first, Lang: tc.firstLang}); err != nil {
 				t.Fatalf("Create(%s, %q): %v", tc.first, tc.firstLang, err)
 			}
 			e.check(tc.second, tc.secondLang, registry.Blocked, tc.first)
-			_, err := e.svc.Create(e.ctx, beta, tc.second, tc.secondLang)
+			_, err := e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: tc.second, Lang: tc.secondLang})
 			wantConflict(t, fmt.Sprintf("Create(%s, %q)", tc.second, tc.secondLang), err, tc.first)
 		})
 	}
@@ -685,7 +685,7 @@ func testLatinTwins(t *testing.T, open func(*testing.T) registry.Store) {
 			r    *registry.Registrar
 			name string
 		}{{alpha, "abc.in"}, {beta, "ᱠᱟᱛ.in"}, {beta, "abd.in"}} {
-			if _, err := e.svc.Create(e.ctx, c.r, c.name, ""); err != nil {
+			if _, err := e.svc.CreateDomain(e.ctx, c.r, registry.DomainCreate{Name: c.name}); err != nil {
 				t.Fatalf("Create(%s): %v", c.name, err)
 			}
 		}
@@ -709,11 +709,11 @@ func testArabicHeh(t *testing.T, open func(*testing.T) registry.Store) {
 			e := newEnv(t, open)
 			alpha, _ := e.registrar("alpha")
 			beta, _ := e.registrar("beta")
-			if _, err := e.svc.Create(e.ctx, alpha, tc.first, tc.lang); err != nil {
+			if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: tc.first, Lang: tc.lang}); err != nil {
 				t.Fatalf("Create(%s, %q): %v", tc.first, tc.lang, err)
 			}
 			e.check(tc.second, tc.lang, registry.Blocked, tc.first)
-			_, err := e.svc.Create(e.ctx, beta, tc.second, tc.lang)
+			_, err := e.svc.CreateDomain(e.ctx, beta, registry.DomainCreate{Name: tc.second, Lang: tc.lang})
 			wantConflict(t, fmt.Sprintf("Create(%s, %q)", tc.second, tc.lang), err, tc.first)
 		})
 	}
@@ -745,7 +745,7 @@ func testArabicHeh(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 		r, _ := e.registrar("old")
 		for _, n := range []string{"آهي.ڀارت", "آھي.ڀارت"} {
-			if _, err := before.Create(e.ctx, r, n, "sd"); err != nil {
+			if _, err := before.CreateDomain(e.ctx, r, registry.DomainCreate{Name: n, Lang: "sd"}); err != nil {
 				t.Fatalf("Create(%s) before the row: %v", n, err)
 			}
 		}
@@ -787,7 +787,7 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 		{"xn--11b4aya5ed.भारत", "mr", true},
 		{"किताब.भारत.", "hi", true},
 	} {
-		_, err := e.svc.Create(e.ctx, r, tc.name, tc.lang)
+		_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: tc.name, Lang: tc.lang})
 		if tc.same {
 			wantExists(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, kitab)
 		} else {
@@ -810,9 +810,9 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 	e.create(r, qalam, "hi", registry.Domain{
 		Name: qalam, ALabel: "xn--11b4cl3b.xn--h2brj9c", Label: "\u0915\u093cलम", Zone: "भारत", Lang: "hi", Blocks: []string{"\u0915\u093cलम"},
 	})
-	_, err := e.svc.Create(e.ctx, r, "\u0958लम.भारत", "hi")
+	_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "\u0958लम.भारत", Lang: "hi"})
 	wantExists(t, "Create(U+0958 लम.भारत)", err, qalam)
-	_, err = e.svc.Create(e.ctx, r, "\u0958लम.भारत", "")
+	_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "\u0958लम.भारत"})
 	wantExists(t, "Create(U+0958 लम.भारत, \"\")", err, qalam)
 	e.check("\u0958लम.भारत", "hi", registry.Registered, "")
 	e.check("xn--11b4cl3b.xn--h2brj9c", "hi", registry.Registered, "")
@@ -831,7 +831,7 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 	if d, err := e.svc.Info(e.ctx, "\u0958लम.भारत"); err != nil || d.Name != qalam {
 		t.Errorf("Info(U+0958 लम.भारत) = %v, %v; want %q", d, err, qalam)
 	}
-	if err := e.svc.Delete(e.ctx, r, "XN--11B4AYA5ED.XN--H2BRJ9C"); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: "XN--11B4AYA5ED.XN--H2BRJ9C"})); err != nil {
 		t.Fatalf("Delete(XN--11B4AYA5ED.XN--H2BRJ9C): %v", err)
 	}
 	e.check(kittab, "hi", registry.Blocked, kitab)
@@ -839,7 +839,7 @@ func testEncodings(t *testing.T, open func(*testing.T) registry.Store) {
 	e.check(kittab, "hi", registry.Available, "")
 	_, err = e.svc.Info(e.ctx, kitab)
 	wantErr(t, "Info after Delete", err, registry.ErrNotFound)
-	if err := e.svc.Delete(e.ctx, r, "\u0958लम.भारत"); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: "\u0958लम.भारत"})); err != nil {
 		t.Fatalf("Delete(U+0958 लम.भारत): %v", err)
 	}
 	e.purge()
@@ -860,16 +860,16 @@ func testIsolation(t *testing.T, open func(*testing.T) registry.Store) {
 	e.create(a, kitab, "hi", registry.Domain{
 		Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: []string{"किताब", "कित्ताब"},
 	})
-	err := e.svc.Delete(e.ctx, b, kitab)
+	err := ignoreDomain(e.svc.DeleteDomain(e.ctx, b, registry.DomainDelete{Name: kitab}))
 	wantErr(t, "beta deleting alpha's domain", err, registry.ErrForbidden)
-	err = e.svc.Delete(e.ctx, b, kitabALabel)
+	err = ignoreDomain(e.svc.DeleteDomain(e.ctx, b, registry.DomainDelete{Name: kitabALabel}))
 	wantErr(t, "beta deleting alpha's domain by A-label", err, registry.ErrForbidden)
 	d, err := e.svc.Info(e.ctx, kitab)
 	if err != nil || d.Registrar != "alpha" {
 		t.Fatalf("Info after a forbidden delete = %+v, %v; want alpha's domain", d, err)
 	}
 	e.check(kittab, "hi", registry.Blocked, kitab)
-	_, err = e.svc.Create(e.ctx, b, kittab, "hi")
+	_, err = e.svc.CreateDomain(e.ctx, b, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "beta creating a variant", err, kitab)
 
 	if list, err := e.svc.List(e.ctx, b); err != nil || len(list) != 0 {
@@ -892,7 +892,7 @@ func testIsolation(t *testing.T, open func(*testing.T) registry.Store) {
 	_, _, err = e.svc.AddRegistrar(e.ctx, "  ")
 	wantErr(t, "AddRegistrar(blank)", err, registry.ErrBadName)
 	// alpha may delete it
-	if err := e.svc.Delete(e.ctx, a, kitab); err != nil {
+	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, a, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatalf("alpha deleting its domain: %v", err)
 	}
 }
@@ -917,7 +917,7 @@ func testErrors(t *testing.T, open func(*testing.T) registry.Store) {
 		{kitab, "ta", registry.ErrUnknownLanguage},
 		{kitab, "ldh", registry.ErrUnknownLanguage},
 	} {
-		_, err := e.svc.Create(e.ctx, r, tc.name, tc.lang)
+		_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: tc.name, Lang: tc.lang})
 		wantErr(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, tc.want)
 		_, err = e.svc.Check(e.ctx, tc.name, tc.lang)
 		wantErr(t, fmt.Sprintf("Check(%q, %q)", tc.name, tc.lang), err, tc.want)
@@ -930,22 +930,22 @@ func testErrors(t *testing.T, open func(*testing.T) registry.Store) {
 		{"कि.भारत", "hi", []string{"TOO_SHORT"}},
 		{"kitab.भारत", "hi", []string{"MIXED_SCRIPT"}},
 	} {
-		_, err := e.svc.Create(e.ctx, r, tc.name, tc.lang)
+		_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: tc.name, Lang: tc.lang})
 		re := wantErr(t, fmt.Sprintf("Create(%q, %q)", tc.name, tc.lang), err, registry.ErrInvalid)
 		if got := codes(re.Errors); !slices.Equal(got[:min(len(got), 1)], tc.codes) {
 			t.Errorf("Create(%q, %q): errors %v, want %v first", tc.name, tc.lang, re.Errors, tc.codes)
 		}
 	}
-	_, err := e.svc.Create(e.ctx, r, "क्अब.भारत", "hi")
+	_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "क्अब.भारत", Lang: "hi"})
 	re := wantErr(t, "Create(क्अब.भारत)", err, registry.ErrInvalid)
 	if got := codes(re.Errors); !slices.Equal(got, []string{"HALANT_FOLLOWER"}) || re.Errors[0].Pos != 2 {
 		t.Errorf("Create(क्अब.भारत).Errors = %v, want HALANT_FOLLOWER at 2", re.Errors)
 	}
-	err = e.svc.Delete(e.ctx, r, kitab)
+	err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: kitab}))
 	wantErr(t, "Delete of an unregistered name", err, registry.ErrNotFound)
 	_, err = e.svc.Info(e.ctx, kitab)
 	wantErr(t, "Info of an unregistered name", err, registry.ErrNotFound)
-	err = e.svc.Delete(e.ctx, r, "किताब.xyz")
+	err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: "किताब.xyz"}))
 	wantErr(t, "Delete in an unknown zone", err, registry.ErrUnknownZone)
 	if list, err := e.svc.List(e.ctx, r); err != nil || len(list) != 0 {
 		t.Errorf("List after refused creates = %d domains, %v; want none", len(list), err)
@@ -960,7 +960,7 @@ func testASCIIZone(t *testing.T, open func(*testing.T) registry.Store) {
 		Name: "example.in", ALabel: "example.in", Label: "example", Zone: "in", Lang: "ldh", Blocks: []string{"example"},
 	})
 	for _, name := range []string{"EXAMPLE.in", "Example.IN", "example.in."} {
-		_, err := e.svc.Create(e.ctx, r, name, "")
+		_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: name})
 		wantExists(t, fmt.Sprintf("Create(%q)", name), err, "example.in")
 	}
 	res := e.check("EXAMPLE.IN", "", registry.Registered, "")
@@ -977,7 +977,7 @@ func testASCIIZone(t *testing.T, open func(*testing.T) registry.Store) {
 		{"abc-.in", "HYPHEN_END"},
 		{"a_bc.in", "NOT_IN_REPERTOIRE"},
 	} {
-		_, err := e.svc.Create(e.ctx, r, tc.name, "")
+		_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: tc.name})
 		re := wantErr(t, fmt.Sprintf("Create(%q)", tc.name), err, registry.ErrInvalid)
 		if got := codes(re.Errors); !slices.Equal(got, []string{tc.code}) {
 			t.Errorf("Create(%q): errors %v, want [%s]", tc.name, re.Errors, tc.code)
@@ -990,9 +990,9 @@ func testASCIIZone(t *testing.T, open func(*testing.T) registry.Store) {
 	e.create(r, "किताब.in", "hi", registry.Domain{
 		Name: "किताब.in", ALabel: "xn--11b4aya5ed.in", Label: "किताब", Zone: "in", Lang: "hi", Blocks: []string{"किताब", "कित्ताब"},
 	})
-	_, err := e.svc.Create(e.ctx, r, "कित्ताब.in", "")
+	_, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "कित्ताब.in"})
 	wantConflict(t, "Create(कित्ताब.in)", err, "किताब.in")
-	_, err = e.svc.Create(e.ctx, r, "xn--11b4aa6a3fd3h.in", "hi")
+	_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: "xn--11b4aa6a3fd3h.in", Lang: "hi"})
 	wantConflict(t, "Create(xn--11b4aa6a3fd3h.in)", err, "किताब.in")
 	// zones are separate
 	e.check(kitab, "hi", registry.Available, "")

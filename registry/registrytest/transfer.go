@@ -27,7 +27,7 @@ func newClocked(t *testing.T, open func(*testing.T) registry.Store) *clocked {
 	t.Helper()
 	store := open(t)
 	clk := registry.NewManualClock(T0)
-	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{Clock: clk})
+	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{Clock: clk, Contacts: NoContacts()})
 	if err != nil {
 		t.Fatalf("NewService: %v", err)
 	}
@@ -91,61 +91,61 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	gaining, _ := e.registrar("gaining")
 	third, _ := e.registrar("third")
 	const pw = "Auth-Info-0001"
-	d, err := e.svc.CreateWith(ctx, losing, kitab, "hi", registry.CreateOptions{AuthInfo: pw})
+	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: pw})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.Created.Equal(T0) {
 		t.Errorf("created %s, want the clock's %s", d.Created, T0)
 	}
-	if _, err := e.svc.CreateWith(ctx, losing, "कमल.भारत", "hi", registry.CreateOptions{AuthInfo: "short"}); registry.CodeOf(err) != registry.CodeBadName {
+	if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: "कमल.भारत", Lang: "hi", AuthInfo: "short"}); registry.CodeOf(err) != registry.CodeBadName {
 		t.Errorf("create with a 5-character authInfo: %v, want BAD_NAME", err)
 	}
 
 	// t0: within the lock period after the create
-	_, err = e.svc.RequestTransfer(ctx, gaining, kitab, pw, 0)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request at t0 (locked)", err, registry.CodeNotEligible)
 	t1 := e.clock.Advance(61 * day)
-	_, err = e.svc.RequestTransfer(ctx, gaining, kitab, "not-the-auth-info", 0)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "not-the-auth-info", Years: 0})
 	wantCode(t, "request with a wrong authInfo", err, registry.CodeBadAuthInfo)
-	_, err = e.svc.RequestTransfer(ctx, gaining, kitab, "", 0)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "", Years: 0})
 	wantCode(t, "request without authInfo", err, registry.CodeBadAuthInfo)
-	_, err = e.svc.RequestTransfer(ctx, losing, kitab, pw, 0)
+	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request by the sponsor", err, registry.CodeNotEligible)
-	_, err = e.svc.RequestTransfer(ctx, gaining, kitab, pw, 11)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 11})
 	wantCode(t, "request of 11 years", err, registry.CodePeriodRange)
-	_, err = e.svc.RequestTransfer(ctx, gaining, "कमल.भारत", pw, 0)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: "कमल.भारत", Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request of an unregistered name", err, registry.CodeNotFound)
-	_, err = e.svc.QueryTransfer(ctx, gaining, kitab, "")
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: ""})
 	wantCode(t, "query before any transfer", err, registry.CodeForbidden)
-	_, err = e.svc.QueryTransfer(ctx, losing, kitab, "")
+	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: ""})
 	wantCode(t, "query by the sponsor before any transfer", err, registry.CodeNotPendingTransfer)
-	_, err = e.svc.ApproveTransfer(ctx, losing, kitab)
+	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 	wantCode(t, "approve with nothing pending", err, registry.CodeNotPendingTransfer)
 	e.wantEmpty(losing)
 
 	// t1: requested, queried by both, rejected
 	due := t1.Add(registry.DefaultTransferPeriod)
-	tr, err := e.svc.RequestTransfer(ctx, gaining, kitab, pw, 1)
+	tr, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 1})
 	wantTransfer(t, "request at t1", tr, err, registry.TransferPending, "gaining", "losing", t1, due)
 	if tr.Period != 1 {
 		t.Errorf("period %d, want 1", tr.Period)
 	}
-	_, err = e.svc.RequestTransfer(ctx, gaining, kitab, pw, 0)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request again", err, registry.CodePendingTransfer)
-	_, err = e.svc.RequestTransfer(ctx, third, kitab, pw, 0)
+	_, err = e.svc.TransferDomain(ctx, third, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request by a third while pending", err, registry.CodePendingTransfer)
-	_, err = e.svc.RequestTransfer(ctx, third, kitab, "wrong-auth-info", 0)
+	_, err = e.svc.TransferDomain(ctx, third, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "wrong-auth-info", Years: 0})
 	wantCode(t, "request by a third with a wrong authInfo while pending", err, registry.CodeBadAuthInfo)
 	for _, r := range []*registry.Registrar{losing, gaining} {
-		tr, err := e.svc.QueryTransfer(ctx, r, kitab, "")
+		tr, err := e.svc.TransferDomain(ctx, r, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: ""})
 		wantTransfer(t, "query by "+r.Name, tr, err, registry.TransferPending, "gaining", "losing", t1, due)
 	}
-	_, err = e.svc.QueryTransfer(ctx, third, kitab, "")
+	_, err = e.svc.TransferDomain(ctx, third, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: ""})
 	wantCode(t, "query by a third", err, registry.CodeForbidden)
-	_, err = e.svc.QueryTransfer(ctx, third, kitab, "wrong-auth-info")
+	_, err = e.svc.TransferDomain(ctx, third, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: "wrong-auth-info"})
 	wantCode(t, "query by a third with a wrong authInfo", err, registry.CodeBadAuthInfo)
-	tr, err = e.svc.QueryTransfer(ctx, third, kitab, pw)
+	tr, err = e.svc.TransferDomain(ctx, third, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: pw})
 	wantTransfer(t, "query by a third with the authInfo", tr, err, registry.TransferPending, "gaining", "losing", t1, due)
 	st, err := e.svc.DomainTransferState(ctx, losing, d)
 	if err != nil || st.Pending == nil || !st.AuthInfoSet {
@@ -154,14 +154,14 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	if st, _ := e.svc.DomainTransferState(ctx, gaining, d); st.AuthInfoSet {
 		t.Errorf("the requester is told whether the authInfo is set")
 	}
-	_, err = e.svc.ApproveTransfer(ctx, gaining, kitab)
+	_, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 	wantCode(t, "approve by the requester", err, registry.CodeForbidden)
-	_, err = e.svc.ApproveTransfer(ctx, third, kitab)
+	_, err = e.svc.TransferDomain(ctx, third, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 	wantCode(t, "approve by a third", err, registry.CodeForbidden)
-	_, err = e.svc.CancelTransfer(ctx, losing, kitab)
+	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferCancelOp})
 	wantCode(t, "cancel by the sponsor", err, registry.CodeForbidden)
 	e.clock.Advance(time.Hour)
-	tr, err = e.svc.RejectTransfer(ctx, losing, kitab)
+	tr, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRejectOp})
 	wantTransfer(t, "reject", tr, err, registry.TransferClientRejected, "gaining", "losing", t1, e.clock.Now())
 	e.wantPoll(losing, registry.PollTransferRequested, registry.TransferPending, 1)
 	e.wantPoll(gaining, registry.PollTransferRejected, registry.TransferClientRejected, 1)
@@ -169,9 +169,9 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 
 	// requested again, cancelled by the requester
 	t1b := e.clock.Advance(time.Hour)
-	tr, err = e.svc.RequestTransfer(ctx, gaining, kitab, pw, 0)
+	tr, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantTransfer(t, "request again", tr, err, registry.TransferPending, "gaining", "losing", t1b, t1b.Add(5*day))
-	tr, err = e.svc.CancelTransfer(ctx, gaining, kitab)
+	tr, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferCancelOp})
 	wantTransfer(t, "cancel", tr, err, registry.TransferClientCancelled, "gaining", "losing", t1b, t1b)
 	e.wantPoll(losing, registry.PollTransferRequested, registry.TransferPending, 2)
 	e.wantPoll(losing, registry.PollTransferCancelled, registry.TransferClientCancelled, 1)
@@ -179,13 +179,13 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 
 	// requested again, approved: the domain and its conflict set move
 	t1c := e.clock.Advance(time.Hour)
-	if _, err := e.svc.RequestTransfer(ctx, gaining, kitab, pw, 2); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 2}); err != nil {
 		t.Fatal(err)
 	}
 	ta := e.clock.Advance(day)
-	tr, err = e.svc.ApproveTransfer(ctx, losing, kitab)
+	tr, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 	wantTransfer(t, "approve", tr, err, registry.TransferClientApproved, "gaining", "losing", t1c, ta)
-	_, err = e.svc.ApproveTransfer(ctx, losing, kitab)
+	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 	wantCode(t, "approve again", err, registry.CodeNotPendingTransfer)
 	got, err := e.svc.Info(ctx, kitab)
 	if err != nil || got.Registrar != "gaining" || got.ID != d.ID || !slices.Equal(got.Blocks, d.Blocks) {
@@ -194,9 +194,9 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	e.wantPoll(losing, registry.PollTransferRequested, registry.TransferPending, 1)
 	e.wantPoll(gaining, registry.PollTransferApproved, registry.TransferClientApproved, 1)
 	checkSetHeld(t, e.env, "gaining", d)
-	_, err = e.svc.Create(ctx, losing, kittab, "hi")
+	_, err = e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "the losing registrar creates a variant", err, kitab)
-	_, err = e.svc.Create(ctx, gaining, kittab, "hi")
+	_, err = e.svc.CreateDomain(ctx, gaining, registry.DomainCreate{Name: kittab, Lang: "hi"})
 	wantConflict(t, "the gaining registrar creates a variant", err, kitab)
 	e.check(kittab, "", registry.Blocked, kitab)
 	st, _ = e.svc.DomainTransferState(ctx, gaining, got)
@@ -205,17 +205,17 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	// the old authInfo is gone; the new sponsor sets another
 	e.clock.Advance(61 * day)
-	_, err = e.svc.RequestTransfer(ctx, losing, kitab, pw, 0)
+	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request back with the old authInfo", err, registry.CodeBadAuthInfo)
-	err = e.svc.SetAuthInfo(ctx, losing, kitab, "Auth-Info-0002")
+	err = setAuthInfo(e.svc, ctx, losing, kitab, "Auth-Info-0002")
 	wantCode(t, "authInfo set by the losing registrar", err, registry.CodeForbidden)
-	if err := e.svc.SetAuthInfo(ctx, gaining, kitab, "Auth-Info-0002"); err != nil {
+	if err := setAuthInfo(e.svc, ctx, gaining, kitab, "Auth-Info-0002"); err != nil {
 		t.Fatal(err)
 	}
 
 	// t2: requested back; the server approves at t2+5d, on read
 	t2 := e.clock.Now()
-	tr, err = e.svc.RequestTransfer(ctx, losing, kitab, "Auth-Info-0002", 0)
+	tr, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})
 	wantTransfer(t, "request back", tr, err, registry.TransferPending, "losing", "gaining", t2, t2.Add(5*day))
 	e.clock.Advance(5*day - time.Second)
 	if n, err := e.svc.ApproveDueTransfers(ctx, 0); n != 0 || err != nil {
@@ -232,7 +232,7 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	if n, err := e.svc.ApproveDueTransfers(ctx, 0); n != 0 || err != nil {
 		t.Fatalf("worker after the read approved it: %d, %v", n, err)
 	}
-	tr, err = e.svc.QueryTransfer(ctx, gaining, kitab, "")
+	tr, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferQueryOp, AuthInfo: ""})
 	wantTransfer(t, "query after the auto-approval", tr, err, registry.TransferServerApproved, "losing", "gaining", t2, t3)
 	e.wantPoll(gaining, registry.PollTransferRequested, registry.TransferPending, 2)
 	e.wantPoll(gaining, registry.PollTransferAuto, registry.TransferServerApproved, 1)
@@ -293,17 +293,17 @@ func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	names := []string{kitab, "कमल.भारत", "नमक.भारत", "सड़क.भारत"}
 	for _, n := range names {
-		if _, err := e.svc.CreateWith(ctx, losing, n, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-" + n}); err != nil {
+		if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: n, Lang: "hi", AuthInfo: "Auth-Info-" + n}); err != nil {
 			t.Fatal(err)
 		}
 		// no lock period in this zone now
-		if _, err := e.svc.RequestTransfer(ctx, gaining, n, "Auth-Info-"+n, 0); err != nil {
+		if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: n, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-" + n, Years: 0}); err != nil {
 			t.Fatalf("request %s: %v", n, err)
 		}
 	}
 	// pendingTransfer refuses the sponsor's transforms (RFC 5731 §2.3)
-	wantCode(t, "delete while pending", e.svc.Delete(ctx, losing, names[3]), registry.CodeStatusProhibits)
-	wantCode(t, "authInfo while pending", e.svc.SetAuthInfo(ctx, losing, names[3], "Auth-Info-new1"), registry.CodeStatusProhibits)
+	wantCode(t, "delete while pending", ignoreDomain(e.svc.DeleteDomain(ctx, losing, registry.DomainDelete{Name: names[3]})), registry.CodeStatusProhibits)
+	wantCode(t, "authInfo while pending", setAuthInfo(e.svc, ctx, losing, names[3], "Auth-Info-new1"), registry.CodeStatusProhibits)
 	e.clock.Advance(2 * day)
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
@@ -370,7 +370,7 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 	if err := e.svc.SetTransferPolicy(ctx, "भारत", 5*day, 0); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.svc.CreateWith(ctx, losing, kitab, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"})
+	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,10 +386,10 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 	from, to := losing, gaining
 	for round := 0; round < 6; round++ {
 		pw := fmt.Sprintf("Auth-Info-%04d", round+10)
-		if err := e.svc.SetAuthInfo(ctx, from, kitab, pw); err != nil {
+		if err := setAuthInfo(e.svc, ctx, from, kitab, pw); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.RequestTransfer(ctx, to, kitab, pw, 0); err != nil {
+		if _, err := e.svc.TransferDomain(ctx, to, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0}); err != nil {
 			t.Fatalf("round %d: request: %v", round, err)
 		}
 		start := make(chan struct{})
@@ -402,7 +402,7 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 				defer wg.Done()
 				<-start
 				v := variants[i%len(variants)]
-				if _, err := e.svc.Create(ctx, r, v, ""); err == nil {
+				if _, err := e.svc.CreateDomain(ctx, r, registry.DomainCreate{Name: v}); err == nil {
 					mu.Lock()
 					won = append(won, r.Name+" "+v)
 					mu.Unlock()
@@ -416,7 +416,7 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, approveErr = e.svc.ApproveTransfer(ctx, from, kitab)
+			_, approveErr = e.svc.TransferDomain(ctx, from, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})
 		}()
 		close(start)
 		wg.Wait()
@@ -509,10 +509,10 @@ func testTransferDueOnRead(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{kitab, "कमल.भारत"} {
-		if _, err := e.svc.CreateWith(ctx, losing, n, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"}); err != nil {
+		if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: n, Lang: "hi", AuthInfo: "Auth-Info-0001"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.RequestTransfer(ctx, gaining, n, "Auth-Info-0001", 0); err != nil {
+		if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: n, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 0}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -548,12 +548,12 @@ func testEndTransfers(t *testing.T, open func(*testing.T) registry.Store) {
 	ctx := e.ctx
 	losing, _ := e.registrar("losing")
 	gaining, _ := e.registrar("gaining")
-	d, err := e.svc.CreateWith(ctx, losing, kitab, "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"})
+	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(61 * day)
-	if _, err := e.svc.RequestTransfer(ctx, gaining, kitab, "Auth-Info-0001", 0); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 0}); err != nil {
 		t.Fatal(err)
 	}
 	at := e.clock.Advance(day)

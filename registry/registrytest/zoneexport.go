@@ -21,19 +21,19 @@ func testZoneExport(t *testing.T, open func(*testing.T) registry.Store) {
 	a, _ := e.registrar("alpha")
 	e.create(a, kitab, "hi", registry.Domain{Name: kitab, ALabel: kitabALabel, Label: "किताब", Zone: "भारत", Lang: "hi", Blocks: mustBlocks(t, e, kitab)})
 	for _, n := range []string{"कमल.भारत", "नदी.भारत"} {
-		if _, err := e.svc.Create(ctx, a, n, "hi"); err != nil {
+		if _, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := e.svc.CreateHost(ctx, a, nsKitab, []registry.Addr{v4("8.8.8.8"), v6("2001:4860:4860::8888")})
+	_, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: nsKitab, Addrs: []registry.Addr{v4("8.8.8.8"), v6("2001:4860:4860::8888")}})
 	must(t, "CreateHost", err)
-	_, err = e.svc.CreateHost(ctx, a, "ns1.example.net", nil)
+	_, err = e.svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.example.net"})
 	must(t, "CreateHost", err)
-	_, err = e.svc.CreateHost(ctx, a, "ns2.कमल.भारत", []registry.Addr{v4("1.1.1.1")}) // under a domain that is not published
+	_, err = e.svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns2.कमल.भारत", Addrs: []registry.Addr{v4("1.1.1.1")}}) // under a domain that is not published
 	must(t, "CreateHost", err)
-	must(t, "delegate", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{AddNS: []string{nsKitab, "ns1.example.net"},
-		AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}}))
-	must(t, "delegate", e.svc.UpdateDelegation(ctx, a, "नदी.भारत", registry.Delegation{AddNS: []string{"ns1.example.net"}}))
+	must(t, "delegate", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddNS: []string{nsKitab, "ns1.example.net"},
+		AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}})))
+	must(t, "delegate", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: "नदी.भारत", AddNS: []string{"ns1.example.net"}})))
 	// कमल.भारत has no name servers (and a DS-less, NS-less state): not published
 	o := registry.ZoneExportOptions{NS: []string{"a.nic.example.org", "b.nic.example.org."}, Serial: 2026112601}
 	var out, again bytes.Buffer
@@ -108,35 +108,35 @@ func testZoneExportLifecycle(t *testing.T, open func(*testing.T) registry.Store)
 	ctx := e.ctx
 	a, _ := e.registrar("alpha")
 	for _, n := range []string{kitab, "कमल.भारत", "नदी.भारत"} {
-		if _, err := e.svc.Create(ctx, a, n, "hi"); err != nil {
+		if _, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := e.svc.CreateHost(ctx, a, "ns1.example.net", nil)
+	_, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.example.net"})
 	must(t, "CreateHost", err)
-	_, err = e.svc.CreateHost(ctx, a, nsKitab, []registry.Addr{v4("8.8.8.8")})
+	_, err = e.svc.CreateHost(ctx, a, registry.HostCreate{Name: nsKitab, Addrs: []registry.Addr{v4("8.8.8.8")}})
 	must(t, "CreateHost", err)
 	for _, n := range []string{kitab, "कमल.भारत", "नदी.भारत"} {
-		must(t, "delegate "+n, e.svc.UpdateDelegation(ctx, a, n, registry.Delegation{AddNS: []string{"ns1.example.net"},
-			AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}}))
+		must(t, "delegate "+n, ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: n, AddNS: []string{"ns1.example.net"},
+			AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}})))
 	}
 	e.clock.Set(T0.AddDate(0, 0, 6)) // past the add grace: a delete is kept
-	_, err = e.svc.UpdateStatuses(ctx, a, "कमल.भारत", []string{registry.StatusClientHold}, nil)
+	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: "कमल.भारत", AddStatuses: []string{registry.StatusClientHold}})
 	must(t, "clientHold", err)
-	d, err := e.svc.DeleteDomain(ctx, a, "नदी.भारत")
+	d, err := e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: "नदी.भारत"})
 	must(t, "delete", err)
 	if d == nil || !d.Deleted() {
 		t.Fatalf("delete: %+v, want pendingDelete", d)
 	}
-	_, err = e.svc.DeleteDomain(ctx, a, kitab)
+	_, err = e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: kitab})
 	wantCode(t, "delete of a domain with a host under it", err, registry.CodeAssociated)
 	// the name servers of a deleted domain, or one on update prohibition,
 	// do not change
-	wantCode(t, "delegation of a deleted domain", e.svc.UpdateDelegation(ctx, a, "नदी.भारत", registry.Delegation{RemNS: []string{"ns1.example.net"}}), registry.CodeStatusProhibits)
-	_, err = e.svc.UpdateStatuses(ctx, a, kitab, []string{registry.StatusClientUpdateProhibited}, nil)
+	wantCode(t, "delegation of a deleted domain", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: "नदी.भारत", RemNS: []string{"ns1.example.net"}})), registry.CodeStatusProhibits)
+	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientUpdateProhibited}})
 	must(t, "clientUpdateProhibited", err)
-	wantCode(t, "delegation on update prohibition", e.svc.UpdateDelegation(ctx, a, kitab, registry.Delegation{RemNS: []string{"ns1.example.net"}}), registry.CodeStatusProhibits)
-	_, err = e.svc.UpdateStatuses(ctx, a, kitab, nil, []string{registry.StatusClientUpdateProhibited})
+	wantCode(t, "delegation on update prohibition", ignoreDomain(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemNS: []string{"ns1.example.net"}})), registry.CodeStatusProhibits)
+	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientUpdateProhibited}})
 	must(t, "remove clientUpdateProhibited", err)
 	export := func() string {
 		t.Helper()
@@ -166,7 +166,7 @@ func testZoneExportLifecycle(t *testing.T, open func(*testing.T) registry.Store)
 		t.Errorf("नदी.भारत after its purge: %v, want NOT_FOUND", err)
 	}
 	// registered again, it starts with no name servers nor DS records
-	if _, err := e.svc.Create(ctx, a, "नदी.भारत", "hi"); err != nil {
+	if _, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "नदी.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	d, err = e.svc.Info(ctx, "नदी.भारत")

@@ -40,7 +40,7 @@ func RunZoneExportLarge(t *testing.T, open func(*testing.T) SQLStore) {
 		t.Fatal(err)
 	}
 	for _, h := range []string{"ns1.example.net", "ns2.example.org"} {
-		if _, err := svc.CreateHost(ctx, r, h, nil); err != nil {
+		if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: h}); err != nil {
 			t.Fatal(err)
 		}
 	}

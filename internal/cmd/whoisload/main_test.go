@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara/internal/loopback"
+	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 	"github.com/akshara-idn/akshara/whois"
 )
@@ -30,7 +31,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.Create(t.Context(), r, "example.in", ""); err != nil {
+			if _, err := svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: "example.in"}); err != nil {
 				t.Fatal(err)
 			}
 			srv, err := whois.New(svc, whois.Options{RateLimit: tc.rate, RateBurst: tc.burst})
