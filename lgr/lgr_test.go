@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -589,6 +590,56 @@ func TestCorpora(t *testing.T) {
 		}
 		t.Logf("%-8s corpus %d words: %d agree (%d valid), %d differ only by VARIANT_LIMIT/TOO_LONG, %d disagree",
 			l.Tag, a.labels, a.same, a.valid, a.inexpressible, a.labels-a.same-a.inexpressible)
+		if len(l.VariantRows()) == 0 && len(l.NullVariants()) == 0 {
+			continue
+		}
+		// The variant sets of the valid words: this reader's and
+		// lgr-core's (coreVariants) against the language's.
+		withVariants, variants, readerDiffer, coreDiffer := 0, 0, 0, 0
+		for _, s := range labels {
+			if !l.Valid(s) {
+				continue
+			}
+			want := map[string]bool{}
+			for _, v := range l.Variants(s) {
+				want[norm.NFC.String(v)] = true
+			}
+			if len(want) > 0 {
+				withVariants++
+			}
+			variants += len(want)
+			var reader []string
+			for _, v := range g.Variants(s) {
+				if v.Disposition != "invalid" {
+					reader = append(reader, v.Label)
+				}
+			}
+			core := coreVariants(g, []rune(s))
+			same := func(got []string) bool {
+				if len(got) != len(want) {
+					return false
+				}
+				for _, v := range got {
+					if !want[v] {
+						return false
+					}
+				}
+				return true
+			}
+			if !same(reader) {
+				readerDiffer++
+			}
+			if !same(slices.Collect(maps.Keys(core))) {
+				if coreDiffer++; coreDiffer <= 5 {
+					t.Errorf("%s %q: lgr-core's variants are not the language's", l.Tag, s)
+				}
+			}
+		}
+		if readerDiffer > 0 {
+			t.Errorf("%s: %d words whose variants this reader makes otherwise", l.Tag, readerDiffer)
+		}
+		t.Logf("%-8s %d words with %d variants: %d differ in this reader, %d in lgr-core's generation",
+			l.Tag, withVariants, variants, readerDiffer, coreDiffer)
 	}
 }
 
