@@ -3,9 +3,11 @@ package lgr
 import (
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/akshara-idn/akshara"
 	"golang.org/x/text/unicode/norm"
@@ -33,25 +35,43 @@ func Export(l *akshara.Language, o Options) ([]byte, error) {
 // ExportVersioned is Export, with the ledger entry of what it wrote: the
 // language, the version and the digest of the export without its version.
 func ExportVersioned(l *akshara.Language, o Options) ([]byte, LedgerEntry, error) {
+	// A first pass writes the repertoire, its context rules and the rows
+	// (no null variants, no NFC conditions); the second asks it which code
+	// points may follow which elements (exporter.follows).
+	skel, err := newExporter(l)
+	if err != nil {
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
+	}
+	sroot, err := skel.document(o)
+	if err != nil {
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
+	}
+	ctx, err := Parse(render(sroot))
+	if err != nil {
+		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: first pass: %v", l.Tag, err)
+	}
 	x, err := newExporter(l)
 	if err != nil {
 		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
 	}
+	x.ctx = ctx
 	root, err := x.document(o)
 	if err != nil {
 		return nil, LedgerEntry{}, fmt.Errorf("lgr: %s: %v", l.Tag, err)
 	}
-	write := func() []byte {
-		var b strings.Builder
-		b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-		root.write(&b, 0)
-		return []byte(b.String())
-	}
+	write := func() []byte { return render(root) }
 	x.version.text = "0"
 	e := LedgerEntry{Tag: l.Tag, Digest: contentDigest(write())}
 	e.Version = published().next(e)
 	x.version.text = strconv.Itoa(e.Version)
 	return write(), e, nil
+}
+
+func render(root *element) []byte {
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+	root.write(&b, 0)
+	return []byte(b.String())
 }
 
 // exporter holds what the export of one language needs.
@@ -70,7 +90,12 @@ type exporter struct {
 	names    map[string]bool
 	version  *element          // meta/version: its text is set by ExportVersioned
 	nfc      []*element        // the not-when rules of variant mappings (nfcRule)
-	nfcNames map[string]string // by mapping
+	nfcNames map[string]string // by content
+	// ctx is the first pass's export (repertoire, context rules, rows);
+	// nil in the first pass, which writes no null variants and no NFC
+	// conditions.
+	ctx     *LGR
+	closure bool // a mapping uses the rule closureRule
 }
 
 var letterClasses = []akshara.Class{akshara.C, akshara.V, akshara.M, akshara.D, akshara.B, akshara.X,
@@ -339,7 +364,12 @@ implement (docs/rules.md); a rule named CODE-2 is the second rule with that code
 Variants (policy section 6) are blocked variants of each other, in both directions.
 `)
 	if len(p.NullVariants) > 0 {
-		b.WriteString("The null variants (a var with an empty cp, RFC 7940 section 5.3.5) drop a code point: one way, as the RFC defines them.\n")
+		b.WriteString(`The null variants (RFC 7940 section 5.3.5: a variant label may drop these code points) are written as
+sequences, as ICANN's lgr-core reads them: each element the code point may follow, with the code point, is
+a char whose blocked variants drop it. A null variant is one way (a label's variants do not add the code
+point); the mappings that would add or swap it are there for lgr-core's symmetry and transitivity checks,
+of type null-closure under the rule NULL-VARIANT-CLOSURE, which holds for no label, so none is taken.
+`)
 	}
 	return b.String()
 }
@@ -386,42 +416,54 @@ func (x *exporter) data() (*element, error) {
 			}
 		}
 	}
-	vref := x.ref(x.p.VariantsRef)
-	for _, row := range x.p.Variants {
-		for _, a := range row {
+	vs, err := x.variantSets()
+	if err != nil {
+		return nil, err
+	}
+	vref, nref := x.ref(x.p.VariantsRef), ""
+	if len(vs.null) > 0 {
+		nref = x.ref(x.p.NullVariantsRef)
+	}
+	for _, comp := range vs.comps {
+		for _, a := range comp {
 			ar := []rune(a)
 			en, ok := byKey[a]
 			if !ok {
 				// A sequence: its context rule is its first code point's.
-				add(ar, el("char", "cp", hexSeq(ar), "when", whenOf[x.class[ar[0]]], "comment", a))
+				comment, ref := a, ""
+				if n, ok := vs.null[a]; ok {
+					comment, ref = n.base+" + "+string(n.r)+" (null variant)", nref
+				}
+				add(ar, el("char", "cp", hexSeq(ar), "when", whenOf[x.class[ar[0]]], "ref", ref, "comment", comment))
 				en = byKey[a]
 			}
-			for _, b := range row {
-				if b != a {
-					v := el("var", "cp", hexSeq([]rune(b)), "type", "blocked", "ref", vref, "comment", a+" and "+b+" are homographs")
-					if nw := x.nfcRule(ar, []rune(b)); nw != "" {
+			for _, b := range comp {
+				if b == a {
+					continue
+				}
+				there, back := vs.mapped(a, b), vs.mapped(b, a)
+				if there {
+					ref, comment := vref, a+" and "+b+" are homographs"
+					if n, ok := vs.null[a]; ok && !back {
+						ref, comment = nref, "a label without "+string(n.r)+" is a homograph of the label with it"
+					}
+					v := el("var", "cp", hexSeq([]rune(b)), "type", "blocked", "ref", ref, "comment", comment)
+					if nw := x.nfcRule(ar, []rune(b), back); nw != "" {
+						if !back {
+							return nil, fmt.Errorf("the one-way mapping %s → %s needs the NFC condition %s, which lgr-core's symmetry would put on a mapping back", a, b, nw)
+						}
 						v.set("not-when", nw)
 					}
 					en.e.add(v)
 				}
+				if !there || !back {
+					// Not a variant both ways: a mapping that is never
+					// taken completes the set (closureRule).
+					x.closure = true
+					en.e.add(el("var", "cp", hexSeq([]rune(b)), "type", closureType, "when", closureRule))
+				}
 			}
 		}
-	}
-	// Null variants (RFC 7940 §5.3.5): the code point maps to nothing.
-	// They are one-way: nothing maps to a code point.
-	for _, r := range x.l.NullVariants() {
-		a := []rune{r}
-		en, ok := byKey[string(a)]
-		if !ok {
-			return nil, fmt.Errorf("null variant U+%04X is not in the repertoire", r)
-		}
-		v := el("var")
-		v.set("cp", "") // the empty sequence (el leaves out empty values)
-		v.attrs = append(v.attrs, el("", "type", "blocked", "ref", x.ref(x.p.NullVariantsRef), "comment", "a label without "+string(r)+" is a homograph of the label with it").attrs...)
-		if nw := x.nfcRule(a, nil); nw != "" {
-			v.set("not-when", nw)
-		}
-		en.e.add(v)
 	}
 	sort.Slice(entries, func(i, j int) bool { return lessRunes(entries[i].cps, entries[j].cps) })
 	data := el("data")
@@ -431,51 +473,330 @@ func (x *exporter) data() (*element, error) {
 	return data, nil
 }
 
-// nfcRule names a rule that holds where replacing a by b would make the
-// variant label non-NFC: b's last code point before a code point of the
-// repertoire it composes with (and a's does not), or b's first after one.
-// Kashmiri's ی = ي: ي before the hamza above ٔ is ئ under NFC, and ئ = یٔ
-// is a row of its own. lgr-core generates variant labels without
-// normalizing them, so the mapping is not taken there (not-when). It
-// returns "" when no such context exists; rules it makes are in x.nfc.
-func (x *exporter) nfcRule(a, b []rune) string {
-	composes := func(p, q rune) bool {
-		s := string([]rune{p, q})
-		return norm.NFC.String(s) != s
+// The closure of the null variants. RFC 7940 §5.3.5 null variants map a
+// code point to nothing, one way; lgr-core drops them (a var's cp may not
+// be empty) and warns on any mapping without its reverse (same when and
+// not-when) and on variant sets that are not transitive. The export
+// writes each null variant as sequences instead: for every element E the
+// code point r may follow, E r is a char whose mappings drop r (to E and
+// to E's row mates, with and without r). A variant set is then every
+// element connected to another by a mapping, and each of its elements
+// maps to each other one: the mappings the policy makes (type blocked),
+// and, where the policy makes none (E → E r adds a mark; E r → E r' swaps
+// one), a mapping of type closureType under closureRule, a rule no label
+// satisfies. For lgr-core's strict symmetry, a one-way mapping has a twin
+// under closureRule too. The variant labels are the policy's.
+const (
+	closureRule = "NULL-VARIANT-CLOSURE"
+	closureType = "null-closure"
+)
+
+// nullSeq is a sequence E r of the export: the element E and the null
+// variant r.
+type nullSeq struct {
+	base string
+	r    rune
+}
+
+// variantSets are the variant sets the export writes.
+type variantSets struct {
+	rowOf map[string]int // table member → row
+	rows  [][]string
+	null  map[string]nullSeq
+	comps [][]string // sorted, each sorted
+}
+
+// mates are s's row, or s alone.
+func (vs *variantSets) mates(s string) []string {
+	if i, ok := vs.rowOf[s]; ok {
+		return vs.rows[i]
 	}
-	if len(b) == 0 {
-		return x.nfcDropRule(a, composes)
+	return []string{s}
+}
+
+// mapped reports whether the policy makes b of a: members of one row; or
+// a = E r and b is a mate of E, with or without r, unless the mate
+// composes (or reorders) under NFC with r and E does not: the policy does
+// not replace E there, whether r is then dropped or not (akshara's
+// badChoices; ئ ُ does not give یٔ).
+func (vs *variantSets) mapped(a, b string) bool {
+	if i, ok := vs.rowOf[a]; ok {
+		if j, ok := vs.rowOf[b]; ok && i == j {
+			return true
+		}
+	}
+	n, ok := vs.null[a]
+	if !ok {
+		return false
+	}
+	last := func(s string) rune { rs := []rune(s); return rs[len(rs)-1] }
+	for _, m := range vs.mates(n.base) {
+		if b != m && b != m+string(n.r) {
+			continue
+		}
+		return m == n.base || !composes(last(m), n.r) || composes(last(n.base), n.r)
+	}
+	return false
+}
+
+// composes reports whether q after p is not NFC: they compose, or NFC
+// reorders them.
+func composes(p, q rune) bool {
+	s := string([]rune{p, q})
+	return norm.NFC.String(s) != s
+}
+
+// variantSets builds the rows and, in the second pass, the null variants'
+// sequences, and groups them into variant sets.
+func (x *exporter) variantSets() (*variantSets, error) {
+	vs := &variantSets{rowOf: map[string]int{}, rows: x.p.Variants, null: map[string]nullSeq{}}
+	var table []string // the table's sequences of two or more code points
+	for i, row := range x.p.Variants {
+		for _, m := range row {
+			vs.rowOf[m] = i
+			if utf8.RuneCountInString(m) > 1 {
+				table = append(table, m)
+			}
+		}
+	}
+	if x.ctx != nil {
+		for _, r := range x.l.NullVariants() {
+			for _, t := range table {
+				// r inside or at the end of a table sequence is matched
+				// with it, longest first, in the export as in the policy;
+				// at its start, the policy matches the sequence after
+				// the element before r, the export r with that element.
+				if []rune(t)[0] == r {
+					return nil, fmt.Errorf("null variant U+%04X begins the variant sequence %s: not expressible as sequences", r, t)
+				}
+			}
+			bases := append([]string(nil), table...)
+			for _, u := range x.universe {
+				bases = append(bases, string(u))
+			}
+			for _, e := range bases {
+				s := e + string(r)
+				if _, inTable := vs.rowOf[s]; inTable || !x.follows([]rune(e), r) {
+					continue // the table's own sequence, or r never follows e
+				}
+				if !norm.NFC.IsNormalString(s) {
+					continue // no NFC label has it
+				}
+				if err := x.nullContext([]rune(e), r); err != nil {
+					return nil, err
+				}
+				vs.null[s] = nullSeq{e, r}
+			}
+		}
+		// A mate's sequence the policy makes but the export cannot: one
+		// that is not NFC yet composes to code points of the repertoire,
+		// or one that is a sequence of the table.
+		for s, n := range vs.null {
+			for _, m := range vs.mates(n.base) {
+				t := m + string(n.r)
+				if _, ok := vs.null[t]; ok || t == s {
+					continue
+				}
+				if _, inTable := vs.rowOf[t]; inTable {
+					return nil, fmt.Errorf("%s (null variant of %s) is a variant sequence of the table", t, s)
+				}
+				if c := norm.NFC.String(t); c != t && x.inUniverse(c) && x.follows([]rune(m), n.r) {
+					return nil, fmt.Errorf("%s, a variant of %s, is %s under NFC, which the repertoire has", t, s, c)
+				}
+			}
+		}
+	}
+	// Variant sets: connected components of the rows and the sequences.
+	parent := map[string]string{}
+	var find func(s string) string
+	find = func(s string) string {
+		if p, ok := parent[s]; ok && p != s {
+			r := find(p)
+			parent[s] = r
+			return r
+		}
+		parent[s] = s
+		return s
+	}
+	union := func(a, b string) { parent[find(a)] = find(b) }
+	for _, row := range vs.rows {
+		for _, m := range row {
+			union(m, row[0])
+		}
+	}
+	for s, n := range vs.null {
+		union(s, n.base)
+	}
+	// A set lists the table's members in the table's order, then the
+	// sequences of the null variants in code point order.
+	order := map[string]int{}
+	for _, row := range vs.rows {
+		for _, m := range row {
+			if _, ok := order[m]; !ok {
+				order[m] = len(order)
+			}
+		}
+	}
+	less := func(a, b string) bool {
+		i, inA := order[a]
+		j, inB := order[b]
+		switch {
+		case inA && inB:
+			return i < j
+		case inA != inB:
+			return inA
+		}
+		return lessRunes([]rune(a), []rune(b))
+	}
+	byRoot := map[string][]string{}
+	for s := range parent {
+		byRoot[find(s)] = append(byRoot[find(s)], s)
+	}
+	for _, c := range byRoot {
+		if len(c) < 2 {
+			continue
+		}
+		sort.Slice(c, func(i, j int) bool { return less(c[i], c[j]) })
+		vs.comps = append(vs.comps, c)
+	}
+	sort.Slice(vs.comps, func(i, j int) bool { return less(vs.comps[i][0], vs.comps[j][0]) })
+	return vs, nil
+}
+
+func (x *exporter) inUniverse(s string) bool {
+	for _, r := range s {
+		if i := sort.Search(len(x.universe), func(i int) bool { return x.universe[i] >= r }); i == len(x.universe) || x.universe[i] != r {
+			return false
+		}
+	}
+	return true
+}
+
+// holds reports whether the element e's when/not-when allow it at
+// [pos, pos+n) of label, in the first pass's export.
+func (x *exporter) holds(e *repElem, label []rune, pos, n int) bool {
+	m := &matcher{rs: label}
+	if e.when != "" && !m.context(x.ctx.rules[e.when], pos, n) {
+		return false
+	}
+	return e.notWhen == "" || !m.context(x.ctx.rules[e.notWhen], pos, n)
+}
+
+// contexts are the labels p a q for p nothing or any code point of the
+// universe: what holds for the elements there, holds somewhere.
+func (x *exporter) contexts(a []rune, q rune, f func(label []rune, at int) bool) bool {
+	if f(append(append([]rune(nil), a...), q), 0) {
+		return true
+	}
+	for _, p := range x.universe {
+		if f(append(append([]rune{p}, a...), q), 1) {
+			return true
+		}
+	}
+	return false
+}
+
+// follows reports whether the code point r may follow the element a: r's
+// context rule holds after a in some label (first pass).
+func (x *exporter) follows(a []rune, r rune) bool {
+	e := x.ctx.repertoire[string(r)]
+	if e == nil {
+		return false
+	}
+	return x.contexts(a, r, func(label []rune, at int) bool { return x.holds(e, label, at+len(a), 1) })
+}
+
+// precedes reports whether the code point r may stand before the element a
+// (a's context rule is its first code point's).
+func (x *exporter) precedes(r rune, a []rune) bool {
+	e := x.ctx.repertoire[string(a[:1])]
+	if e == nil {
+		return false
+	}
+	return x.contexts([]rune{r}, a[0], func(label []rune, at int) bool {
+		full := append(label[:len(label)-1:len(label)-1], a...)
+		return x.holds(e, full, at+1, len(a))
+	})
+}
+
+// nullContext checks that the sequence e r, whose context rule is e's,
+// stands wherever e and r do: wherever e's rule holds, r's holds after it.
+func (x *exporter) nullContext(e []rune, r rune) error {
+	ee, re := x.ctx.repertoire[string(e[:1])], x.ctx.repertoire[string(r)]
+	bad := x.contexts(e, r, func(label []rune, at int) bool {
+		return x.holds(ee, label, at, len(e)) && !x.holds(re, label, at+len(e), 1)
+	})
+	if bad {
+		return fmt.Errorf("null variant U+%04X after %s: its context rule does not follow from %s's", r, string(e), string(e))
+	}
+	return nil
+}
+
+// nfcRule names a rule that holds where the mapping a → b (and, if back,
+// b → a) would make the variant label non-NFC: the result's last code
+// point before a code point that may follow there and composes with it
+// (where the original's does not), or its first after one. Kashmiri's
+// ی = ي: ي before the hamza above ٔ is ئ under NFC. lgr-core generates
+// variant labels without normalizing, so the mapping is not taken there
+// (not-when); both directions carry the same rule, as lgr-core's strict
+// symmetry wants. It returns "" when no such context exists, or in the
+// first pass; rules it makes are in x.nfc, one per context.
+func (x *exporter) nfcRule(a, b []rune, back bool) string {
+	if x.ctx == nil {
+		return ""
 	}
 	var after, before []rune
-	for _, r := range x.universe {
-		if composes(b[len(b)-1], r) && !composes(a[len(a)-1], r) {
-			after = append(after, r)
+	dir := func(a, b []rune) {
+		for _, r := range x.universe {
+			if composes(b[len(b)-1], r) && !composes(a[len(a)-1], r) && x.follows(a, r) {
+				after = append(after, r)
+			}
+			if composes(r, b[0]) && !composes(r, a[0]) && x.precedes(r, a) {
+				before = append(before, r)
+			}
 		}
-		if composes(r, b[0]) && !composes(r, a[0]) {
-			before = append(before, r)
-		}
+	}
+	dir(a, b)
+	if back {
+		dir(b, a)
 	}
 	if len(after) == 0 && len(before) == 0 {
 		return ""
 	}
+	slices.Sort(after)
+	after = slices.Compact(after)
+	slices.Sort(before)
+	before = slices.Compact(before)
 	var alts []*element
+	hexes := func(rs []rune) string {
+		var hs []string
+		for _, r := range rs {
+			hs = append(hs, hex(r))
+		}
+		return strings.Join(hs, "-")
+	}
+	name := "NFC"
+	var said []string
 	if len(after) > 0 {
-		alts = append(alts, el("rule").add(el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(b[len(b)-1])))))
+		alts = append(alts, el("rule").add(el("anchor"), el("look-ahead").add(setE(after, "composes with the mapping's last code point"))))
+		name += "-BEFORE-" + hexes(after)
+		said = append(said, "before "+strings.ReplaceAll(hexes(after), "-", " "))
 	}
 	if len(before) > 0 {
-		alts = append(alts, el("rule").add(el("look-behind").add(setE(before, "composes with "+string(b[0]))), el("anchor")))
+		alts = append(alts, el("rule").add(el("look-behind").add(setE(before, "composes with the mapping's first code point")), el("anchor")))
+		name += "-AFTER-" + hexes(before)
+		said = append(said, "after "+strings.ReplaceAll(hexes(before), "-", " "))
 	}
-	return x.addNFCRule(string(a)+"="+string(b), "NFC-"+strings.ReplaceAll(hexSeq(b), " ", "-"),
-		string(a)+" → "+string(b)+" here would give a label that is not NFC", alts)
+	return x.addNFCRule(name, "a variant mapping "+strings.Join(said, " or ")+" (where it may stand) would give a label that is not NFC: lgr-core does not normalize variant labels", alts)
 }
 
-// addNFCRule adds, once per key, the rule named after base that holds
-// where one of alts does, and returns its name.
-func (x *exporter) addNFCRule(key, base, comment string, alts []*element) string {
-	if n, ok := x.nfcNames[key]; ok {
+// addNFCRule adds, once per name (the name says the contexts), the rule
+// that holds where one of alts does, and returns its name.
+func (x *exporter) addNFCRule(name, comment string, alts []*element) string {
+	if n, ok := x.nfcNames[name]; ok {
 		return n
 	}
-	name := x.name(base)
+	x.names[name] = true
 	r := el("rule", "name", name, "comment", comment)
 	if pat := alt(alts...); pat.name == "rule" {
 		r.kids = pat.kids
@@ -483,34 +804,8 @@ func (x *exporter) addNFCRule(key, base, comment string, alts []*element) string
 		r.add(pat)
 	}
 	x.nfc = append(x.nfc, r)
-	x.nfcNames[key] = name
+	x.nfcNames[name] = name
 	return name
-}
-
-// nfcDropRule is nfcRule for a null variant: dropping a puts the code point
-// before it beside the one after, and the rule holds where those two
-// compose (and, before the drop, did not compose with a).
-func (x *exporter) nfcDropRule(a []rune, composes func(p, q rune) bool) string {
-	var alts []*element
-	for _, p := range x.universe {
-		if composes(p, a[0]) {
-			continue
-		}
-		var after []rune
-		for _, q := range x.universe {
-			if composes(p, q) {
-				after = append(after, q)
-			}
-		}
-		if len(after) > 0 {
-			alts = append(alts, el("rule").add(el("look-behind").add(char(p)), el("anchor"), el("look-ahead").add(setE(after, "composes with "+string(p)))))
-		}
-	}
-	if len(alts) == 0 {
-		return ""
-	}
-	return x.addNFCRule(string(a)+"=", "NFC-DROP-"+strings.ReplaceAll(hexSeq(a), " ", "-"),
-		"dropping "+string(a)+" here would give a label that is not NFC", alts)
 }
 
 func lessRunes(a, b []rune) bool {
@@ -638,6 +933,11 @@ func (x *exporter) rules() (*element, error) {
 	x.names["SYLLABLE"] = true
 	rules.add(x.contextRules()...)
 	rules.add(x.nfc...)
+	if x.closure {
+		x.names[closureRule] = true
+		rules.add(el("rule", "name", closureRule, "comment", "holds for no label (the start of the label never follows the anchor): the mappings under it complete the null variants' one-way mappings to the symmetric, transitive variant sets lgr-core checks, and are never taken").
+			add(el("anchor"), el("look-ahead").add(el("start"))))
+	}
 
 	type wl struct {
 		rule *element
@@ -740,6 +1040,9 @@ func (x *exporter) rules() (*element, error) {
 		} else {
 			rules.add(el("action", "disp", w.disp, "match", name, "comment", "invalid: "+name))
 		}
+	}
+	if x.closure {
+		rules.add(el("action", "disp", "invalid", "any-variant", closureType, "comment", "a label made with a mapping of the null variants' closure is not a variant (none is: their rule holds nowhere)"))
 	}
 	rules.add(el("action", "disp", "blocked", "any-variant", "blocked", "comment", "a variant label with a blocked variant is blocked"))
 	rules.add(el("action", "disp", "allocatable", "all-variants", "allocatable", "comment", "a variant label with only allocatable variants is allocatable"))
