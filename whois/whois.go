@@ -57,6 +57,11 @@ type Options struct {
 	// MaxConns caps concurrent connections (default 256); one more is
 	// refused with a line saying so.
 	MaxConns int
+	// MaxConnsPerAddr caps the concurrent connections of one client
+	// address (default 16; negative: no cap), so that one address cannot
+	// take all of MaxConns; one more from it is refused with a line
+	// saying so.
+	MaxConnsPerAddr int
 	// Notices are comment lines ("% …") at the start of every answer,
 	// such as the terms of use.
 	Notices []string
@@ -68,6 +73,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	slots   chan struct{}
+	perAddr *addrlimit.Slots
 	limiter *addrlimit.Limiters
 
 	tcp tcpserve.Conns // listeners and connections
@@ -101,13 +107,17 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	if o.MaxConns <= 0 {
 		o.MaxConns = 256
 	}
+	if o.MaxConnsPerAddr == 0 {
+		o.MaxConnsPerAddr = 16
+	}
 	s := &Server{
 		svc: svc, opts: o, log: o.Logger,
-		slots: make(chan struct{}, o.MaxConns),
+		slots:   make(chan struct{}, o.MaxConns),
+		perAddr: addrlimit.NewSlots(o.MaxConnsPerAddr),
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_queries_total",
 			Help: "WHOIS queries answered, by result (registered, blocked, available, invalid, reserved, help, or an error code)."}, []string{"result"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_refused_total",
-			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy)."}, []string{"reason"}),
+			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy, addr_busy)."}, []string{"reason"}),
 	}
 	if o.RateLimit > 0 {
 		s.limiter = addrlimit.New(o.RateLimit, o.RateBurst)
@@ -159,6 +169,14 @@ func (s *Server) conn(c net.Conn) {
 	if err != nil {
 		client = c.RemoteAddr().String()
 	}
+	// the address's own cap first: an address at it takes no slot of
+	// the others
+	if !s.perAddr.Take(client) {
+		s.refuse(c, client, "addr_busy", CodeRateLimited,
+			fmt.Sprintf("%s has %d connections open, the most one address may; retry later", client, s.opts.MaxConnsPerAddr))
+		return
+	}
+	defer s.perAddr.Release(client)
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()

@@ -316,3 +316,85 @@ func TestContactDisclosed(t *testing.T) {
 		t.Errorf("an undisclosed field is shown:\n%s", got)
 	}
 }
+
+// holdConns opens n connections to addr from the address from, sending
+// nothing (held until the read timeout), and returns them and the
+// refusal lines of those the server refuses, as they come.
+func holdConns(t *testing.T, addr, from string, n int) ([]net.Conn, <-chan string) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	refused := make(chan string, n)
+	var conns []net.Conn
+	for range n {
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("from %s: %v", from, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+		go func() {
+			c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			if b, _ := io.ReadAll(c); len(b) > 0 {
+				refused <- string(b)
+			}
+		}()
+	}
+	return conns, refused
+}
+
+// TestConnsPerAddr: one address that opens every connection of the
+// server and sends nothing has those past MaxConnsPerAddr refused with
+// one line, and another address (127.0.0.2, a loopback alias on Linux)
+// is still answered; once the first closes its connections it is
+// answered again. Without the cap, the first address holds all the
+// server's connections and the second is refused as busy.
+func TestConnsPerAddr(t *testing.T) {
+	e := newEnv(t, registrytest.SQLiteService(t), whois.Options{RateLimit: -1, MaxConns: 4, MaxConnsPerAddr: 2, ReadTimeout: 30 * time.Second})
+	held, refused := holdConns(t, e.addr, "127.0.0.1", 4)
+	for i := range 2 {
+		select {
+		case got := <-refused:
+			if want := "% RATE_LIMITED: 127.0.0.1 has 2 connections open, the most one address may; retry later\r\n"; got != want {
+				t.Errorf("refusal %d: %q, want %q", i, got, want)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("127.0.0.1 opened 4 connections with MaxConnsPerAddr 2: %d refused", i)
+		}
+	}
+	// another address: answered, by the connections the first could not take
+	other := func() string {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}, Timeout: 5 * time.Second}
+		c, err := d.Dial("tcp", e.addr)
+		if err != nil {
+			t.Skipf("no loopback alias 127.0.0.2 here: %v", err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, kitab+"\r\n")
+		b, _ := io.ReadAll(c)
+		return string(b)
+	}
+	for i := range 2 {
+		if got := other(); !strings.Contains(got, "Domain Name: "+kitabA+"\r\n") {
+			t.Fatalf("127.0.0.2, query %d, while 127.0.0.1 holds its connections: %q", i, got)
+		}
+	}
+	if n := counter(t, e.reg, "akshara_whois_refused_total", "addr_busy"); n != 2 {
+		t.Errorf("akshara_whois_refused_total{reason=addr_busy} = %v, want 2", n)
+	}
+	// the first address closes its connections: its slots come back
+	for _, c := range held {
+		c.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := e.query(t, kitab+"\r\n")
+		if strings.Contains(got, "Domain Name: "+kitabA+"\r\n") {
+			break
+		}
+		if !strings.HasPrefix(got, "% RATE_LIMITED: 127.0.0.1 has 2 connections open") || time.Now().After(deadline) {
+			t.Fatalf("127.0.0.1 after closing its connections: %q", got)
+		}
+		time.Sleep(10 * time.Millisecond) // the server has not yet seen the close
+	}
+}
