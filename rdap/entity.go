@@ -71,63 +71,44 @@ var redactionReason = RedactedName{Description: "Server policy: the personal dat
 func redactedEntity(c *registry.Contact, rdapRoles []string, names []string, base string) (Entity, []Redacted) {
 	card := []any{[]any{"version", map[string]any{}, "text", "4.0"}}
 	e := Entity{ObjectClassName: "entity", Handle: c.ID, Roles: rdapRoles}
-	type field struct {
-		name, prop string
-		present    bool
-		shown      []any // the vCard property when published
-	}
-	org, street, sp, pc := false, false, false, false
-	for _, p := range c.Postal {
-		org = org || p.Org != ""
-		street = street || len(p.Street) > 0
-		sp = sp || p.SP != ""
-		pc = pc || p.PC != ""
-	}
-	var fn, orgProp, adr, voice, fax, email []any
+	// the vCard property of each field when it is published: which fields
+	// the contact has and which are published is the registry's decision
+	// (Contact.PublicFields), the one WHOIS redacts by
+	prop := map[string][]any{}
 	if p := c.Disclosed("name"); p != nil {
-		fn = []any{"fn", map[string]any{}, "text", p.Name}
+		prop["Name"] = []any{"fn", map[string]any{}, "text", p.Name}
 	}
-	if p := c.Disclosed("org"); p != nil && p.Org != "" {
-		orgProp = []any{"org", map[string]any{}, "text", p.Org}
+	if p := c.Disclosed("org"); p != nil {
+		prop["Organization"] = []any{"org", map[string]any{}, "text", p.Org}
 	}
 	if p := c.Disclosed("addr"); p != nil {
-		adr = []any{"adr", map[string]any{"cc": p.CC}, "text", []any{"", "", streets(p.Street), p.City, p.SP, p.PC, ""}}
-	}
-	if c.Voice != nil && c.Discloses("voice") {
-		voice = []any{"tel", map[string]any{"type": []string{"voice"}}, "uri", telURI(c.Voice)}
-	}
-	if c.Fax != nil && c.Discloses("fax") {
-		fax = []any{"tel", map[string]any{"type": []string{"fax"}}, "uri", telURI(c.Fax)}
-	}
-	if c.Discloses("email") {
-		email = []any{"email", map[string]any{}, "text", c.Email}
-	}
-	fields := []field{
-		{"Name", "fn", true, fn},
-		{"Organization", "org", org, orgProp},
-		{"Street", "adr", street, adr},
-		{"City", "adr", true, adr},
-		{"State/Province", "adr", sp, adr},
-		{"Postal Code", "adr", pc, adr},
-		{"Country", "adr", true, adr},
-		{"Phone", "tel", c.Voice != nil, voice},
-		{"Fax", "tel", c.Fax != nil, fax},
-		{"Email", "email", true, email},
-	}
-	var out []Redacted
-	for _, f := range fields {
-		if f.present && f.shown != nil && (len(card) == 0 || !sameProp(card[len(card)-1], f.shown)) {
-			card = append(card, f.shown)
+		adr := []any{"adr", map[string]any{"cc": p.CC}, "text", []any{"", "", streets(p.Street), p.City, p.SP, p.PC, ""}}
+		for _, f := range []string{"Street", "City", "State/Province", "Postal Code", "Country"} {
+			prop[f] = adr
 		}
 	}
+	if c.Voice != nil {
+		prop["Phone"] = []any{"tel", map[string]any{"type": []string{"voice"}}, "uri", telURI(c.Voice)}
+	}
+	if c.Fax != nil {
+		prop["Fax"] = []any{"tel", map[string]any{"type": []string{"fax"}}, "uri", telURI(c.Fax)}
+	}
+	prop["Email"] = []any{"email", map[string]any{}, "text", c.Email}
+	fields := c.PublicFields()
+	for _, f := range fields {
+		if p := prop[f.Name]; f.Shown && p != nil && !sameProp(card[len(card)-1], p) {
+			card = append(card, p)
+		}
+	}
+	var out []Redacted
 	for _, who := range names {
 		for _, f := range fields {
-			if !f.present || f.shown != nil {
+			if f.Shown {
 				continue
 			}
 			out = append(out, Redacted{
-				Name:     RedactedName{Type: who + " " + f.name},
-				PrePath:  base + ".vcardArray[1][?(@[0]=='" + f.prop + "')]",
+				Name:     RedactedName{Type: who + " " + f.Name},
+				PrePath:  base + ".vcardArray[1][?(@[0]=='" + vcardProp[f.Name] + "')]",
 				PathLang: "jsonpath",
 				Method:   "removal",
 				Reason:   redactionReason,
@@ -136,6 +117,13 @@ func redactedEntity(c *registry.Contact, rdapRoles []string, names []string, bas
 	}
 	e.VCard = []any{"vcard", card}
 	return e, out
+}
+
+// vcardProp is the vCard property a contact field is published in.
+var vcardProp = map[string]string{
+	"Name": "fn", "Organization": "org",
+	"Street": "adr", "City": "adr", "State/Province": "adr", "Postal Code": "adr", "Country": "adr",
+	"Phone": "tel", "Fax": "tel", "Email": "email",
 }
 
 // sameProp reports whether two vCard properties are the same value (the

@@ -3,10 +3,12 @@
 // answer until the server closes the connection. It is a thin front end
 // over the registry service, answering from the same data and with the
 // same codes as RDAP (registry.InfoOf's table): a registered domain with
-// its blocked variants, a blocked variant with the domain that blocks it,
-// an available or invalid name with the policy's rule codes, an unknown
-// zone or a third-level name. Answers are UTF-8 text with CRLF line ends.
-// docs/whois.md.
+// its name servers, DNSSEC state, contacts (redacted as RDAP redacts them)
+// and blocked variants, in the "Key: Value" layout of .IN's WHOIS (ICANN's
+// RDDS layout); a blocked variant with the domain that blocks it; an
+// available or invalid name with the policy's rule codes, an unknown zone
+// or a third-level name; a host (name server) or a contact. Answers are
+// UTF-8 text with CRLF line ends. docs/whois.md.
 package whois
 
 import (
@@ -57,6 +59,11 @@ type Options struct {
 	// MaxConns caps concurrent connections (default 256); one more is
 	// refused with a line saying so.
 	MaxConns int
+	// MaxConnsPerAddr caps the concurrent connections of one client
+	// address (default 16; negative: no cap), so that one address cannot
+	// take all of MaxConns; one more from it is refused with a line
+	// saying so.
+	MaxConnsPerAddr int
 	// Notices are comment lines ("% …") at the start of every answer,
 	// such as the terms of use.
 	Notices []string
@@ -68,6 +75,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	slots   chan struct{}
+	perAddr *addrlimit.Slots
 	limiter *addrlimit.Limiters
 
 	tcp tcpserve.Conns // listeners and connections
@@ -101,13 +109,17 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	if o.MaxConns <= 0 {
 		o.MaxConns = 256
 	}
+	if o.MaxConnsPerAddr == 0 {
+		o.MaxConnsPerAddr = 16
+	}
 	s := &Server{
 		svc: svc, opts: o, log: o.Logger,
-		slots: make(chan struct{}, o.MaxConns),
+		slots:   make(chan struct{}, o.MaxConns),
+		perAddr: addrlimit.NewSlots(o.MaxConnsPerAddr),
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_queries_total",
-			Help: "WHOIS queries answered, by result (registered, blocked, available, invalid, reserved, help, or an error code)."}, []string{"result"}),
+			Help: "WHOIS queries answered, by result (registered, blocked, available, invalid, reserved, host, contact, help, or an error code)."}, []string{"result"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_whois_refused_total",
-			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy)."}, []string{"reason"}),
+			Help: "WHOIS connections refused, by reason (rate_limited, too_long, timeout, bad_query, busy, addr_busy)."}, []string{"reason"}),
 	}
 	if o.RateLimit > 0 {
 		s.limiter = addrlimit.New(o.RateLimit, o.RateBurst)
@@ -159,6 +171,14 @@ func (s *Server) conn(c net.Conn) {
 	if err != nil {
 		client = c.RemoteAddr().String()
 	}
+	// the address's own cap first: an address at it takes no slot of
+	// the others
+	if !s.perAddr.Take(client) {
+		s.refuse(c, client, "addr_busy", CodeRateLimited,
+			fmt.Sprintf("%s has %d connections open, the most one address may; retry later", client, s.opts.MaxConnsPerAddr))
+		return
+	}
+	defer s.perAddr.Release(client)
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
@@ -226,45 +246,75 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
+// Kind is what a query asks for.
+type Kind int
+
+const (
+	// KindName is a name without a keyword: a host (name server) query
+	// if the name has three labels or more and a host object has that
+	// name, else a domain query.
+	KindName Kind = iota
+	// KindDomain is "domain NAME": a domain query, whatever the name.
+	KindDomain
+	// KindHost is "nameserver NAME" or "host NAME": a host query.
+	KindHost
+	// KindContact is "contact ID": a contact by its id (the handle that
+	// a domain's answer and RDAP give).
+	KindContact
+)
+
+// keywords are the words a query may start with, any case.
+var keywords = map[string]Kind{"domain": KindDomain, "nameserver": KindHost, "host": KindHost, "contact": KindContact}
+
 // Query is a parsed WHOIS query.
 type Query struct {
-	// Name is the name asked for, as given (trimmed); "" with Help.
+	// Name is the name (or contact id) asked for, as given (trimmed,
+	// without a final dot); "" with Help.
 	Name string
+	// Kind is what is asked for.
+	Kind Kind
 	// Help is an empty query or "help": the answer says what the server
 	// answers.
 	Help bool
 }
 
-// ParseQuery parses a query line (without its line end): a domain name
-// in U-labels or A-labels, with or without a final dot, optionally
-// after the keyword "domain" (as some clients send it); "" or "help" asks
-// for help. It never panics; an error says why the line is not a query.
+// ParseQuery parses a query line (without its line end): a name in
+// U-labels or A-labels, with or without a final dot, optionally after a
+// keyword, "domain", "nameserver" or "host" (any case); or "contact" and
+// a contact id. "" or "help" (or "?") asks for help. It never panics; an
+// error says why the line is not a query.
 func ParseQuery(line []byte) (Query, error) {
 	if !utf8.Valid(line) {
 		return Query{}, errors.New("the query is not valid UTF-8")
 	}
 	s := strings.TrimSpace(string(line))
-	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
 		return Query{}, errors.New("the query has control characters")
 	}
-	if k, rest, ok := strings.Cut(s, " "); ok && strings.EqualFold(k, "domain") {
-		s = strings.TrimSpace(rest)
+	var q Query
+	if i := strings.IndexAny(s, " \t"); i > 0 {
+		if k, ok := keywords[strings.ToLower(s[:i])]; ok {
+			q.Kind, s = k, strings.TrimSpace(s[i+1:])
+		}
 	}
-	if s == "" || strings.EqualFold(s, "help") || s == "?" {
+	if (q.Kind == KindName || q.Kind == KindDomain) && (s == "" || strings.EqualFold(s, "help") || s == "?") {
 		return Query{Help: true}, nil
 	}
 	if strings.ContainsAny(s, " \t") {
-		return Query{}, errors.New("the query is one domain name (label.zone), without spaces")
+		return Query{}, errors.New("the query is one name (label.zone, a host name, or a keyword and a name: domain, nameserver, host, contact), without spaces")
 	}
-	if n := strings.TrimSuffix(s, "."); n != "" {
-		s = n // a final dot is the root: the same name
+	if q.Kind != KindContact {
+		if n := strings.TrimSuffix(s, "."); n != "" {
+			s = n // a final dot is the root: the same name
+		}
 	}
-	return Query{Name: s}, nil
+	q.Name = s
+	return q, nil
 }
 
 // Answer returns the answer to a query and its result (for logs and
-// metrics): registered, blocked, available, invalid, reserved, help, or
-// an error code.
+// metrics): registered, blocked, available, invalid, reserved, host,
+// contact, help, or an error code.
 func (s *Server) Answer(ctx context.Context, q Query) ([]byte, string) { return s.answer(ctx, q) }
 
 type writer struct{ bytes.Buffer }
@@ -334,8 +384,26 @@ func (s *Server) body(ctx context.Context, w *writer, q Query) string {
 		for _, z := range s.svc.Zones() {
 			w.line("%%   %s (%s)", z.Name, z.ALabel)
 		}
-		w.line("%% A registered domain lists its blocked variants; a blocked variant names the domain that blocks it.")
+		w.line("%% A registered domain lists its name servers, contacts and blocked variants; a blocked variant")
+		w.line("%% names the domain that blocks it. A name of three labels or more that is a name server's")
+		w.line("%% (ns1.example.in) answers the host. Keywords: \"domain NAME\", \"nameserver NAME\" or \"host NAME\",")
+		w.line("%% \"contact ID\" (the ID a domain's answer gives).")
 		return "help"
+	}
+	switch q.Kind {
+	case KindContact:
+		return s.contactQuery(ctx, w, q.Name)
+	case KindHost:
+		return s.hostQuery(ctx, w, q.Name)
+	case KindName:
+		if strings.Count(q.Name, ".") >= 2 {
+			// a host of that name, or else the domain answer (a
+			// third-level name, an unknown zone, …)
+			if h, err := s.svc.HostInfo(ctx, q.Name); err == nil {
+				s.host(w, h)
+				return "host"
+			}
+		}
 	}
 	d, err := s.svc.Info(ctx, q.Name)
 	if registry.CodeOf(err) == registry.CodeNotFound {
@@ -348,16 +416,27 @@ func (s *Server) body(ctx context.Context, w *writer, q Query) string {
 	return "registered"
 }
 
-// domain writes a registered domain.
+// InaccuracyFormURL is the last field of a domain's answer, as .IN's
+// WHOIS (and every ICANN RDDS layout) ends it.
+const InaccuracyFormURL = "https://www.icann.org/wicf/"
+
+func date(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// domain writes a registered domain in the layout of .IN's WHOIS (ICANN's
+// RDDS "Key: Value" layout): the fields of that layout the registry has,
+// in its order, then this registry's own (language, variants).
 func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	w.field("Domain Name", d.ALabel)
 	w.field("Domain Name (U-label)", d.Name)
 	w.field("Registry Domain ID", fmt.Sprintf("D%d-AKSHARA", d.ID))
-	w.field("Registrar", d.Registrar)
-	w.field("Creation Date", d.Created.UTC().Format(time.RFC3339))
-	if !d.Expires.IsZero() {
-		w.field("Registry Expiry Date", d.Expires.UTC().Format(time.RFC3339))
+	if !d.Updated.IsZero() {
+		w.field("Updated Date", date(d.Updated))
 	}
+	w.field("Creation Date", date(d.Created))
+	if !d.Expires.IsZero() {
+		w.field("Registry Expiry Date", date(d.Expires))
+	}
+	w.field("Registrar", d.Registrar)
 	sts, err := s.svc.StatusesNow(ctx, d)
 	if err != nil {
 		sts = s.svc.Statuses(d) // the transfer state could not be read: the rest still holds
@@ -365,10 +444,19 @@ func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	for _, st := range sts {
 		w.field("Domain Status", st)
 	}
-	if d.Deleted() && !d.PurgeAt.IsZero() {
-		w.field("Pending Delete Until", d.PurgeAt.UTC().Format(time.RFC3339))
-	}
 	s.contacts(ctx, w, d)
+	// name servers as stored and as RDAP's ldhName: A-labels, lower case
+	for _, ns := range d.NameServers {
+		w.field("Name Server", ns)
+	}
+	if len(d.DS) > 0 {
+		w.field("DNSSEC", "signedDelegation")
+	} else {
+		w.field("DNSSEC", "unsigned")
+	}
+	if d.Deleted() && !d.PurgeAt.IsZero() {
+		w.field("Pending Delete Until", date(d.PurgeAt))
+	}
 	if d.Lang == registry.LDH {
 		w.field("Language", "ldh (plain ASCII letters, digits and hyphens)")
 	} else if l, err := akshara.Lookup(d.Lang); err == nil {
@@ -382,6 +470,7 @@ func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	for _, v := range d.ExemptWith {
 		w.field("Registered Variant", v+" ("+toASCII(v)+")")
 	}
+	w.field("URL of the ICANN Whois Inaccuracy Complaint Form", InaccuracyFormURL)
 	if len(d.BlockedVariants()) > 0 {
 		w.line("")
 		w.line("%% The blocked variants are the other members of this domain's conflict set under India's IDN")
@@ -496,65 +585,127 @@ var whoisRole = map[string]string{
 	registry.RoleBilling:    "Billing",
 }
 
-// contacts writes a domain's contacts: for each, the fields it has, each
-// REDACTED FOR PRIVACY unless its <contact:disclose flag="1"> names it
-// (what RDAP removes or publishes; docs/contacts.md).
+// contacts writes a domain's contacts in role order: for each, its id
+// (RDAP's handle, published as RDAP publishes it: the key of a "contact
+// ID" query) and the fields it has, each REDACTED FOR PRIVACY unless its
+// <contact:disclose flag="1"> names it (registry.Contact.PublicFields:
+// what RDAP removes or publishes; docs/contacts.md).
 func (s *Server) contacts(ctx context.Context, w *writer, d *registry.Domain) {
 	for _, dc := range d.Contacts {
 		role := whoisRole[dc.Role]
+		w.field("Registry "+role+" ID", dc.ID)
 		c, err := s.svc.PublicContact(ctx, dc.ID)
-		if err != nil { // deleted meanwhile: the role is still said
-			w.field("Registry "+role+" ID", redactedForPrivacy)
+		if err != nil { // deleted meanwhile: the role and id are still said
 			continue
 		}
-		org, street, sp, pc := false, false, false, false
-		for _, p := range c.Postal {
-			org, street, sp, pc = org || p.Org != "", street || len(p.Street) > 0, sp || p.SP != "", pc || p.PC != ""
-		}
-		name, o, addr := c.Disclosed("name"), c.Disclosed("org"), c.Disclosed("addr")
-		shown := func(p *registry.PostalInfo, v func(*registry.PostalInfo) string) string {
-			if p == nil {
-				return ""
-			}
-			return v(p)
-		}
-		phone := func(p *registry.Phone, field string) string {
-			if p == nil || !c.Discloses(field) {
-				return ""
-			}
-			if p.Ext != "" {
-				return p.Number + " ext. " + p.Ext
-			}
-			return p.Number
-		}
-		email := ""
-		if c.Discloses("email") {
-			email = c.Email
-		}
-		for _, f := range []struct {
-			name    string
-			present bool
-			value   string // "" when redacted
-		}{
-			{"Registry %s ID", true, ""},
-			{"%s Name", true, shown(name, func(p *registry.PostalInfo) string { return p.Name })},
-			{"%s Organization", org, shown(o, func(p *registry.PostalInfo) string { return p.Org })},
-			{"%s Street", street, shown(addr, func(p *registry.PostalInfo) string { return strings.Join(p.Street, ", ") })},
-			{"%s City", true, shown(addr, func(p *registry.PostalInfo) string { return p.City })},
-			{"%s State/Province", sp, shown(addr, func(p *registry.PostalInfo) string { return p.SP })},
-			{"%s Postal Code", pc, shown(addr, func(p *registry.PostalInfo) string { return p.PC })},
-			{"%s Country", true, shown(addr, func(p *registry.PostalInfo) string { return p.CC })},
-			{"%s Phone", c.Voice != nil, phone(c.Voice, "voice")},
-			{"%s Fax", c.Fax != nil, phone(c.Fax, "fax")},
-			{"%s Email", true, email},
-		} {
-			if !f.present {
-				continue
-			}
-			if f.value == "" {
-				f.value = redactedForPrivacy
-			}
-			w.field(fmt.Sprintf(f.name, role), f.value)
-		}
+		contactFields(w, role, c)
 	}
+}
+
+// contactFields writes a contact's fields, each under "ROLE FIELD".
+func contactFields(w *writer, role string, c *registry.Contact) {
+	for _, f := range c.PublicFields() {
+		v := f.Value
+		if !f.Shown {
+			v = redactedForPrivacy
+		}
+		w.field(role+" "+f.Name, v)
+	}
+}
+
+// objectStatuses are a host's or contact's EPP statuses (RFC 5732 §2.3,
+// RFC 5733 §2.2): those stored, "ok" if none, and "linked" while a domain
+// names it.
+func objectStatuses(stored []string, linked bool) []string {
+	out := append([]string(nil), stored...)
+	if len(out) == 0 {
+		out = append(out, "ok")
+	}
+	if linked {
+		out = append(out, "linked")
+	}
+	return out
+}
+
+// host writes a host object in ICANN's RDDS layout of a name server
+// (Server Name, IP Address, Registrar): its name in A-labels, lower case
+// (and its U-labels when they differ), its glue, its statuses and dates.
+func (s *Server) host(w *writer, h *registry.Host) {
+	w.field("Server Name", h.Name)
+	if h.ULabel != "" && h.ULabel != h.Name {
+		w.field("Server Name (U-label)", h.ULabel)
+	}
+	w.field("Registry Host ID", fmt.Sprintf("H%d-AKSHARA", h.ID))
+	for _, a := range h.Addrs {
+		w.field("IP Address", a)
+	}
+	w.field("Registrar", h.Registrar)
+	for _, st := range objectStatuses(h.Statuses, h.Linked) {
+		w.field("Host Status", st)
+	}
+	w.field("Creation Date", date(h.Created))
+	if h.Updated.After(h.Created) {
+		w.field("Updated Date", date(h.Updated))
+	}
+}
+
+// hostQuery answers "nameserver NAME": the host, or why there is none.
+func (s *Server) hostQuery(ctx context.Context, w *writer, name string) string {
+	h, err := s.svc.HostInfo(ctx, name)
+	if err != nil {
+		u, a := forms(name)
+		return s.failObject(w, "Server Name", a, u, name, err, a+" is not a name server of this registry.")
+	}
+	s.host(w, h)
+	return "host"
+}
+
+// contactQuery answers "contact ID": the contact, redacted as RDAP's
+// /rdap/entity/ID is ("Contact Name" …), its EPP statuses and dates.
+func (s *Server) contactQuery(ctx context.Context, w *writer, id string) string {
+	c, err := s.svc.PublicContact(ctx, id)
+	if err != nil {
+		return s.failObject(w, "Contact ID", id, "", id, err, "there is no contact "+id+".")
+	}
+	w.field("Contact ID", c.ID)
+	contactFields(w, "Contact", c)
+	for _, st := range objectStatuses(c.Statuses, c.Linked) {
+		w.field("Contact Status", st)
+	}
+	w.field("Creation Date", date(c.Created))
+	if c.Updated.After(c.Created) {
+		w.field("Updated Date", date(c.Updated))
+	}
+	return "contact"
+}
+
+// failObject answers a host or contact query that found none (Status:
+// not found, and notFound as the message) or failed (the code, its
+// reason and the registry's message; an internal error's details go to
+// the log). key is the object's first field, with value and, when it
+// differs, the U-label form.
+func (s *Server) failObject(w *writer, key, value, ulabel, query string, err error, notFound string) string {
+	w.field(key, value)
+	if ulabel != "" && ulabel != value {
+		w.field(key+" (U-label)", ulabel)
+	}
+	code := registry.CodeOf(err)
+	if code == registry.CodeNotFound {
+		w.field("Status", "not found")
+		w.field("Code", code)
+		w.field("Message", notFound)
+		return code
+	}
+	msg := "internal error"
+	var re *registry.Error
+	if errors.As(err, &re) && code != registry.CodeInternal {
+		msg = re.Message
+	} else {
+		s.log.Error("whois: query", "name", query, "error", err)
+	}
+	w.field("Status", "error")
+	w.field("Code", code)
+	w.field("Reason", registry.InfoOf(code).Reason)
+	w.field("Message", msg)
+	return code
 }

@@ -48,7 +48,8 @@ const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tl
 Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml), RDAP
 at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
 (docs/epp.md), and with -whois WHOIS (RFC 3912, docs/whois.md; rate-limited
-per client address by -whois-rate and -whois-burst). The store is the
+per client address by -whois-rate and -whois-burst, and at most
+-whois-max-conns-per-addr connections of an address at once). The store is the
 SQLite file -db (default akshara.db in the working directory, created on
 first start with the default zones) or, with -dsn, PostgreSQL (with
 -replica-dsn a hot standby answers the reads: docs/replicas.md). With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or

@@ -1,5 +1,6 @@
-// Package addrlimit is the token buckets per client address that the
-// HTTP API and the WHOIS server limit their clients with.
+// Package addrlimit is the limits per client address that the HTTP API
+// and the WHOIS server hold their clients to: token buckets for the rate
+// (Limiters) and a cap of the connections open at once (Slots, WHOIS's).
 package addrlimit
 
 import (
@@ -59,3 +60,58 @@ func (a *Limiters) Allow(addr string) bool { return a == nil || a.get(addr).Allo
 
 // Exhausted reports whether addr has no token left, without taking one.
 func (a *Limiters) Exhausted(addr string) bool { return a != nil && a.get(addr).Tokens() < 1 }
+
+// Slots caps the connections each client address has open at once, so
+// that one address cannot take all of a server's connections. A nil
+// *Slots caps nothing.
+type Slots struct {
+	mu  sync.Mutex
+	max int
+	n   map[string]int
+}
+
+// NewSlots returns a cap of max connections an address; nil (no cap)
+// for max < 1.
+func NewSlots(max int) *Slots {
+	if max < 1 {
+		return nil
+	}
+	return &Slots{max: max, n: map[string]int{}}
+}
+
+// Take takes one of addr's slots: false, and nothing taken, when addr has
+// all of them. Each Take that returns true is matched by one Release.
+func (s *Slots) Take(addr string) bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n[addr] >= s.max {
+		return false
+	}
+	s.n[addr]++
+	return true
+}
+
+// Release gives back a slot of addr that Take took.
+func (s *Slots) Release(addr string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n[addr]--; s.n[addr] <= 0 {
+		delete(s.n, addr) // the map holds only addresses with connections open
+	}
+}
+
+// Open returns how many slots addr holds.
+func (s *Slots) Open(addr string) int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[addr]
+}

@@ -10,7 +10,8 @@
 //	go run ./internal/cmd/whoisload -addr 127.0.0.1:4343 -c 8 -d 20s -names किताब.भारत,example.in
 //
 // Serve with -whois-rate -1 (no limit): every client here has the one
-// loopback address, which the per-address limit is for.
+// loopback address, which the per-address limit is for; with more than
+// 16 clients, -whois-max-conns-per-addr 0 too (the per-address cap).
 package main
 
 import (
