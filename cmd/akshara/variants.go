@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -17,11 +18,16 @@ func init() {
 		}})
 }
 
-const variantsUsage = `usage: akshara variants [-lang TAG] [-json] [LABEL ...]
+const variantsUsage = `usage: akshara variants [-lang TAG|auto] [-json] [LABEL ...]
 
 Lists the variants of each LABEL (docs/policy.md §6): the labels the language's
 variant table makes of it, that the language accepts. With no LABEL, reads
 one label per line from standard input, like check.
+
+Without -lang (or with -lang auto) each label's language is detected as
+"check -lang auto" does: the first language of the label's script that
+accepts it (Hindi first among the Devanagari languages), or for a label no
+language accepts, the most permissive language of its script.
 
 Text output: one line per label, tab-separated:
   LABEL  LANG  VARIANT (A-LABEL)  VARIANT (A-LABEL) ...
@@ -56,8 +62,10 @@ func cmdVariants(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return status
 	}
 	l, err := language()
-	if err == nil && l == nil {
-		err = fmt.Errorf("variants need one language: -lang auto is not supported")
+	given := false // -lang or -langfile given: else the language is detected
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "lang" || f.Name == "langfile" })
+	if !given {
+		l, err = nil, nil
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara variants: %v\n", err)
@@ -68,6 +76,16 @@ func cmdVariants(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	enc.SetEscapeHTML(false)
 	status := exitOK
 	emit := func(label string) error {
+		l := l
+		if l == nil { // detected: the language of check -lang auto's result
+			d, err := akshara.Detect(label)
+			if err != nil {
+				return err
+			}
+			if l, err = akshara.Lookup(d.Result.Lang); err != nil {
+				return err
+			}
+		}
 		res := l.Check(label)
 		out := variantsResult{Input: label, Lang: l.Tag, ULabel: res.ULabel, Variants: []variantJSON{}, Errors: res.Errors}
 		if !res.Valid {
