@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -57,16 +56,15 @@ type variantsResult struct {
 func cmdVariants(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("variants", variantsUsage, stderr)
 	language := languageFlags(fs)
+	// without -lang, each label's language is detected (-lang auto)
+	lang := fs.Lookup("lang")
+	lang.DefValue = "auto"
+	lang.Value.Set("auto")
 	asJSON := fs.Bool("json", false, "write one JSON object per label")
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
-	l, err := language()
-	given := false // -lang or -langfile given: else the language is detected
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "lang" || f.Name == "langfile" })
-	if !given {
-		l, err = nil, nil
-	}
+	l, err := language() // nil: detected for each label
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara variants: %v\n", err)
 		return exitUsage
