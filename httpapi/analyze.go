@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/registry"
@@ -30,6 +31,11 @@ type Analysis struct {
 	Variants  []string         `json:"variants"`
 	Status    registry.Status  `json:"status"`
 	BlockedBy string           `json:"blocked_by,omitempty"`
+	// HolderState and FreesAt: the name, or the variant that blocks it, is
+	// held by a deleted domain not purged yet (redemptionPeriod,
+	// pendingRestore or pendingDelete) until FreesAt, as /v1/check says.
+	HolderState string    `json:"holder_state,omitempty"`
+	FreesAt     time.Time `json:"frees_at,omitzero"`
 	// Exempted: the name is registered and kept with the domains of
 	// ExemptWith, which it conflicts with (docs/import.md).
 	Exempted   bool     `json:"exempted,omitempty"`
@@ -80,9 +86,8 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		a.Lang, a.Valid, a.Status, a.BlockedBy = registry.LDH, res.Status != registry.Invalid, res.Status, res.BlockedBy
-		a.Exempted, a.ExemptWith = res.Exempted, res.ExemptWith
-		a.Errors, a.Variants = res.Errors, res.Variants
+		a.fromCheck(res)
+		a.Lang, a.Valid, a.Errors = registry.LDH, res.Status != registry.Invalid, res.Errors
 		if a.Valid {
 			a.Langs = []string{registry.LDH}
 			a.ULabel, a.ALabel = strings.TrimSuffix(res.ULabel, "."+zone.Name), strings.TrimSuffix(res.ALabel, "."+zone.ALabel)
@@ -120,10 +125,23 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		a.Status, a.BlockedBy, a.Variants = res.Status, res.BlockedBy, res.Variants
-		a.Exempted, a.ExemptWith = res.Exempted, res.ExemptWith
+		a.fromCheck(res)
 	}
 	return writeJSON(w, http.StatusOK, a)
+}
+
+// fromCheck puts the registry's answer for the label (the check of
+// label.zone, as /v1/check answers it) into the analysis: its status,
+// the domain that blocks it, the holder's state and when it frees the
+// name, the variants and the exemption. The one place analyze reads a
+// check, for plain and IDN labels alike.
+func (a *Analysis) fromCheck(res *registry.CheckResult) {
+	a.Status, a.BlockedBy, a.Variants = res.Status, res.BlockedBy, res.Variants
+	a.Exempted, a.ExemptWith = res.Exempted, res.ExemptWith
+	a.HolderState, a.FreesAt = res.HolderState, time.Time{}
+	if res.HolderState != "" {
+		a.FreesAt = res.FreesAt.UTC() // as appendCheckResult writes it
+	}
 }
 
 // offsets places the syllables (which leave out hyphens) in the U-label.

@@ -101,7 +101,9 @@ func axeSource(t *testing.T) string {
 	return string(b)
 }
 
-// server runs the registry with the page, with किताब.भारत registered.
+// server runs the registry with the page, with किताब.भारत registered,
+// सरकार.भारत reserved and पत्ता.भारत (whose variant is पता) deleted, in its
+// redemption period.
 func server(t *testing.T) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
@@ -111,6 +113,12 @@ func server(t *testing.T) *httptest.Server {
 		t.Fatal(err)
 	}
 	if _, err := svc.Reserve(ctx, "सरकार.भारत", "held by the registry"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Create(ctx, r, "पत्ता.भारत", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.DeleteDomain(ctx, r, "पत्ता.भारत"); err != nil {
 		t.Fatal(err)
 	}
 	// as akshara serve mounts them: the page and the RFC 7940 exports
@@ -336,6 +344,80 @@ func TestPage(t *testing.T) {
 		}
 		if s, tone, w := verdict(ctx, t); s != "reserved" || tone != "taken" || !strings.Contains(w, "reserved by the registry") {
 			t.Errorf("verdict %q %q %q", s, tone, w)
+		}
+	})
+
+	t.Run("held by a deleted domain", func(t *testing.T) {
+		// issue 34 item 7: the name and its variant say who holds them, in
+		// which state, and when they are freed (the check answer's
+		// holder_state and frees_at), in the headline's language
+		var check struct {
+			HolderState string `json:"holder_state"`
+			FreesAt     string `json:"frees_at"`
+		}
+		resp, err := http.Get(ts.URL + "/v1/check?name=" + url.QueryEscape("पता.भारत"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&check)
+		resp.Body.Close()
+		frees, perr := time.Parse(time.RFC3339Nano, check.FreesAt)
+		if err != nil || perr != nil || check.HolderState != "redemptionPeriod" {
+			t.Fatalf("check: %+v %v %v", check, err, perr)
+		}
+		day, year, month := fmt.Sprint(frees.Day()), fmt.Sprint(frees.Year()), frees.Month().String()
+		for _, tc := range []struct{ label, status, headline string }{
+			{"पता", "blocked", "looks like the registered name पत्ता.भारत"},
+			{"पत्ता", "registered", "already registered"},
+		} {
+			if err := typeLabel(ctx, "भारत", "auto", tc.label); err != nil {
+				t.Fatal(err)
+			}
+			if tc.label == "पता" {
+				shot(t, ctx, "held-variant-420")
+			}
+			if s, _, w := verdict(ctx, t); s != tc.status || !strings.Contains(w, tc.headline) {
+				t.Errorf("%s: verdict %q %q", tc.label, s, w)
+			}
+			if st := attr(ctx, t, "#held", "data-state"); st != "redemptionPeriod" {
+				t.Errorf("%s: held state %q", tc.label, st)
+			}
+			w := text(ctx, t, "#held")
+			for _, want := range []string{"Held by पत्ता.भारत, deleted, in its redemption period", "frees at", day, month, year, "UTC"} {
+				if !strings.Contains(w, want) {
+					t.Errorf("%s: the page says %q: no %q", tc.label, w, want)
+				}
+			}
+			if dt := attr(ctx, t, "#held time", "datetime"); dt != check.FreesAt {
+				t.Errorf("%s: <time datetime=%q>, the API's frees_at %q", tc.label, dt, check.FreesAt)
+			}
+		}
+		// a name not held says nothing of a holder
+		if err := typeLabel(ctx, "भारत", "auto", "किताब"); err != nil {
+			t.Fatal(err)
+		}
+		if h := eval[bool](ctx, t, `document.getElementById("held").hidden`); !h {
+			t.Errorf("a name held by a live domain shows %q", text(ctx, t, "#held"))
+		}
+		// every state, in both interfaces
+		for _, tc := range []struct{ ui, state, words string }{
+			{"en", "redemptionPeriod", "Held by पत्ता.भारत, deleted, in its redemption period (its registrar can still restore it); frees at 6 May 2030"},
+			{"en", "pendingRestore", "Held by पत्ता.भारत, deleted, its registrar asking to restore it; if it is not restored, frees at 6 May 2030"},
+			{"en", "pendingDelete", "Held by पत्ता.भारत, deleted, pending delete (it can no longer be restored); frees at 6 May 2030"},
+			{"en", "serverHold", "Held by पत्ता.भारत, deleted (serverHold); frees at 6 May 2030"},
+			{"hi", "redemptionPeriod", "पत्ता.भारत के पास, जो हटाया जा चुका है और अपनी रिडेम्पशन अवधि में है"},
+			{"hi", "pendingDelete", "पत्ता.भारत के पास, जो हटाया जा चुका है और अब बहाल नहीं हो सकता; 6 मई 2030"},
+		} {
+			js := `ui = "` + tc.ui + `"; render({label: "पता", zone: "भारत", lang: "hi", langs: ["hi"], valid: true, ulabel: "पता", alabel: "", syllables: [], errors: [], variants: ["पत्ता"], status: "blocked", blocked_by: "पत्ता.भारत", holder_state: "` + tc.state + `", frees_at: "2030-05-06T09:30:00Z"})`
+			if err := chromedp.Run(step(ctx), chromedp.Evaluate(js, nil)); err != nil {
+				t.Fatal(err)
+			}
+			if w := text(ctx, t, "#held"); !strings.Contains(w, tc.words) || !strings.Contains(w, "09:30") {
+				t.Errorf("%s %s: %q, want %q and 09:30", tc.ui, tc.state, w, tc.words)
+			}
+		}
+		if err := chromedp.Run(step(ctx), chromedp.Evaluate(`ui = "en"`, nil)); err != nil {
+			t.Fatal(err)
 		}
 	})
 
@@ -600,6 +682,9 @@ func TestPage(t *testing.T) {
 		open(ctx, t, ts.URL+"/?name="+url.QueryEscape("िकर.भारत"))
 		chromedp.Run(step(ctx), chromedp.WaitVisible(`#result[data-label="िकर"]`, chromedp.ByQuery))
 		audit(ctx, t, axe, "/ (an invalid name)")
+		open(ctx, t, ts.URL+"/?name="+url.QueryEscape("पता.भारत"))
+		chromedp.Run(step(ctx), chromedp.WaitVisible(`#held time`, chromedp.ByQuery))
+		audit(ctx, t, axe, "/ (a variant held by a deleted domain)")
 		pages := []string{"/policy/hi"}
 		if long {
 			pages = []string{"/policy", "/policy/hi", "/policy/pa", "/policy/ml", "/policy/ur"}

@@ -277,6 +277,36 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
+// TestVariantsDetect (issue 34 item 15): without -lang (or with -lang
+// auto) each label's language is detected, as check -lang auto does,
+// instead of judging every label as Hindi (MIXED_SCRIPT for any other
+// script); -lang still names one language.
+func TestVariantsDetect(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		out  string
+		code int
+	}{
+		{[]string{"variants", "কলকাতা"}, "কলকাতা\tbn\n", exitOK},
+		{[]string{"variants", "கடல்"}, "கடல்\tta\n", exitOK},
+		{[]string{"variants", "کیا"}, "کیا\tur\tکيا (xn--mgb3eyn)\n", exitOK},
+		{[]string{"variants", "-lang", "auto", "کیا", "कित्ताब"}, "کیا\tur\tکيا (xn--mgb3eyn)\nकित्ताब\thi\tकिताब (xn--11b4aya5ed)\n", exitOK},
+		{[]string{"variants", "xn--11b4aya5ed"}, "xn--11b4aya5ed\thi\tकित्ताब (xn--11b4aa6a3fd3h)\n", exitOK},
+		{[]string{"variants", "-lang", "hi", "কলকাতা"}, "কলকাতা\thi\tinvalid: MIXED_SCRIPT@0\n", exitInvalid},
+		{[]string{"variants", "-lang", "bn", "কলকাতা"}, "কলকাতা\tbn\n", exitOK},
+	} {
+		if out, stderr, code := runCLI(t, "", tc.args...); out != tc.out || code != tc.code {
+			t.Errorf("%q: exit %d %q %s, want %d %q", tc.args, code, out, stderr, tc.code, tc.out)
+		}
+	}
+	// the JSON names the detected language
+	out, _, _ := runCLI(t, "কলকাতা\n", "variants", "-json")
+	var res variantsResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Lang != "bn" || len(res.Errors) != 0 {
+		t.Errorf("variants -json of a Bengali label: %s", out)
+	}
+}
+
 func TestVariantsCommand(t *testing.T) {
 	out, _, code := runCLI(t, "किताब\nक्अब\nकमल\n", "variants", "-json")
 	if code != exitInvalid {
@@ -299,8 +329,8 @@ func TestVariantsCommand(t *testing.T) {
 	if third.Variants == nil || len(third.Variants) != 0 || len(third.Errors) != 0 {
 		t.Errorf("कमल has no variants: %+v (variants must be an empty array)", third)
 	}
-	if _, stderr, code := runCLI(t, "", "variants", "-lang", "auto", "किताब"); code != exitUsage || !strings.Contains(stderr, "auto") {
-		t.Errorf("auto: exit %d %s", code, stderr)
+	if out, stderr, code := runCLI(t, "", "variants", "-lang", "auto", "किताब"); code != exitOK || out != "किताब\thi\tकित्ताब (xn--11b4aa6a3fd3h)\n" {
+		t.Errorf("auto: exit %d %q %s", code, out, stderr)
 	}
 	out, _, _ = runCLI(t, "", "check", "-json", "किताब", "क्अब")
 	if !strings.Contains(out, `"variants":["कित्ताब"]`) || !strings.Contains(out, `"variants":[]`) {

@@ -20,11 +20,12 @@ func init() {
 
 const transfersUsage = `usage: akshara transfers policy|approve-due [-db FILE | -dsn DSN] [flags]
 
-  policy -zone ZONE [-period DUR] [-lock DUR]
+  policy [-zone ZONE [-period DUR] [-lock DUR]]
         print a zone's transfer period (after which the registry approves a
         pending transfer itself; default 5d) and lock period (after a create
-        or a transfer, when the domain cannot be transferred; default 60d);
-        with -period or -lock, set them first. DUR is 5d, 36h, 0, …
+        or a transfer, when the domain cannot be transferred; default 60d),
+        one line a zone: without -zone, every zone's; with -period or -lock
+        (which need -zone), set them first. DUR is 5d, 36h, 0, …
   approve-due
         approve every pending transfer whose period has passed, now (what
         "akshara serve" does every minute; safe beside running servers)
@@ -49,18 +50,30 @@ func cmdTransfers(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlags("transfers "+sub, transfersUsage, stderr)
 	openStore := storeFlags(fs)
-	zone := fs.String("zone", "", "policy: the zone")
+	zone := fs.String("zone", "", "policy: the zone (none: every zone)")
 	period := fs.String("period", "", "policy: set the transfer period")
 	lock := fs.String("lock", "", "policy: set the lock period")
 	if status, ok := parseFlags(fs, rest, 0); !ok {
 		return status
+	}
+	if sub == "policy" && *zone == "" && (*period != "" || *lock != "") {
+		fmt.Fprintln(stderr, "akshara transfers policy: -period and -lock set one zone's policy: give its -zone")
+		return exitUsage
 	}
 	ctx := registry.WithChannel(context.Background(), registry.Channel{Name: "cli"})
 	return withService("transfers", openStore, stderr, func(_ context.Context, svc *registry.Service) error {
 		switch sub {
 		case "policy":
 			if *zone == "" {
-				return registry.Errorf(registry.CodeBadName, "-zone is required")
+				// every zone's policy, in the registry's order of zones
+				for _, z := range svc.Zones() {
+					p, l, err := svc.TransferPolicy(ctx, z.Name)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(stdout, "%s\ttransfer period %s\tlock period %s\n", z.Name, days(p), days(l))
+				}
+				return nil
 			}
 			p, l, err := svc.TransferPolicy(ctx, *zone)
 			if err != nil {

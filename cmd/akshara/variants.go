@@ -17,11 +17,16 @@ func init() {
 		}})
 }
 
-const variantsUsage = `usage: akshara variants [-lang TAG] [-json] [LABEL ...]
+const variantsUsage = `usage: akshara variants [-lang TAG|auto] [-json] [LABEL ...]
 
 Lists the variants of each LABEL (docs/policy.md §6): the labels the language's
 variant table makes of it, that the language accepts. With no LABEL, reads
 one label per line from standard input, like check.
+
+Without -lang (or with -lang auto) each label's language is detected as
+"check -lang auto" does: the first language of the label's script that
+accepts it (Hindi first among the Devanagari languages), or for a label no
+language accepts, the most permissive language of its script.
 
 Text output: one line per label, tab-separated:
   LABEL  LANG  VARIANT (A-LABEL)  VARIANT (A-LABEL) ...
@@ -51,14 +56,15 @@ type variantsResult struct {
 func cmdVariants(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("variants", variantsUsage, stderr)
 	language := languageFlags(fs)
+	// without -lang, each label's language is detected (-lang auto)
+	lang := fs.Lookup("lang")
+	lang.DefValue = "auto"
+	lang.Value.Set("auto")
 	asJSON := fs.Bool("json", false, "write one JSON object per label")
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
-	l, err := language()
-	if err == nil && l == nil {
-		err = fmt.Errorf("variants need one language: -lang auto is not supported")
-	}
+	l, err := language() // nil: detected for each label
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara variants: %v\n", err)
 		return exitUsage
@@ -68,6 +74,16 @@ func cmdVariants(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	enc.SetEscapeHTML(false)
 	status := exitOK
 	emit := func(label string) error {
+		l := l
+		if l == nil { // detected: the language of check -lang auto's result
+			d, err := akshara.Detect(label)
+			if err != nil {
+				return err
+			}
+			if l, err = akshara.Lookup(d.Result.Lang); err != nil {
+				return err
+			}
+		}
 		res := l.Check(label)
 		out := variantsResult{Input: label, Lang: l.Tag, ULabel: res.ULabel, Variants: []variantJSON{}, Errors: res.Errors}
 		if !res.Valid {

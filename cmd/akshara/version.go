@@ -85,7 +85,12 @@ func versionOf(linked string, bi *debug.BuildInfo) string {
 	return v
 }
 
-const unknownVersion = `unknown (built without version information: build with "go build" in a git checkout, or with -ldflags "-X main.version=VERSION")`
+// unknownVersion says how to build a binary that knows its version: go
+// stamps the commit only with -buildvcs=true in effect (a GOFLAGS of
+// -buildvcs=false, as on build machines, turns it off for a plain "go
+// build") and only in a git clone (in a worktree it stamps nothing);
+// docs/operations.md installs with the same command.
+const unknownVersion = `unknown (built without version information: build in a git clone, not a worktree, with "go build -buildvcs=true ./cmd/akshara", or with -ldflags "-X main.version=VERSION")`
 
 func cmdVersion(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("version", versionUsage, stderr)

@@ -35,6 +35,15 @@ const T = {
       invalid: "{0} is not a valid name: {1}",
       unknown: "{0}: the registry answers “{1}”."
     },
+    // a name held by a deleted domain not purged yet ({0} the holder, {1}
+    // when it frees the name and its variants, {2} the registry's word for
+    // a state the page does not know)
+    held: {
+      redemptionPeriod: "Held by {0}, deleted, in its redemption period (its registrar can still restore it); frees at {1}.",
+      pendingRestore: "Held by {0}, deleted, its registrar asking to restore it; if it is not restored, frees at {1}.",
+      pendingDelete: "Held by {0}, deleted, pending delete (it can no longer be restored); frees at {1}.",
+      unknown: "Held by {0}, deleted ({2}); frees at {1}."
+    },
     codes: {
       EMPTY: "The name is empty.",
       INVALID_UTF8: "The name is not valid text.",
@@ -92,6 +101,12 @@ const T = {
       reserved: "{0} रजिस्ट्री द्वारा आरक्षित है: इसे पंजीकृत नहीं किया जा सकता।",
       invalid: "{0} मान्य नाम नहीं है: {1}",
       unknown: "{0}: रजिस्ट्री का उत्तर “{1}”।"
+    },
+    held: {
+      redemptionPeriod: "{0} के पास, जो हटाया जा चुका है और अपनी रिडेम्पशन अवधि में है (उसका रजिस्ट्रार उसे अब भी बहाल कर सकता है); {1} को मुक्त होगा।",
+      pendingRestore: "{0} के पास, जो हटाया जा चुका है और जिसकी बहाली का अनुरोध उसके रजिस्ट्रार ने किया है; बहाल न होने पर {1} को मुक्त होगा।",
+      pendingDelete: "{0} के पास, जो हटाया जा चुका है और अब बहाल नहीं हो सकता; {1} को मुक्त होगा।",
+      unknown: "{0} के पास, जो हटाया जा चुका है ({2}); {1} को मुक्त होगा।"
     },
     codes: {
       EMPTY: "नाम खाली है।",
@@ -346,6 +361,42 @@ function headline(a) {
   return { status, tone: VERDICTS[status].tone, text };
 }
 
+// fill puts nodes (or strings) in place of {0}, {1}… in a template.
+function fill(template, ...parts) {
+  return template.split(/(\{\d\})/).map((p) => {
+    const m = /^\{(\d)\}$/.exec(p);
+    return m ? parts[m[1]] ?? p : p;
+  });
+}
+
+// freesAt writes the instant a held name frees, in the interface's
+// language, in UTC (the registry's clock), as a <time>.
+function freesAt(iso) {
+  const el = document.createElement("time");
+  el.dateTime = iso;
+  const d = new Date(iso);
+  el.textContent = isNaN(d) ? iso : new Intl.DateTimeFormat(ui === "hi" ? "hi-IN" : "en-IN", {
+    year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit",
+    hourCycle: "h23", timeZone: "UTC", timeZoneName: "short"
+  }).format(d);
+  return el;
+}
+
+// showHeld says who holds a name held by a deleted domain (the name's own
+// registration, or the variant's that blocks it), in which state, and
+// when the name frees (the check answer's holder_state and frees_at).
+function showHeld(a, name) {
+  const held = $("held");
+  if (!a.holder_state) { held.hidden = true; held.replaceChildren(); delete held.dataset.state; return; }
+  const holder = document.createElement("span");
+  holder.textContent = a.blocked_by || name;
+  if (languages[a.lang]) holder.lang = a.lang;
+  const words = T[ui].held[a.holder_state] || T[ui].held.unknown;
+  held.replaceChildren(...fill(words, holder, a.frees_at ? freesAt(a.frees_at) : "—", a.holder_state));
+  held.dataset.state = a.holder_state;
+  held.hidden = false;
+}
+
 function render(a) {
   const res = $("result");
   res.hidden = false;
@@ -361,6 +412,7 @@ function render(a) {
   const span = document.createElement("span");
   span.textContent = name;
   v.replaceChildren(at < 0 ? h.text : h.text.slice(0, at), ...(at < 0 ? [] : [span, h.text.slice(at + name.length)]));
+  showHeld(a, name);
   for (const el of [span, $("label"), $("syllables")]) {
     if (languages[a.lang]) el.lang = a.lang; else el.removeAttribute("lang");
   }
