@@ -70,34 +70,6 @@ func cacheHits(t *testing.T, s *sqlstore.Store, before int64) int64 {
 	return n
 }
 
-// cacheMarks requires that the WAL-index mark spared some polls (the
-// lookups it answered are then the ones under test).
-func cacheMarks(t *testing.T, s *sqlstore.Store) {
-	t.Helper()
-	if pollOnly {
-		if n := s.CacheMarks(); n != 0 {
-			t.Fatalf("the mark is off but spared %d polls", n)
-		}
-		return
-	}
-	if s.CacheMarks() == 0 {
-		t.Fatalf("the WAL-index mark spared no poll: the test tests the poll alone")
-	}
-}
-
-// pollOnly: the tests run with the WAL-index mark off (TestReadCachePollOnly).
-var pollOnly bool
-
-// TestReadCachePollOnly runs the cache's tests with the WAL-index mark
-// off: every lookup polls.
-func TestReadCachePollOnly(t *testing.T) {
-	defer sqlite.SetCacheMark(false)()
-	pollOnly = true
-	defer func() { pollOnly = false }()
-	t.Run("AnotherConnection", TestReadCacheSeesAnotherConnection)
-	t.Run("Concurrent", TestReadCacheConcurrent)
-}
-
 func TestReadCacheSeesAnotherConnection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "registry.db")
 	a, storeA := openService(t, path)
@@ -143,7 +115,6 @@ func TestReadCacheSeesAnotherConnection(t *testing.T) {
 		wantStatus(t, a, name, registry.Registered, "")
 	}
 	cacheHits(t, storeA, hits)
-	cacheMarks(t, storeA)
 }
 
 // TestReadCacheSeesAnotherProcess writes through this test binary run
@@ -171,7 +142,6 @@ func TestReadCacheSeesAnotherProcess(t *testing.T) {
 		other("delete", kitab)
 	}
 	wantStatus(t, a, kittab, registry.Available, "")
-	cacheMarks(t, storeA)
 }
 
 // TestReadCacheHelper is the second process of
@@ -316,5 +286,4 @@ func TestReadCacheConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 	cacheHits(t, storeA, 0)
-	cacheMarks(t, storeA)
 }

@@ -8,14 +8,6 @@ func SetCacheReads(on bool) (restore func()) {
 	return func() { cacheReads = old }
 }
 
-// SetCacheMark turns the read cache's WAL-index mark on or off and
-// returns a function that restores it.
-func SetCacheMark(on bool) (restore func()) {
-	old := cacheMark
-	cacheMark = on
-	return func() { cacheMark = old }
-}
-
 // OpenDriver is Open through the database/sql driver registered as
 // driverName (a wrapper of this one that injects faults).
 var OpenDriver = open

@@ -138,6 +138,15 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 		// when any other connection, of this process or another, commits
 		// (sqlstore/readcache.go). The connection is of a pool of its
 		// own, so that it takes none of the store's.
+		//
+		// Whether the file changed is asked of SQLite, never read from
+		// the database's files ("-shm", "-wal") by opening or mapping
+		// them here: a POSIX lock belongs to the (process, file) pair,
+		// and closing any descriptor of the file drops every lock
+		// SQLite's connections of the process hold on it. A mark that
+		// mapped the "-shm" file did, and the next process to open the
+		// database took its shared memory for unused and reset it under
+		// the server (SQLITE_IOERR_IN_PAGE, 500s; issue 34).
 		q.Add("_pragma", "query_only(1)")
 		poll, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 		if err != nil {
@@ -151,17 +160,6 @@ func open(ctx context.Context, driverName, path string) (*sqlstore.Store, error)
 			`SELECT seq, zone, label, domain_id FROM cache_changes WHERE seq > ?
 			UNION ALL SELECT (SELECT COALESCE(MAX(seq), 0) FROM cache_changes), NULL, NULL, NULL FROM cache_bulk
 			ORDER BY 1`)
-		// and the poll is skipped while the WAL-index header in shared
-		// memory is unchanged (walmark_unix.go): only in WAL mode (a
-		// "-shm" file left from an earlier WAL session says nothing of a
-		// database in another mode), which no other connection can leave
-		// while this store's are open
-		var mode string
-		if cacheMark && db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode) == nil && mode == "wal" {
-			if m := newWALMark(path); m != nil {
-				s.CacheMark(m)
-			}
-		}
 	}
 	return s, nil
 }
@@ -177,10 +175,6 @@ const (
 // cacheReads is whether Open caches checks' lookups (tests and benchmarks
 // compare both).
 var cacheReads = true
-
-// cacheMark is whether the read cache skips its poll while the WAL-index
-// header is unchanged (tests and benchmarks compare both).
-var cacheMark = true
 
 // groupWrites is whether Open groups write transactions (tests and
 // benchmarks compare both).

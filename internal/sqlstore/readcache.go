@@ -31,6 +31,12 @@ import (
 // taken by a committed create, delete, import or reservation, here or by
 // another process on the same file, is never answered from before it.
 //
+// The counter is the database's own answer, through a query: the cache
+// reads none of the database's files itself (a dialect must not either:
+// SQLite's locks are the process's, and closing a descriptor of the file
+// opened outside SQLite drops them all; issue 34). The poll costs a read
+// transaction on every lookup that does not share one (SQLite: two fcntl).
+//
 // Why it is correct: the polls run one at a time on one connection, so
 // their answers are ordered, and the generation below increases when a
 // poll sees a commit that the previous one did not; that poll reads the
@@ -61,15 +67,6 @@ type readCache struct {
 	polling bool   // conn is open and last is its counter
 
 	hits atomic.Int64 // lookups answered from memory
-
-	// the mark (CacheMark): a poll is skipped when the mark read now is
-	// the one read before the last poll began
-	mark      ChangeMark
-	markMu    sync.RWMutex // readers: Mark; writer: closing the poll's connection
-	markOpen  bool         // the mark may be read (the poll's connection is open)
-	markTried bool         // Open was called for this connection of the poll
-	markState atomic.Pointer[markState]
-	marks     atomic.Int64 // polls the mark spared
 
 	// the change log (cache_changes, written by triggers): the seq of
 	// the last row applied; seqKnown false: none read yet
@@ -141,49 +138,6 @@ func (s *Store) CacheStats() (applied, clears int64) {
 	return s.cache.applied.Load(), s.cache.clears.Load()
 }
 
-// ChangeMark is a cheap reading of the database's state that changes with
-// every commit of any connection (SQLite: the WAL-index header in shared
-// memory), read without a query.
-type ChangeMark interface {
-	// Open prepares the reading; it is called after a poll succeeded on
-	// the poll's connection (the state exists), and again after the
-	// connection was reopened.
-	Open() error
-	// Mark returns the state now; ok false: it could not be read
-	// consistently (a writer was writing it), then the cache polls.
-	// It is called only between Open and Close, while the poll's
-	// connection is open.
-	Mark() (m Mark, ok bool)
-	Close() error
-}
-
-// Mark is a ChangeMark's reading. Two equal readings mean that no commit
-// came between them.
-type Mark [24]uint32
-
-type markState struct {
-	m   Mark
-	gen uint64
-}
-
-// CacheMark makes the read cache skip its poll when mark reads the same
-// as before the last poll (no commit came since it, so its generation is
-// still the database's). Call it after CacheReads, before the store is
-// used; the store closes mark.
-func (s *Store) CacheMark(mark ChangeMark) {
-	if s.cache != nil {
-		s.cache.mark = mark
-	}
-}
-
-// CacheMarks returns how many polls the ChangeMark spared.
-func (s *Store) CacheMarks() int64 {
-	if s.cache == nil {
-		return 0
-	}
-	return s.cache.marks.Load()
-}
-
 // CacheHits returns how many lookups the read cache has answered (0 with
 // the cache off).
 func (s *Store) CacheHits() int64 {
@@ -200,23 +154,6 @@ func (s *Store) CacheHits() int64 {
 // connection is then closed and reopened at the next poll) means the cache
 // must not be used.
 func (c *readCache) generation(ctx context.Context) (uint64, error) {
-	if c.mark != nil {
-		// The mark read now equals the one read before the last poll
-		// began: no commit came since that read, so the poll's generation
-		// is the database's now.
-		if st := c.markState.Load(); st != nil {
-			c.markMu.RLock()
-			m, ok := Mark{}, false
-			if c.markOpen {
-				m, ok = c.mark.Mark()
-			}
-			c.markMu.RUnlock()
-			if ok && m == st.m {
-				c.marks.Add(1)
-				return st.gen, nil
-			}
-		}
-	}
 	c.callMu.Lock()
 	if c.next == nil {
 		c.next = &pollCall{done: make(chan struct{})}
@@ -240,35 +177,7 @@ func (c *readCache) generation(ctx context.Context) (uint64, error) {
 	// lead call: it begins now, after every caller that shares it arrived
 	c.running, c.next = call, nil
 	c.callMu.Unlock()
-	// the mark before the poll: if it reads the same later, no commit
-	// came after this read, and the poll saw every commit before it
-	var m Mark
-	marked := false
-	if c.mark != nil && c.markOpen { // markOpen changes only in polls, one at a time
-		c.markMu.RLock()
-		m, marked = c.mark.Mark()
-		c.markMu.RUnlock()
-	}
 	call.gen, call.err = c.poll(ctx)
-	if c.mark != nil {
-		switch {
-		case call.err != nil:
-			c.markState.Store(nil)
-		case marked:
-			c.markState.Store(&markState{m: m, gen: call.gen})
-		case c.markOpen:
-			// the header was being written: no reading to compare with
-			// (the next lookup polls and reads it again)
-			c.markState.Store(nil)
-		case !c.markTried && c.conn != nil:
-			// the poll's connection is open and has read the database:
-			// the mark can be read from the next poll on
-			c.markTried = true
-			c.markMu.Lock()
-			c.markOpen = c.mark.Open() == nil
-			c.markMu.Unlock()
-		}
-	}
 	c.callMu.Lock()
 	c.running = nil
 	close(call.done)
@@ -465,17 +374,6 @@ func (c *readCache) reset() {
 func (c *readCache) closePoll() {
 	if c.conn == nil {
 		return
-	}
-	if c.mark != nil {
-		// no Mark while the poll's connection is closed (SQLite: the
-		// shared memory may be reset when no connection holds it)
-		c.markState.Store(nil)
-		c.markMu.Lock()
-		if c.markOpen {
-			c.mark.Close()
-		}
-		c.markOpen, c.markTried = false, false
-		c.markMu.Unlock()
 	}
 	if c.stmt != nil {
 		c.conn.Raw(func(any) error { return c.stmt.Close() })
