@@ -38,18 +38,18 @@ func TestAnalyzeHeld(t *testing.T) {
 			t.Cleanup(ts.Close)
 			e := &env{t: t, svc: svc, url: ts.URL}
 			for _, n := range []string{kitab + ".भारत", kamal + ".भारत", plain + ".in"} {
-				if _, err := svc.Create(ctx, r, n, ""); err != nil {
+				if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n}); err != nil {
 					t.Fatalf("create %s: %v", n, err)
 				}
 			}
 			deleted := registrytest.T0.AddDate(0, 3, 0)
 			clock.Set(deleted)
 			for _, n := range []string{kitab + ".भारत", kamal + ".भारत", plain + ".in"} {
-				if _, err := svc.DeleteDomain(ctx, r, n); err != nil {
+				if _, err := svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: n}); err != nil {
 					t.Fatalf("delete %s: %v", n, err)
 				}
 			}
-			if _, err := svc.Restore(ctx, r, kamal+".भारत", registry.RestoreRequest); err != nil {
+			if _, err := svc.RestoreDomain(ctx, r, registry.DomainRestore{Name: kamal + ".भारत", Op: registry.RestoreRequest}); err != nil {
 				t.Fatal(err)
 			}
 			frees := deleted.Add(35 * 24 * time.Hour).Format(time.RFC3339Nano)

@@ -115,10 +115,10 @@ func server(t *testing.T) *httptest.Server {
 	if _, err := svc.Reserve(ctx, "सरकार.भारत", "held by the registry"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(ctx, r, "पत्ता.भारत", "hi"); err != nil {
+	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "पत्ता.भारत", Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.DeleteDomain(ctx, r, "पत्ता.भारत"); err != nil {
+	if _, err := svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: "पत्ता.भारत"}); err != nil {
 		t.Fatal(err)
 	}
 	// as akshara serve mounts them: the page and the RFC 7940 exports

@@ -75,14 +75,14 @@ func newEnv(t testing.TB, svc *registry.Service, o whois.Options) *env {
 		name  string
 		addrs []registry.Addr
 	}{{nsKitab, []registry.Addr{{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888", Family: "v6"}}}, {"ns1.example.net", nil}, {"ns2.example.net", nil}} {
-		if _, err := svc.CreateHost(ctx, r, h.name, h.addrs); err != nil {
+		if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: h.name, Addrs: h.addrs}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := svc.UpdateHost(ctx, r, "ns1.example.net", registry.HostUpdate{AddStatuses: []string{registry.HostDeleteProhibited}}); err != nil {
+	if err := svc.UpdateHost(ctx, r, registry.HostUpdate{Name: "ns1.example.net", AddStatuses: []string{registry.HostDeleteProhibited}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.UpdateDelegation(ctx, r, kitab, registry.Delegation{AddNS: []string{nsKitab, "NS1.EXAMPLE.NET"},
+	if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddNS: []string{nsKitab, "NS1.EXAMPLE.NET"},
 		AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -411,10 +411,10 @@ func TestRedactedAsRDAP(t *testing.T) {
 	r := &registry.Registrar{ID: 1, Name: "acme"}
 	bare := registry.ContactData{Postal: []registry.PostalInfo{{Type: "loc", Name: "सीता", City: "पुणे", CC: "IN"}}, Email: "sita@example.in",
 		Voice: &registry.Phone{Number: "+91.2012345678"}}
-	if _, err := svc.CreateContact(ctx, r, "bare-1", bare, "Contact-pw-1"); err != nil {
+	if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: "bare-1", ContactData: bare, AuthInfo: "Contact-pw-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.UpdateDomainContacts(ctx, r, kitab, registry.DomainContactUpdate{Add: []registry.DomainContact{{Role: "billing", ID: "bare-1"}}}); err != nil {
+	if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddContacts: []registry.DomainContact{{Role: "billing", ID: "bare-1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	api := rdap.Handler(svc, rdap.Options{})
@@ -491,7 +491,7 @@ func TestRedactedAsRDAP(t *testing.T) {
 		{Flag: true, Fields: []string{"name:int", "org:int", "addr:int", "voice", "fax", "email"}},
 	} {
 		for _, id := range []string{"adm-1", "bare-1"} {
-			if err := svc.UpdateContact(ctx, r, id, registry.ContactUpdate{Disclose: d}); err != nil {
+			if err := svc.UpdateContact(ctx, r, registry.ContactUpdate{ID: id, Disclose: d}); err != nil {
 				t.Fatal(err)
 			}
 		}
