@@ -26,12 +26,9 @@ func (s *Service) deleteContact(ctx context.Context, r *Registrar, req ContactDe
 		return err
 	}
 	return s.transact(ctx, func(ctx context.Context) error {
-		c, err := cs.Contact(ctx, req.ID)
+		c, err := sponsoredContact(ctx, cs, req.ID, r)
 		if err != nil {
 			return err
-		}
-		if c.Registrar != r.Name {
-			return Errorf(CodeForbidden, "contact %s is sponsored by another registrar", req.ID)
 		}
 		if has(c.Statuses, ContactDeleteProhibited) {
 			return Errorf(CodeStatusProhibits, "contact %s has status %s", req.ID, ContactDeleteProhibited)

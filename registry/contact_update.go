@@ -61,12 +61,9 @@ func (s *Service) updateContact(ctx context.Context, r *Registrar, u ContactUpda
 		}
 	}
 	return s.transact(ctx, func(ctx context.Context) error {
-		c, err := cs.Contact(ctx, u.ID)
+		c, err := sponsoredContact(ctx, cs, u.ID, r)
 		if err != nil {
 			return err
-		}
-		if c.Registrar != r.Name {
-			return Errorf(CodeForbidden, "contact %s is sponsored by another registrar", u.ID)
 		}
 		if has(c.Statuses, ContactUpdateProhibited) && !has(u.RemStatuses, ContactUpdateProhibited) {
 			return Errorf(CodeStatusProhibits, "contact %s has status %s: remove it first", u.ID, ContactUpdateProhibited)

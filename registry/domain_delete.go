@@ -31,11 +31,8 @@ func (s *Service) deleteDomain(ctx context.Context, r *Registrar, req DomainDele
 	}
 	var out *Domain
 	err = s.transact(ctx, func(ctx context.Context) error {
-		d, err := s.domainIn(ctx, z, label)
+		d, err := s.sponsoredDomain(ctx, z, label, r)
 		if err != nil {
-			return err
-		}
-		if err := owned(d, r); err != nil {
 			return err
 		}
 		if err := prohibits(d, "deletion", StatusPendingDelete, StatusClientDeleteProhibited, StatusServerDeleteProhibited, StatusPendingTransfer); err != nil {

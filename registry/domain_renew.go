@@ -40,11 +40,8 @@ func (s *Service) renewDomain(ctx context.Context, r *Registrar, req DomainRenew
 	}
 	var out *Domain
 	err = s.transact(ctx, func(ctx context.Context) error {
-		d, err := s.domainIn(ctx, z, label)
+		d, err := s.sponsoredDomain(ctx, z, label, r)
 		if err != nil {
-			return err
-		}
-		if err := owned(d, r); err != nil {
 			return err
 		}
 		if err := prohibits(d, "renewal", StatusPendingDelete, StatusClientRenewProhibited, StatusServerRenewProhibited); err != nil {

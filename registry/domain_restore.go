@@ -48,11 +48,8 @@ func (s *Service) restoreDomain(ctx context.Context, r *Registrar, req DomainRes
 	}
 	var out *Domain
 	err = s.transact(ctx, func(ctx context.Context) error {
-		d, err := s.domainIn(ctx, z, label)
+		d, err := s.sponsoredDomain(ctx, z, label, r)
 		if err != nil {
-			return err
-		}
-		if err := owned(d, r); err != nil {
 			return err
 		}
 		now := s.clock.Now()

@@ -79,3 +79,39 @@ func actorOf(r *Registrar) string {
 func (s *Service) domainIn(ctx context.Context, z *Zone, label string) (*Domain, error) {
 	return s.store.Domain(ctx, z.Name, label)
 }
+
+// sponsoredDomain reads, in the command's transaction, the domain label of
+// zone z that r must sponsor: NOT_FOUND, FORBIDDEN.
+func (s *Service) sponsoredDomain(ctx context.Context, z *Zone, label string, r *Registrar) (*Domain, error) {
+	d, err := s.domainIn(ctx, z, label)
+	if err != nil {
+		return nil, err
+	}
+	return d, owned(d, r)
+}
+
+// sponsoredHost reads, in the command's transaction, the host that r must
+// sponsor: NOT_FOUND, FORBIDDEN.
+func sponsoredHost(ctx context.Context, ds DelegationStore, name string, r *Registrar) (*Host, error) {
+	h, err := ds.Host(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if h.Registrar != r.Name {
+		return nil, Errorf(CodeForbidden, "host %s is sponsored by another registrar", h.Name)
+	}
+	return h, nil
+}
+
+// sponsoredContact reads, in the command's transaction, the contact that
+// r must sponsor: NOT_FOUND, FORBIDDEN.
+func sponsoredContact(ctx context.Context, cs ContactStore, id string, r *Registrar) (*Contact, error) {
+	c, err := cs.Contact(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Registrar != r.Name {
+		return nil, Errorf(CodeForbidden, "contact %s is sponsored by another registrar", id)
+	}
+	return c, nil
+}

@@ -28,12 +28,9 @@ func (s *Service) deleteHost(ctx context.Context, r *Registrar, req HostDelete) 
 		return err
 	}
 	return s.transact(ctx, func(ctx context.Context) error {
-		h, err := ds.Host(ctx, hn.alabel)
+		h, err := sponsoredHost(ctx, ds, hn.alabel, r)
 		if err != nil {
 			return err
-		}
-		if h.Registrar != r.Name {
-			return Errorf(CodeForbidden, "host %s is sponsored by another registrar", h.Name)
 		}
 		if has(h.Statuses, HostDeleteProhibited) {
 			return Errorf(CodeStatusProhibits, "host %s has status %s", h.Name, HostDeleteProhibited)

@@ -58,12 +58,9 @@ func (s *Service) updateHost(ctx context.Context, r *Registrar, req HostUpdate) 
 		return err
 	}
 	return s.transact(ctx, func(ctx context.Context) error {
-		h, err := ds.Host(ctx, hn.alabel)
+		h, err := sponsoredHost(ctx, ds, hn.alabel, r)
 		if err != nil {
 			return err
-		}
-		if h.Registrar != r.Name {
-			return Errorf(CodeForbidden, "host %s is sponsored by another registrar", h.Name)
 		}
 		if has(h.Statuses, HostUpdateProhibited) && !has(req.RemStatuses, HostUpdateProhibited) {
 			return Errorf(CodeStatusProhibits, "host %s has status %s: remove it first", h.Name, HostUpdateProhibited)

@@ -3,13 +3,14 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
-	"github.com/akshara-idn/akshara"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/akshara-idn/akshara"
 
 	"github.com/akshara-idn/akshara/internal/sqlstore"
 	"github.com/akshara-idn/akshara/registry"
@@ -89,7 +90,7 @@ func TestReadCacheSeesAnotherConnection(t *testing.T) {
 		wantStatus(t, a, kitab, registry.Registered, "")
 		wantStatus(t, a, kittab, registry.Blocked, kitab)
 		hits = cacheHits(t, storeA, hits)
-		if err := ignoreDomain(b.DeleteDomain(t.Context(), r, registry.DomainDelete{Name: kitab})); err != nil {
+		if err := registrytest.Err(b.DeleteDomain(t.Context(), r, registry.DomainDelete{Name: kitab})); err != nil {
 			t.Fatalf("round %d: Delete: %v", round, err)
 		}
 	}
@@ -176,7 +177,7 @@ func TestReadCacheHelper(t *testing.T) {
 			t.Fatal(err)
 		}
 	case "delete":
-		if err := ignoreDomain(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: name})); err != nil {
+		if err := registrytest.Err(svc.DeleteDomain(ctx, r, registry.DomainDelete{Name: name})); err != nil {
 			t.Fatal(err)
 		}
 	default:

@@ -73,7 +73,7 @@ func testImportConcurrent(t *testing.T, open func(*testing.T) registry.Store, fr
 						k := rng.IntN(len(mine))
 						name = mine[k]
 						mine = append(mine[:k], mine[k+1:]...)
-						err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: name}))
+						err = Err(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: name}))
 					}
 					if err == nil && op < 2 {
 						mine = append(mine, name)

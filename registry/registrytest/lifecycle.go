@@ -143,7 +143,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	if _, err := e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}}); err != nil {
 		t.Fatalf("add client statuses: %v", err)
 	}
-	wantCode(t, "delete on clientDeleteProhibited", ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
+	wantCode(t, "delete on clientDeleteProhibited", Err(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
 	_, err = e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientHold}})
 	wantCode(t, "update on clientUpdateProhibited", err, registry.CodeStatusProhibits)
 	if _, err := e.svc.UpdateDomain(e.ctx, alpha, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientDeleteProhibited, registry.StatusClientUpdateProhibited}}); err != nil {
@@ -187,7 +187,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	_, err = e.svc.RenewDomain(e.ctx, alpha, registry.DomainRenew{Name: kitab, CurExpiry: d.Expires, Period: registry.Period{}})
 	wantCode(t, "renew in redemption", err, registry.CodeStatusProhibits)
-	wantCode(t, "delete again", ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
+	wantCode(t, "delete again", Err(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
 	step("delete")
 
 	// restore: report first refused, request, report
@@ -213,7 +213,7 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	step("restore")
 
 	// delete again and let it run out
-	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
+	if err := Err(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatalf("second delete: %v", err)
 	}
 	del = e.clock.Now()
@@ -325,7 +325,7 @@ func testPurgeRace(t *testing.T, open func(*testing.T) registry.Store) {
 	if _, err := e.svc.CreateDomain(e.ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
+	if err := Err(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
 	regs := make([]*registry.Registrar, clients)
@@ -410,10 +410,10 @@ func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
 	if d, err := e.store.CreateExemptDomain(e.ctx, b, beta.ID); err != nil || !d.Exempted {
 		t.Fatalf("CreateExemptDomain = %v, %v", d, err)
 	}
-	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
+	if err := Err(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
-	if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, beta, registry.DomainDelete{Name: "किताबें.भारत"})); err != nil {
+	if err := Err(e.svc.DeleteDomain(e.ctx, beta, registry.DomainDelete{Name: "किताबें.भारत"})); err != nil {
 		t.Fatal(err)
 	}
 	e.check("कमल.भारत", "hi", registry.Blocked, "किताबें.भारत")
@@ -452,7 +452,7 @@ func testConcurrentWorkers(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	e.clock.Advance(40 * day)
 	for i := range n {
-		if err := ignoreDomain(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: fmt.Sprintf("worker%03d.in", i)})); err != nil {
+		if err := Err(e.svc.DeleteDomain(e.ctx, alpha, registry.DomainDelete{Name: fmt.Sprintf("worker%03d.in", i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -525,7 +525,7 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 1}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, "delete while a transfer is pending", ignoreDomain(e.svc.DeleteDomain(ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
+	wantCode(t, "delete while a transfer is pending", Err(e.svc.DeleteDomain(ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
 	if _, err := e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp}); err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +535,7 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 	}
 	CheckHeld(t, "transferred", e.svc, held, nil)
 	// the lifecycle's statuses refuse a transfer
-	if err := setAuthInfo(e.svc, ctx, beta, kitab, "Auth-Info-0002"); err != nil {
+	if err := SetAuthInfo(e.svc, ctx, beta, kitab, "Auth-Info-0002"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.svc.UpdateDomain(ctx, beta, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientTransferProhibited}}); err != nil {
@@ -546,7 +546,7 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 	if _, err := e.svc.UpdateDomain(ctx, beta, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientTransferProhibited}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ignoreDomain(e.svc.DeleteDomain(ctx, beta, registry.DomainDelete{Name: kitab})); err != nil {
+	if err := Err(e.svc.DeleteDomain(ctx, beta, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})

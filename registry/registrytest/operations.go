@@ -40,7 +40,7 @@ func testHostileNames(t *testing.T, open func(*testing.T) registry.Store) {
 		wantErr(t, h.what+": Info", err, registry.ErrBadName)
 		_, err = e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: h.name})
 		wantErr(t, h.what+": Create", err, registry.ErrBadName)
-		err = ignoreDomain(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: h.name}))
+		err = Err(e.svc.DeleteDomain(e.ctx, r, registry.DomainDelete{Name: h.name}))
 		wantErr(t, h.what+": Delete", err, registry.ErrBadName)
 		_, err = e.svc.Reserve(e.ctx, h.name, "")
 		wantErr(t, h.what+": Reserve", err, registry.ErrBadName)

@@ -207,9 +207,9 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	e.clock.Advance(61 * day)
 	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request back with the old authInfo", err, registry.CodeBadAuthInfo)
-	err = setAuthInfo(e.svc, ctx, losing, kitab, "Auth-Info-0002")
+	err = SetAuthInfo(e.svc, ctx, losing, kitab, "Auth-Info-0002")
 	wantCode(t, "authInfo set by the losing registrar", err, registry.CodeForbidden)
-	if err := setAuthInfo(e.svc, ctx, gaining, kitab, "Auth-Info-0002"); err != nil {
+	if err := SetAuthInfo(e.svc, ctx, gaining, kitab, "Auth-Info-0002"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -302,8 +302,8 @@ func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 	// pendingTransfer refuses the sponsor's transforms (RFC 5731 §2.3)
-	wantCode(t, "delete while pending", ignoreDomain(e.svc.DeleteDomain(ctx, losing, registry.DomainDelete{Name: names[3]})), registry.CodeStatusProhibits)
-	wantCode(t, "authInfo while pending", setAuthInfo(e.svc, ctx, losing, names[3], "Auth-Info-new1"), registry.CodeStatusProhibits)
+	wantCode(t, "delete while pending", Err(e.svc.DeleteDomain(ctx, losing, registry.DomainDelete{Name: names[3]})), registry.CodeStatusProhibits)
+	wantCode(t, "authInfo while pending", SetAuthInfo(e.svc, ctx, losing, names[3], "Auth-Info-new1"), registry.CodeStatusProhibits)
 	e.clock.Advance(2 * day)
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
@@ -386,7 +386,7 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 	from, to := losing, gaining
 	for round := 0; round < 6; round++ {
 		pw := fmt.Sprintf("Auth-Info-%04d", round+10)
-		if err := setAuthInfo(e.svc, ctx, from, kitab, pw); err != nil {
+		if err := SetAuthInfo(e.svc, ctx, from, kitab, pw); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.svc.TransferDomain(ctx, to, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0}); err != nil {
