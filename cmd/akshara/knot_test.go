@@ -139,11 +139,12 @@ func freePort(t testing.TB) int {
 	return 0
 }
 
-// query asks knotd with kdig (+norec, answer, authority and additional
+// query asks knotd with kdig (+noidn: A-labels whatever the locale;
+// +norec, answer, authority and additional
 // sections) and returns the records, one a line, sorted, without TTLs.
 func (k *knotServer) query(t testing.TB, name, typ string, dnssec bool) string {
 	t.Helper()
-	args := []string{"@127.0.0.1", "-p", fmt.Sprint(k.port), "+norec", "+noall", "+answer", "+authority", "+additional", "+tcp", "-t", typ, "-q", name}
+	args := []string{"@127.0.0.1", "-p", fmt.Sprint(k.port), "+noidn", "+norec", "+noall", "+answer", "+authority", "+additional", "+tcp", "-t", typ, "-q", name}
 	if dnssec {
 		args = append(args, "+dnssec")
 	}

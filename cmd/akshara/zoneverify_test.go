@@ -23,7 +23,9 @@ const testTSIG = "xfr-key:hmac-sha256:c2VjcmV0LW9mLXRoZS16b25lLXZlcmlmeS10ZXN0cy
 // prints U-labels: no difference, by U-label and by A-label, over the
 // library and the CLI; a change not yet published is listed in A-labels.
 // The transfer is signed by TSIG: Knot allows it only with the key, so
-// verify without it, or with another secret, fails (exit 2).
+// verify without it, or with another secret, fails (exit 2). A host
+// under a domain without name servers, named by a published domain, is
+// answered by Knot with its address.
 func TestKnotVerifyIDN(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -41,19 +43,21 @@ func TestKnotVerifyIDN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"किताब.भारत", "कमल.भारत", "नदी.भारत"} {
+	for _, n := range []string{"किताब.भारत", "कमल.भारत", "नदी.भारत", "गगन.भारत"} {
 		if _, err := svc.Create(ctx, r, n, "hi"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for h, addrs := range map[string][]registry.Addr{"ns1.किताब.भारत": {{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888"}}, "ns.example.net": nil} {
+	// ns1.गगन.भारत is under a domain without name servers (not
+	// delegated): named by कमल.भारत, its address is the zone's own record
+	for h, addrs := range map[string][]registry.Addr{"ns1.किताब.भारत": {{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888"}}, "ns1.गगन.भारत": {{IP: "9.9.9.9"}}, "ns.example.net": nil} {
 		if _, err := svc.CreateHost(ctx, r, h, addrs); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for n, d := range map[string]registry.Delegation{
 		"किताब.भारत": {AddNS: []string{"ns1.किताब.भारत", "ns.example.net"}, AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: knotDigest}}},
-		"कमल.भारत":   {AddNS: []string{"ns1.किताब.भारत"}},
+		"कमल.भारत":   {AddNS: []string{"ns1.किताब.भारत", "ns1.गगन.भारत"}},
 		"नदी.भारत":   {AddNS: []string{"ns.example.net"}},
 	} {
 		if err := svc.UpdateDelegation(ctx, r, n, d); err != nil {
@@ -69,6 +73,15 @@ func TestKnotVerifyIDN(t *testing.T) {
 	}
 	k := startKnotZone(t, dir, "xn--h2brj9c", key)
 	server := fmt.Sprintf("127.0.0.1:%d", k.port)
+	// Knot answers for the host of the undelegated domain (issue 34: it
+	// answered NXDOMAIN, and kzonecheck said "missing glue" of the file)
+	gagan, err := svc.Info(ctx, "गगन.भारत")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := k.query(t, "ns1."+gagan.ALabel, "A", false), "ns1."+gagan.ALabel+". A 9.9.9.9"; !strings.Contains(got, want) {
+		t.Errorf("ns1.गगन.भारत A from Knot: %q, want %q", got, want)
+	}
 	t.Setenv("LANG", "C.UTF-8")
 	t.Setenv("LC_ALL", "C.UTF-8")
 	// what made the old verify fail: kdig, under this locale, names the
