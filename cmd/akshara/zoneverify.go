@@ -103,6 +103,19 @@ func exportedRecords(zone []byte, origin string) (map[string]bool, error) {
 	return recs, nil
 }
 
+// registryRecords are the zone's origin (canonical, absolute) and the
+// delegation records zone export writes now.
+func registryRecords(ctx context.Context, svc *registry.Service, zone string) (string, map[string]bool, error) {
+	var buf bytes.Buffer
+	// the apex is not compared: any name server outside the zone will do
+	if err := svc.ExportZone(ctx, zone, registry.ZoneExportOptions{NS: []string{"verify.invalid"}}, &buf); err != nil {
+		return "", nil, err
+	}
+	origin := dns.CanonicalName(zoneFileOrigin(buf.Bytes()))
+	recs, err := exportedRecords(buf.Bytes(), origin)
+	return origin, recs, err
+}
+
 // transferRecords transfers the zone origin from addr (HOST:PORT) by AXFR
 // over TCP, signed with key if not nil, and returns its delegation
 // records. The transfer must be whole: from the SOA to the SOA.
@@ -159,17 +172,10 @@ func transferRecords(ctx context.Context, addr, origin string, key *tsigKey) (ma
 // record the registry publishes and the server lacks, "+ REC" for one the
 // server has and the registry does not.
 func verifyZone(ctx context.Context, svc *registry.Service, zone, server string, key *tsigKey) ([]string, error) {
-	var buf bytes.Buffer
-	// the apex is not compared: any name server outside the zone will do
-	if err := svc.ExportZone(ctx, zone, registry.ZoneExportOptions{NS: []string{"verify.invalid"}}, &buf); err != nil {
-		return nil, err
-	}
-	origin := dns.CanonicalName(zoneFileOrigin(buf.Bytes()))
-	want, err := exportedRecords(buf.Bytes(), origin)
+	origin, want, err := registryRecords(ctx, svc, zone)
 	if err != nil {
 		return nil, err
 	}
-	buf = bytes.Buffer{} // the file is read: not held through the transfer
 	addr := server
 	if _, _, err := net.SplitHostPort(server); err != nil {
 		addr = net.JoinHostPort(strings.Trim(server, "[]"), "53")
