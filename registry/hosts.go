@@ -122,6 +122,9 @@ type ZoneDelegation struct {
 	DS       []DS
 	Statuses []string   // the domain's stored statuses (Domain.Statuses)
 	Glue     []ZoneGlue // the hosts under the domain that have addresses
+	// NSUnder are those of NS that are hosts under a domain of the
+	// registry, in any zone (zoneexport.go, ZoneNSHost).
+	NSUnder []ZoneNSHost
 }
 
 // ZoneGlue is a host under a domain, with its addresses.

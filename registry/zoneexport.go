@@ -25,19 +25,74 @@ type ZoneExportOptions struct {
 	PageSize int
 }
 
-// domainPublished tells whether a domain is in the zone: only with name
-// servers (the store returns only such domains), and not on hold
-// (clientHold, serverHold) nor deleted (pendingDelete, redemptionPeriod):
-// Domain.OnHold (lifecycle.go, docs/lifecycle.md).
+// domainPublished tells whether a domain is in the zone: with name
+// servers to publish (publishedNS: the store returns every domain of the
+// zone), and not on hold (clientHold, serverHold) nor deleted
+// (pendingDelete, redemptionPeriod): Domain.OnHold (lifecycle.go,
+// docs/lifecycle.md).
 func domainPublished(d *ZoneDelegation) bool {
-	return len(d.NS) > 0 && !(&Domain{Statuses: d.Statuses}).OnHold()
+	return len(d.NS) > 0 && !withdrawn(d.Statuses)
+}
+
+// withdrawn tells whether a domain with these stored statuses is
+// withdrawn from the DNS (on hold or deleted: Domain.OnHold). Nothing
+// under it is published: not its delegation, not the addresses of the
+// hosts under it, not an NS record naming one of them
+// (docs/delegation.md, "Name servers under a domain that is not
+// published").
+func withdrawn(statuses []string) bool {
+	return (&Domain{Statuses: statuses}).OnHold()
+}
+
+// ZoneNSHost is a name server of a domain that is a host under a domain
+// of the registry (its superordinate domain, RFC 5732 §1.1), in any
+// zone: what the export judges it by.
+type ZoneNSHost struct {
+	Name     string   // the host, A-label form: one of ZoneDelegation.NS
+	Zone     string   // the zone of the host's domain (its name, as Zone.Name)
+	Statuses []string // the stored statuses of the host's domain
+	Addrs    bool     // the host has addresses
+}
+
+// publishedNS are the name servers of d the zone publishes: not a host
+// under a withdrawn domain of any zone (its name resolves nowhere, and
+// the zone carries no address for it), nor a host inside the zone
+// without an address (the zone would name a server it has no address
+// for: kzonecheck's "missing glue"). Every other host inside the zone
+// has its addresses written (glue, or the zone's own records when its
+// domain is not delegated: writeGlue), so no NS record of the file names
+// a server inside the zone whose address the file lacks.
+func publishedNS(d *ZoneDelegation, zoneName, origin string) []string {
+	if len(d.NS) == 0 {
+		return d.NS
+	}
+	under := make(map[string]*ZoneNSHost, len(d.NSUnder))
+	for i := range d.NSUnder {
+		under[d.NSUnder[i].Name] = &d.NSUnder[i]
+	}
+	kept := d.NS[:0:0]
+	for _, h := range d.NS {
+		inZone := strings.HasSuffix(h+".", "."+origin)
+		if u := under[h]; u != nil {
+			if withdrawn(u.Statuses) || (u.Zone == zoneName && !u.Addrs) {
+				continue
+			}
+		} else if inZone {
+			continue // inside the zone under no domain: no address to publish
+		}
+		kept = append(kept, h)
+	}
+	return kept
 }
 
 // ExportZone writes the zone (U-label or A-label) as a master file: the
 // SOA and the TLD's NS at the apex, then for every published domain, in
 // the order of its A-label, its NS and DS records and the glue (A, AAAA)
-// of the hosts under it that a published domain names. The same data
-// gives the same bytes.
+// of the hosts under it that a published domain names; and for a domain
+// without name servers that is not withdrawn, the addresses of such
+// hosts under it. An NS record naming a host under a withdrawn domain,
+// or a host inside the zone without an address, is left out
+// (publishedNS). The same data gives the same bytes.
 func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptions, w io.Writer) error {
 	z := s.exact[zone]
 	if z == nil {
@@ -106,8 +161,16 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 				return Errorf(CodeInternal, "zone export: the store returned %s after %s: not in byte order", d.Name, after)
 			}
 			after = d.Name
-			if domainPublished(d) {
+			d.NS = publishedNS(d, z.Name, origin)
+			switch {
+			case domainPublished(d):
 				writeDelegation(bw, d, ttl)
+				writeGlue(bw, d, ttl)
+			case !withdrawn(d.Statuses):
+				// not delegated (no name servers to publish), not
+				// withdrawn: the addresses of its hosts that a published
+				// domain names are the zone's own records
+				writeGlue(bw, d, ttl)
 			}
 		}
 		if len(page) < size {
@@ -120,9 +183,8 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 // ZonePageSize is how many domains the export reads at once.
 const ZonePageSize = 1000
 
-// writeDelegation writes a published domain's NS and DS records and the
-// glue of the hosts under it that a published domain of the zone names,
-// each kind sorted (the same data, the same bytes).
+// writeDelegation writes a published domain's NS and DS records, each
+// kind sorted (the same data, the same bytes).
 func writeDelegation(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
 	owner := d.Name + "."
 	sort.Strings(d.NS)
@@ -133,11 +195,21 @@ func writeDelegation(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
 	for _, r := range d.DS {
 		fmt.Fprintf(bw, "%s\t%d\tIN\tDS\t%d %d %d %s\n", owner, ttl, r.KeyTag, r.Algorithm, r.DigestType, r.Digest)
 	}
+}
+
+// writeGlue writes the addresses (A, AAAA) of the hosts under a domain
+// that is not withdrawn which a published domain of the zone names,
+// sorted by host, then address: glue below the domain's delegation when
+// it is published, the zone's own records when it has no name servers.
+// A domain naming such a host publishes that NS (publishedNS: the host's
+// domain is not withdrawn and the host has addresses), so a namer that
+// is not withdrawn is published.
+func writeGlue(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
 	sort.Slice(d.Glue, func(i, j int) bool { return d.Glue[i].Name < d.Glue[j].Name })
 	for _, g := range d.Glue {
 		used := false
 		for _, st := range g.NamedBy {
-			if !(&Domain{Statuses: st}).OnHold() {
+			if !withdrawn(st) {
 				used = true
 				break
 			}

@@ -19,17 +19,27 @@ import (
 	"github.com/akshara-idn/akshara/sqlite"
 )
 
-// knotServer is a knotd serving the zone "in" from dir/in.zone, signed
+// knotServer is a knotd serving one zone from a file of dir, signed
 // (automatic DNSSEC), on 127.0.0.1:port, with its control socket in dir.
 type knotServer struct {
 	dir, socket, file string
 	port              int
 }
 
-// startKnot starts knotd for the test, or skips where it is not installed
-// (fails when CI=true: .ci/run installs Debian knot and knot-dnsutils).
-// The zone file must exist first: publish it before calling.
+// startKnot starts knotd serving the zone "in" from dir/in.zone, AXFR
+// allowed to 127.0.0.1 without a key.
 func startKnot(t testing.TB, dir string) *knotServer {
+	t.Helper()
+	return startKnotZone(t, dir, "in", nil)
+}
+
+// startKnotZone starts knotd for the test serving the zone origin (its
+// A-label, no final dot) from dir/ORIGIN.zone, or skips where it is not
+// installed (fails when CI=true: .ci/run installs Debian knot and
+// knot-dnsutils). With key, AXFR is allowed to 127.0.0.1 signed by that
+// TSIG key only (Knot's acl with a key); without, unsigned.
+// The zone file must exist first: publish it before calling.
+func startKnotZone(t testing.TB, dir, origin string, key *tsigKey) *knotServer {
 	t.Helper()
 	for _, p := range []string{"knotd", "knotc", "kdig"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -40,16 +50,21 @@ func startKnot(t testing.TB, dir string) *knotServer {
 		}
 	}
 	port := freePort(t)
-	k := &knotServer{dir: dir, socket: filepath.Join(dir, "knot.sock"), file: filepath.Join(dir, "in.zone"), port: port}
+	k := &knotServer{dir: dir, socket: filepath.Join(dir, "knot.sock"), file: filepath.Join(dir, origin+".zone"), port: port}
+	keys, aclKey := "", ""
+	if key != nil {
+		keys = fmt.Sprintf("key:\n  - id: %s\n    algorithm: %s\n    secret: %s\n", key.name, strings.TrimSuffix(key.alg, "."), key.secret)
+		aclKey = "    key: " + key.name + "\n"
+	}
 	conf := fmt.Sprintf(`server:
     listen: 127.0.0.1@%d
     rundir: %[2]s
 database:
     storage: %[2]s/db
-acl:
+%[5]sacl:
   - id: local
     address: 127.0.0.1
-    action: transfer
+%[6]s    action: transfer
 policy:
   - id: tld
     algorithm: ecdsap256sha256
@@ -58,7 +73,7 @@ template:
   - id: default
     storage: %[2]s
 zone:
-  - domain: in
+  - domain: %[4]s
     file: %[3]s
     zonefile-sync: -1
     zonefile-load: whole
@@ -70,7 +85,7 @@ zone:
 log:
   - target: stderr
     any: warning
-`, port, dir, k.file)
+`, port, dir, k.file, origin, keys, aclKey)
 	if err := os.MkdirAll(filepath.Join(dir, "db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +108,7 @@ log:
 	})
 	// wait for the zone to be loaded and signed (at most 10 s)
 	for i := 0; ; i++ {
-		out, err := exec.Command("kdig", "@127.0.0.1", "-p", fmt.Sprint(port), "+tcp", "+short", "-t", "SOA", "-q", "in.").CombinedOutput()
+		out, err := exec.Command("kdig", "@127.0.0.1", "-p", fmt.Sprint(port), "+tcp", "+short", "-t", "SOA", "-q", origin+".").CombinedOutput()
 		if err == nil && strings.Contains(string(out), "a.nic.example.org.") {
 			break
 		}
@@ -124,11 +139,12 @@ func freePort(t testing.TB) int {
 	return 0
 }
 
-// query asks knotd with kdig (+norec, answer, authority and additional
+// query asks knotd with kdig (+noidn: A-labels whatever the locale;
+// +norec, answer, authority and additional
 // sections) and returns the records, one a line, sorted, without TTLs.
 func (k *knotServer) query(t testing.TB, name, typ string, dnssec bool) string {
 	t.Helper()
-	args := []string{"@127.0.0.1", "-p", fmt.Sprint(k.port), "+norec", "+noall", "+answer", "+authority", "+additional", "+tcp", "-t", typ, "-q", name}
+	args := []string{"@127.0.0.1", "-p", fmt.Sprint(k.port), "+noidn", "+norec", "+noall", "+answer", "+authority", "+additional", "+tcp", "-t", typ, "-q", name}
 	if dnssec {
 		args = append(args, "+dnssec")
 	}
@@ -334,7 +350,7 @@ func TestKnotPublish(t *testing.T) {
 	// zone verify: Knot serves what the registry publishes; a change not
 	// yet published, and a record only Knot has, are listed
 	server := fmt.Sprintf("127.0.0.1:%d", k.port)
-	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || len(diff) != 0 {
+	if diff, err := verifyZone(ctx, svc, "in", server, nil); err != nil || len(diff) != 0 {
 		t.Errorf("verify after publish: %v %q, want no difference", err, diff)
 	}
 	if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: "echo.in", RemStatuses: []string{registry.StatusClientHold}}); err != nil {
@@ -348,7 +364,7 @@ func TestKnotPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"- echo.in. NS ns.example.net.", "+ rogue.in. NS ns.example.com."}
-	if diff, err := verifyZone(ctx, svc, "in", server); err != nil || !slices.Equal(diff, want) {
+	if diff, err := verifyZone(ctx, svc, "in", server, nil); err != nil || !slices.Equal(diff, want) {
 		t.Errorf("verify: %v\n%q\nwant\n%q", err, diff, want)
 	}
 	out, errOut, code := runCLI(t, "", "zone", "verify", "-db", filepath.Join(dir, "r.db"), "-zone", "in", "-server", server)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -359,8 +360,10 @@ var _ registry.DelegationStore = (*Store)(nil)
 
 // ZonePage implements registry.DelegationStore: a page of the zone's
 // domains after the A-label after, in byte order (Dialect.ByteOrder),
-// then their name servers, DS records, glue and the statuses of the
-// domains that name each glue host, each by one query over the page's
+// then their name servers (with the zone and statuses of the domain each
+// is under, and whether it has addresses), DS records, glue and the
+// statuses of the domains that name each glue host, each by one query
+// over the page's
 // range of A-labels (after, last]. A range, not a list of ids: the
 // planners' generic plans for a statement prepared once (PostgreSQL's
 // after five runs) read a range by the index, where for an IN list of a
@@ -393,14 +396,55 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 			}
 			return nil
 		}
-		if err := s.eachRow(ctx, `SELECT d.id, h.name FROM domains d JOIN domain_hosts dh ON dh.domain_id = d.id JOIN hosts h ON h.id = dh.host_id`+rng, args, func(rows *sql.Rows) error {
-			var id int64
+		// each name server, and the hosts under a domain of the registry
+		// (hosts.domain_id) for the next query
+		type nsOf struct {
+			page int
+			name string
+		}
+		under := map[int64][]nsOf{}
+		var underIDs []int64
+		if err := s.eachRow(ctx, `SELECT d.id, h.id, h.name, h.domain_id FROM domains d JOIN domain_hosts dh ON dh.domain_id = d.id JOIN hosts h ON h.id = dh.host_id`+rng, args, func(rows *sql.Rows) error {
+			var id, hostID int64
 			var host string
-			if err := rows.Scan(&id, &host); err != nil {
+			var sup sql.NullInt64
+			if err := rows.Scan(&id, &hostID, &host, &sup); err != nil {
 				return err
 			}
-			if d := of(id); d != nil {
-				d.NS = append(d.NS, host)
+			i, ok := byID[id]
+			if !ok {
+				return nil
+			}
+			page[i].NS = append(page[i].NS, host)
+			if sup.Valid {
+				if _, seen := under[hostID]; !seen {
+					underIDs = append(underIDs, hostID)
+				}
+				under[hostID] = append(under[hostID], nsOf{i, host})
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		// for those, the zone and statuses of the domain each is under
+		// and whether it has addresses (the export leaves out some:
+		// registry.publishedNS), by their ids: a list of primary keys.
+		// Measured on PostgreSQL (91,043 domains, a tenth with a host
+		// under them, pages of 1,000 interleaved with the plain query):
+		// this query cost 0.2-6 ms more a page; the same facts in the
+		// query above cost 19-38 ms more a page as subqueries, 44 ms as
+		// a LEFT JOIN of domains (whose generic plan gathers parallel
+		// workers)
+		if err := s.hostIDList(ctx, `SELECT h.id, p.zone, p.statuses, EXISTS (SELECT 1 FROM host_addrs a WHERE a.host_id = h.id) FROM hosts h JOIN domains p ON p.id = h.domain_id WHERE h.id IN (%s)`, underIDs, func(rows *sql.Rows) error {
+			var hostID int64
+			var z, statuses string
+			var addrs bool
+			if err := rows.Scan(&hostID, &z, &statuses, &addrs); err != nil {
+				return err
+			}
+			for _, n := range under[hostID] {
+				d := &page[n.page]
+				d.NSUnder = append(d.NSUnder, registry.ZoneNSHost{Name: n.name, Zone: z, Statuses: strings.Fields(statuses), Addrs: addrs})
 			}
 			return nil
 		}); err != nil {
@@ -468,6 +512,34 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 		return nil
 	})
 	return page, internal("reading zone data", err)
+}
+
+// hostIDList runs query (with one IN (%s)) over ids, in chunks of
+// importChunk (one array on PostgreSQL: Dialect.ArrayParams), and f on
+// each row; nothing for no ids.
+func (s *Store) hostIDList(ctx context.Context, query string, ids []int64, f func(*sql.Rows) error) error {
+	chunk := importChunk
+	if s.d.ArrayParams {
+		chunk = max(len(ids), 1)
+	}
+	for i := 0; i < len(ids); i += chunk {
+		part := ids[i:min(i+chunk, len(ids))]
+		var a []any
+		q := query
+		if s.d.ArrayParams {
+			a = []any{part}
+			q = strings.Replace(q, "IN (%s)", "= ANY(?)", 1)
+		} else {
+			for _, id := range part {
+				a = append(a, id)
+			}
+			q = fmt.Sprintf(q, marks(len(part)))
+		}
+		if err := s.eachRow(ctx, q, a, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eachRow runs a query and f on each of its rows.

@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"ContactRace", testContactRace},
 		{"ZoneExport", testZoneExport},
 		{"ZoneExportLifecycle", testZoneExportLifecycle},
+		{"ZoneExportHostsOfUnpublished", testZoneExportHostsOfUnpublished},
 		{"LifecycleScenario", testLifecycleScenario},
 		{"LifecyclePolicies", testLifecyclePolicies},
 		{"PurgeRace", testPurgeRace},

@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/akshara-idn/akshara"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -174,4 +176,130 @@ func testZoneExportLifecycle(t *testing.T, open func(*testing.T) registry.Store)
 	if len(d.NameServers)+len(d.DS) != 0 {
 		t.Errorf("नदी.भारत registered again has the old delegation: %v %v", d.NameServers, d.DS)
 	}
+}
+
+// testZoneExportHostsOfUnpublished (issue 34): a published domain naming
+// a host inside the zone whose own domain is not published
+// (docs/delegation.md, "Name servers under a domain that is not
+// published"). The host of a domain that merely has no name servers is
+// published with its address, as the zone's own data; the host of a
+// domain withdrawn from the DNS (clientHold here, and a deletion at
+// expiry: redemptionPeriod) is not, and the NS records naming it are left
+// out, in every zone of the registry; so is an NS naming a host inside
+// the zone that has no address; a domain left with no name server is not
+// published, its DS records neither. Byte for byte on both zones, by
+// pages of 1 and 2 domains, and accepted by kzonecheck (which said
+// "missing glue" of such files before); when the hold goes, its host
+// and the NS records naming it come back.
+func testZoneExportHostsOfUnpublished(t *testing.T, open func(*testing.T) registry.Store) {
+	noRenew := akshara.DefaultLifecycle()
+	noRenew.AutoRenew, noRenew.AddGrace = false, 0
+	e := lifeEnv(t, open, map[string]akshara.ZoneLifecycle{"in": noRenew})
+	ctx := e.ctx
+	a, _ := e.registrar("alpha")
+	kamal, nadi, gagan, sagar := "कमल.भारत", "नदी.भारत", "गगन.भारत", "सागर.भारत"
+	for _, n := range []string{kitab, kamal, nadi, gagan, sagar} {
+		_, err := e.svc.Create(ctx, a, n, "hi")
+		must(t, "create "+n, err)
+	}
+	_, err := e.svc.Create(ctx, a, "expired.in", "") // one year, not renewed
+	must(t, "create expired.in", err)
+	for _, n := range []string{"user.in", "cross.in"} {
+		_, err := e.svc.CreateWith(ctx, a, n, "", registry.CreateOptions{Period: registry.Period{N: 3, Unit: 'y'}})
+		must(t, "create "+n, err)
+	}
+	for h, addrs := range map[string][]registry.Addr{
+		"ns1.example.net": nil,
+		nsKitab:           {v4("8.8.8.8")},                             // under a domain put on hold
+		"ns1." + kamal:    {v4("1.1.1.1"), v6("2606:4700:4700::1111")}, // under a domain without name servers
+		"ns2." + kamal:    nil,                                         // the same, no address
+		"ns1." + sagar:    nil,                                         // named by its own domain, no address
+		"ns2." + sagar:    nil,                                         // under a published domain, no address
+		"ns1.expired.in":  {v4("9.9.9.9")},                             // under a domain deleted at its expiry
+	} {
+		_, err := e.svc.CreateHost(ctx, a, h, addrs)
+		must(t, "CreateHost "+h, err)
+	}
+	ds := []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}
+	for n, d := range map[string]registry.Delegation{
+		kitab:        {AddNS: []string{"ns1.example.net"}},
+		nadi:         {AddNS: []string{"ns1." + kamal, "ns2." + kamal, nsKitab, "ns2." + sagar, "ns1.example.net"}, AddDS: ds},
+		gagan:        {AddNS: []string{nsKitab}, AddDS: ds},
+		sagar:        {AddNS: []string{"ns1." + sagar, "ns1.example.net"}},
+		"expired.in": {AddNS: []string{"ns1.example.net"}},
+		"user.in":    {AddNS: []string{"ns1.expired.in", "ns1.example.net"}},
+		"cross.in":   {AddNS: []string{nsKitab, "ns1.example.net"}},
+	} {
+		must(t, "delegate "+n, e.svc.UpdateDelegation(ctx, a, n, d))
+	}
+	_, err = e.svc.UpdateStatuses(ctx, a, kitab, []string{registry.StatusClientHold}, nil)
+	must(t, "clientHold", err)
+	e.clock.Set(T0.AddDate(1, 0, 1)) // expired.in expires and is deleted (redemptionPeriod)
+	_, err = e.svc.RunLifecycle(ctx, 0)
+	must(t, "RunLifecycle", err)
+	if d, err := e.svc.Info(ctx, "expired.in"); err != nil || !d.Deleted() {
+		t.Fatalf("expired.in after its expiry: %+v, %v; want deleted", d, err)
+	}
+	al := func(n string) string {
+		t.Helper()
+		d, err := e.svc.Info(ctx, n)
+		must(t, "Info "+n, err)
+		return d.ALabel + "."
+	}
+	export := func(zone string, size int) string {
+		t.Helper()
+		var out bytes.Buffer
+		must(t, "ExportZone "+zone, e.svc.ExportZone(ctx, zone, registry.ZoneExportOptions{NS: []string{"a.nic.example.org"}, Serial: 1, PageSize: size}, &out))
+		return out.String()
+	}
+	rec := func(owner, typ, rdata string) string { return owner + "\t3600\tIN\t" + typ + "\t" + rdata + "\n" }
+	check := func(step, zone, origin, want string) {
+		t.Helper()
+		head := "; zone " + zone + " (" + origin + "), written by akshara zone export\n$ORIGIN " + origin + "\n$TTL 3600\n" +
+			rec(origin, "SOA", "a.nic.example.org. hostmaster."+origin+" 1 1800 900 604800 3600") + rec(origin, "NS", "a.nic.example.org.")
+		for _, size := range []int{0, 1, 2} {
+			if got := export(zone, size); got != head+want {
+				t.Errorf("%s: zone %s by pages of %d:\n%s\nwant:\n%s", step, zone, size, got, head+want)
+			}
+		}
+		KZoneCheck(t, origin, []byte(export(zone, 0)))
+	}
+	dsRec := "12345 13 2 " + digest256
+	// each domain's lines; the file has them in the byte order of the
+	// domains' A-labels (the held किताब.भारत and गगन.भारत, left with no
+	// name server, have none)
+	ordered := func(lines map[string]string) string {
+		var names []string
+		for n := range lines {
+			names = append(names, n)
+		}
+		slices.SortFunc(names, func(x, y string) int { return strings.Compare(al(x), al(y)) })
+		var b strings.Builder
+		for _, n := range names {
+			b.WriteString(lines[n])
+		}
+		return b.String()
+	}
+	bharat := map[string]string{
+		kamal: rec("ns1."+al(kamal), "A", "1.1.1.1") + rec("ns1."+al(kamal), "AAAA", "2606:4700:4700::1111"),
+		nadi:  rec(al(nadi), "NS", "ns1.example.net.") + rec(al(nadi), "NS", "ns1."+al(kamal)) + rec(al(nadi), "DS", dsRec),
+		sagar: rec(al(sagar), "NS", "ns1.example.net."),
+	}
+	check("on hold and deleted", "भारत", "xn--h2brj9c.", ordered(bharat))
+	in := map[string]string{
+		"cross.in": rec("cross.in.", "NS", "ns1.example.net."),
+		"user.in":  rec("user.in.", "NS", "ns1.example.net."),
+	}
+	check("on hold and deleted", "in", "in.", ordered(in))
+
+	// the hold goes: किताब.भारत's host is published again, and the NS
+	// records naming it, गगन.भारत's delegation with them
+	_, err = e.svc.UpdateStatuses(ctx, a, kitab, nil, []string{registry.StatusClientHold})
+	must(t, "remove clientHold", err)
+	bharat[nadi] = rec(al(nadi), "NS", "ns1.example.net.") + rec(al(nadi), "NS", nsKitabA+".") + rec(al(nadi), "NS", "ns1."+al(kamal)) + rec(al(nadi), "DS", dsRec)
+	bharat[kitab] = rec(kitabALabel+".", "NS", "ns1.example.net.") + rec(nsKitabA+".", "A", "8.8.8.8")
+	bharat[gagan] = rec(al(gagan), "NS", nsKitabA+".") + rec(al(gagan), "DS", dsRec)
+	check("hold removed", "भारत", "xn--h2brj9c.", ordered(bharat))
+	in["cross.in"] = rec("cross.in.", "NS", "ns1.example.net.") + rec("cross.in.", "NS", nsKitabA+".")
+	check("hold removed", "in", "in.", ordered(in))
 }
