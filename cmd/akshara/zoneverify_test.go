@@ -44,14 +44,14 @@ func TestKnotVerifyIDN(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"किताब.भारत", "कमल.भारत", "नदी.भारत", "गगन.भारत"} {
-		if _, err := svc.Create(ctx, r, n, "hi"); err != nil {
+		if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n, Lang: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// ns1.गगन.भारत is under a domain without name servers (not
 	// delegated): named by कमल.भारत, its address is the zone's own record
 	for h, addrs := range map[string][]registry.Addr{"ns1.किताब.भारत": {{IP: "8.8.8.8"}, {IP: "2001:4860:4860::8888"}}, "ns1.गगन.भारत": {{IP: "9.9.9.9"}}, "ns.example.net": nil} {
-		if _, err := svc.CreateHost(ctx, r, h, addrs); err != nil {
+		if _, err := svc.CreateHost(ctx, r, registry.HostCreate{Name: h, Addrs: addrs}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestKnotVerifyIDN(t *testing.T) {
 		"कमल.भारत":   {AddNS: []string{"ns1.किताब.भारत", "ns1.गगन.भारत"}},
 		"नदी.भारत":   {AddNS: []string{"ns.example.net"}},
 	} {
-		if err := svc.UpdateDelegation(ctx, r, n, d); err != nil {
+		if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: n, AddNS: d.AddNS, AddDS: d.AddDS}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func TestKnotVerifyIDN(t *testing.T) {
 	}
 	// a hold not yet published: the delegation the server still has, in
 	// A-labels as the registry publishes it
-	if _, err := svc.UpdateStatuses(ctx, r, "नदी.भारत", []string{registry.StatusClientHold}, nil); err != nil {
+	if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: "नदी.भारत", AddStatuses: []string{registry.StatusClientHold}}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := svc.Info(ctx, "नदी.भारत")

@@ -199,13 +199,13 @@ func testZoneExportHostsOfUnpublished(t *testing.T, open func(*testing.T) regist
 	a, _ := e.registrar("alpha")
 	kamal, nadi, gagan, sagar := "कमल.भारत", "नदी.भारत", "गगन.भारत", "सागर.भारत"
 	for _, n := range []string{kitab, kamal, nadi, gagan, sagar} {
-		_, err := e.svc.Create(ctx, a, n, "hi")
+		_, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: n, Lang: "hi"})
 		must(t, "create "+n, err)
 	}
-	_, err := e.svc.Create(ctx, a, "expired.in", "") // one year, not renewed
+	_, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: "expired.in"}) // one year, not renewed
 	must(t, "create expired.in", err)
 	for _, n := range []string{"user.in", "cross.in"} {
-		_, err := e.svc.CreateWith(ctx, a, n, "", registry.CreateOptions{Period: registry.Period{N: 3, Unit: 'y'}})
+		_, err := e.svc.CreateDomain(ctx, a, registry.DomainCreate{Name: n, Period: registry.Period{N: 3, Unit: 'y'}})
 		must(t, "create "+n, err)
 	}
 	for h, addrs := range map[string][]registry.Addr{
@@ -217,7 +217,7 @@ func testZoneExportHostsOfUnpublished(t *testing.T, open func(*testing.T) regist
 		"ns2." + sagar:    nil,                                         // under a published domain, no address
 		"ns1.expired.in":  {v4("9.9.9.9")},                             // under a domain deleted at its expiry
 	} {
-		_, err := e.svc.CreateHost(ctx, a, h, addrs)
+		_, err := e.svc.CreateHost(ctx, a, registry.HostCreate{Name: h, Addrs: addrs})
 		must(t, "CreateHost "+h, err)
 	}
 	ds := []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: digest256}}
@@ -230,9 +230,9 @@ func testZoneExportHostsOfUnpublished(t *testing.T, open func(*testing.T) regist
 		"user.in":    {AddNS: []string{"ns1.expired.in", "ns1.example.net"}},
 		"cross.in":   {AddNS: []string{nsKitab, "ns1.example.net"}},
 	} {
-		must(t, "delegate "+n, e.svc.UpdateDelegation(ctx, a, n, d))
+		must(t, "delegate "+n, Err(e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: n, AddNS: d.AddNS, AddDS: d.AddDS})))
 	}
-	_, err = e.svc.UpdateStatuses(ctx, a, kitab, []string{registry.StatusClientHold}, nil)
+	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientHold}})
 	must(t, "clientHold", err)
 	e.clock.Set(T0.AddDate(1, 0, 1)) // expired.in expires and is deleted (redemptionPeriod)
 	_, err = e.svc.RunLifecycle(ctx, 0)
@@ -294,7 +294,7 @@ func testZoneExportHostsOfUnpublished(t *testing.T, open func(*testing.T) regist
 
 	// the hold goes: किताब.भारत's host is published again, and the NS
 	// records naming it, गगन.भारत's delegation with them
-	_, err = e.svc.UpdateStatuses(ctx, a, kitab, nil, []string{registry.StatusClientHold})
+	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientHold}})
 	must(t, "remove clientHold", err)
 	bharat[nadi] = rec(al(nadi), "NS", "ns1.example.net.") + rec(al(nadi), "NS", nsKitabA+".") + rec(al(nadi), "NS", "ns1."+al(kamal)) + rec(al(nadi), "DS", dsRec)
 	bharat[kitab] = rec(kitabALabel+".", "NS", "ns1.example.net.") + rec(nsKitabA+".", "A", "8.8.8.8")
