@@ -143,11 +143,7 @@ func (h *handler) domains(w http.ResponseWriter, r *http.Request) {
 	out := DomainSearchResults{Conformance: searchConformance, Results: make([]SearchResult, 0, len(res.Domains)),
 		Paging: &PagingMetadata{PageSize: h.opts.SearchPage, PageNumber: page}}
 	registrars := map[string]Entity{}
-	for _, d := range res.Domains {
-		if d.Statuses, err = h.svc.StatusesNow(ctx, d); err != nil {
-			h.failErr(w, err)
-			return
-		}
+	for _, d := range res.Domains { // their statuses those of now (SearchDomains)
 		o := DomainOf(d)
 		// a summary: what the search read (no delegation, variants or
 		// contacts, so no claim about them either)

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -118,11 +119,21 @@ type DomainQuery struct {
 // (zone, label) and (zone, alabel) in byte order). The domains returned
 // carry no conflict set, delegation or contacts.
 type DomainSearcher interface {
-	SearchDomains(ctx context.Context, q DomainQuery) ([]*Domain, error)
+	SearchDomains(ctx context.Context, q DomainQuery) ([]FoundDomain, error)
 }
 
-// DomainSearchPage is a page of a search. Next is the cursor of the page
-// after it (the After of the next SearchDomains), "" on the last page.
+// FoundDomain is a domain a search found, and whether a transfer of it is
+// pending (read with it: its statuses now need it, and a page of them
+// is not a query per domain).
+type FoundDomain struct {
+	*Domain
+	TransferPending bool
+}
+
+// DomainSearchPage is a page of a search: its domains, their Statuses
+// those of now (as StatusesNow gives them). Next is the cursor of the
+// page after it (the After of the next SearchDomains), "" on the last
+// page.
 type DomainSearchPage struct {
 	Domains []*Domain
 	Next    string
@@ -163,9 +174,19 @@ func (s *Service) SearchDomains(ctx context.Context, pattern, after string, limi
 	if err != nil {
 		return nil, err
 	}
-	page := &DomainSearchPage{Domains: found}
+	page := &DomainSearchPage{Domains: make([]*Domain, 0, min(len(found), limit))}
+	for _, f := range found[:min(len(found), limit)] {
+		// the statuses now, as StatusesNow makes them
+		st := s.Statuses(f.Domain)
+		if f.TransferPending {
+			st = slices.DeleteFunc(st, func(x string) bool { return x == StatusOK })
+			st = append(st, StatusPendingTransfer)
+			slices.Sort(st)
+		}
+		f.Statuses = st
+		page.Domains = append(page.Domains, f.Domain)
+	}
 	if len(found) > limit {
-		page.Domains = found[:limit]
 		last := found[limit-1]
 		page.Next = last.Label
 		if p.ALabel {

@@ -36,12 +36,15 @@ func (s *Store) searchQuery(column string, first bool) string {
 	if first {
 		from = ` >= ?`
 	}
-	return `SELECT ` + domainColumns + ` FROM domains d JOIN registrars r ON r.id = d.registrar_id
+	return `SELECT ` + domainColumns + `, EXISTS (SELECT 1 FROM transfers t WHERE t.domain_id = d.id AND t.status = 'pending')
+		FROM domains d JOIN registrars r ON r.id = d.registrar_id
 		WHERE d.zone = ? AND d.` + column + bo + from + ` AND d.` + column + bo + ` < ? ORDER BY d.` + column + bo + ` LIMIT ?`
 }
 
-// SearchDomains implements registry.DomainSearcher.
-func (s *Store) SearchDomains(ctx context.Context, q registry.DomainQuery) (ds []*registry.Domain, err error) {
+// SearchDomains implements registry.DomainSearcher: the page and whether a
+// transfer of each is pending (by the partial index transfers_pending),
+// in one query.
+func (s *Store) SearchDomains(ctx context.Context, q registry.DomainQuery) (ds []registry.FoundDomain, err error) {
 	column := "label"
 	if q.ALabel {
 		column = "alabel"
@@ -72,16 +75,25 @@ func (s *Store) SearchDomains(ctx context.Context, q registry.DomainQuery) (ds [
 		}
 		defer rows.Close()
 		for rows.Next() {
-			d, err := scanDomain(rows)
+			var pending bool
+			d, err := scanDomain(scanWith{rows, &pending})
 			if err != nil {
 				return err
 			}
-			ds = append(ds, d)
+			ds = append(ds, registry.FoundDomain{Domain: d, TransferPending: pending})
 		}
 		return rows.Err()
 	})
 	return ds, internal("searching domains", err)
 }
+
+// scanWith scans a row into scanDomain's columns and then extra.
+type scanWith struct {
+	rows  *sql.Rows
+	extra any
+}
+
+func (w scanWith) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.extra)...) }
 
 // SetRegistrarAbuse implements registry.RegistrarDirectory.
 func (s *Store) SetRegistrarAbuse(ctx context.Context, name string, a registry.AbuseContact) error {

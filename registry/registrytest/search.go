@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/akshara-idn/akshara/internal/testlabel"
 	"github.com/akshara-idn/akshara/registry"
@@ -153,6 +154,27 @@ func testSearch(t *testing.T, open func(*testing.T) registry.Store) {
 	p, err := e.svc.SearchDomains(e.ctx, "कमल*.भारत", "", 0)
 	if err != nil || len(p.Domains) != 2 || !p.Domains[1].Deleted() {
 		t.Errorf("after a delete: %+v, %v", p, err)
+	}
+	// the statuses are those of now: a pending transfer is read with the
+	// page (as StatusesNow reads it for one domain)
+	if _, err := e.svc.CreateWith(e.ctx, a, "पानी.भारत", "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(61 * 24 * time.Hour) // past the lock after a create
+	if _, err := e.svc.RequestTransfer(e.ctx, b, "पानी.भारत", "Auth-Info-0001", 0); err != nil {
+		t.Fatal(err)
+	}
+	info, err := e.svc.Info(e.ctx, "पानी.भारत")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := e.svc.StatusesNow(e.ctx, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = e.svc.SearchDomains(e.ctx, "पानी*.भारत", "", 0)
+	if err != nil || len(p.Domains) != 1 || !slices.Equal(p.Domains[0].Statuses, now) || !slices.Contains(now, registry.StatusPendingTransfer) {
+		t.Errorf("a domain pending transfer: %+v, %v; want the statuses %v", p, err, now)
 	}
 }
 
