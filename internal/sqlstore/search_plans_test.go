@@ -39,6 +39,12 @@ func TestSearchQueryPlans(t *testing.T) {
 				if slices.ContainsFunc(plan, func(line string) bool { return strings.Contains(line, "TEMP B-TREE") }) {
 					t.Errorf("%s\nsorts: %s", q, strings.Join(plan, "; "))
 				}
+				// the pending transfers, by the partial index of them
+				if !slices.ContainsFunc(plan, func(line string) bool {
+					return strings.HasPrefix(line, "SEARCH t USING ") && strings.HasSuffix(line, "INDEX transfers_pending (domain_id=?)")
+				}) {
+					t.Errorf("%s\ndoes not find a pending transfer by its index: %s", q, strings.Join(plan, "; "))
+				}
 			}
 		}
 	})
@@ -89,6 +95,9 @@ func TestSearchQueryPlans(t *testing.T) {
 				}
 				if strings.Contains(all, "Sort") {
 					t.Errorf("%s\nsorts:\n%s", q, all)
+				}
+				if strings.Contains(all, "Seq Scan") { // the pending transfers: transfers_pending
+					t.Errorf("%s\nreads a table whole:\n%s", q, all)
 				}
 			}
 		}
