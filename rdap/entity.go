@@ -31,7 +31,8 @@ type RedactedName struct {
 	Description string `json:"description,omitempty"`
 }
 
-// EntityResponse is the answer to /rdap/entity/{handle}: a contact.
+// EntityResponse is the answer to /rdap/entity/{handle}: a contact, or a
+// registrar (registrar.go).
 type EntityResponse struct {
 	Conformance []string   `json:"rdapConformance"`
 	Entity                 // its status: Entity.Status
