@@ -31,6 +31,14 @@ func check(doc map[string]any, isError bool) []int {
 		c.errorBody(doc)
 	} else if doc["objectClassName"] == "domain" || doc["ldhName"] != nil {
 		c.domain(doc)
+	} else if rs, ok := doc["domainSearchResults"]; ok {
+		c.search(doc, rs)
+	} else if doc["objectClassName"] == "entity" {
+		c.entities([]any{doc})
+		c.notices(doc["notices"])
+		if v, ok := doc["events"]; ok {
+			c.events(v)
+		}
 	} else if n, ok := doc["notices"]; ok {
 		c.notices(n)
 	}
@@ -69,7 +77,7 @@ func keysIn(m map[string]any, allowed ...string) bool {
 }
 
 // rdapExtensions: the identifiers this server may use besides rdap_level_0.
-var rdapExtensions = []string{"icann_rdap_response_profile_0", "icann_rdap_technical_implementation_guide_0", "redacted"}
+var rdapExtensions = []string{"icann_rdap_response_profile_0", "icann_rdap_technical_implementation_guide_0", "redacted", "paging"}
 
 func (c *checker) conformance(v any) {
 	a, ok := v.([]any)
@@ -390,6 +398,20 @@ func (c *checker) entities(v any) {
 				c.fail(-11803)
 			}
 		}
+		// what an entity has of the common structure, and its own
+		// entities (a registrar's abuse contact)
+		if v, ok := e["links"]; ok {
+			c.links(v)
+		}
+		if v, ok := e["remarks"]; ok {
+			c.notices(v)
+		}
+		if v, ok := e["status"]; ok {
+			c.status(v)
+		}
+		if v, ok := e["entities"]; ok {
+			c.entities(v)
+		}
 	}
 }
 
@@ -435,6 +457,46 @@ func (c *checker) domain(d map[string]any) {
 	}
 	if v, ok := d["notices"]; ok {
 		c.notices(v)
+	}
+}
+
+// search checks a domain search's answer (RFC 9083 §8): each result a
+// domain object (with no notices: those are the answer's), and RFC
+// 8977's paging_metadata (-13000: its own, not the tool's, code).
+func (c *checker) search(doc map[string]any, rs any) {
+	a, ok := rs.([]any)
+	if !ok {
+		c.fail(-12201)
+		return
+	}
+	for _, x := range a {
+		d, ok := x.(map[string]any)
+		if !ok {
+			c.fail(-12203)
+			continue
+		}
+		if _, ok := d["notices"]; ok {
+			c.fail(-10701)
+		}
+		c.domain(d)
+	}
+	c.notices(doc["notices"])
+	if pm, ok := doc["paging_metadata"]; ok {
+		m, ok := pm.(map[string]any)
+		if !ok || !keysIn(m, "totalCount", "pageSize", "pageNumber", "links") {
+			c.fail(-13000)
+			return
+		}
+		for _, k := range []string{"totalCount", "pageSize", "pageNumber"} {
+			if v, ok := m[k]; ok {
+				if n, ok := v.(float64); !ok || n < 0 || n != float64(int(n)) {
+					c.fail(-13000)
+				}
+			}
+		}
+		if l, ok := m["links"]; ok {
+			c.links(l)
+		}
 	}
 }
 
@@ -521,6 +583,42 @@ func TestConformanceChecks(t *testing.T) {
 		{"unknown role", mutate(func(d map[string]any) { d["entities"].([]any)[0].(map[string]any)["roles"] = []any{"owner"} }), -11802},
 		{"objectClassName", mutate(func(d map[string]any) { d["objectClassName"] = "dom" }), -12203},
 		{"unknown domain key", mutate(func(d map[string]any) { d["blocks"] = []any{} }), -12201},
+		{"unknown role of a nested entity", mutate(func(d map[string]any) {
+			d["entities"].([]any)[0].(map[string]any)["entities"] = []any{map[string]any{"objectClassName": "entity", "roles": []any{"owner"}}}
+		}), -11802},
+		{"entity link without href", mutate(func(d map[string]any) {
+			delete(d["entities"].([]any)[0].(map[string]any)["links"].([]any)[0].(map[string]any), "href")
+		}), -10610},
+		{"a search result with an unknown key", mutate(func(d map[string]any) {
+			r := map[string]any{}
+			for k, v := range d {
+				if k != "rdapConformance" && k != "notices" {
+					r[k] = v
+				}
+			}
+			r["blocks"] = []any{}
+			for k := range d {
+				delete(d, k)
+			}
+			d["rdapConformance"] = []any{"rdap_level_0", "paging"}
+			d["domainSearchResults"] = []any{r}
+			d["notices"] = []any{}
+		}), -12201},
+		{"paging_metadata of a string", mutate(func(d map[string]any) {
+			r := map[string]any{}
+			for k, v := range d {
+				if k != "rdapConformance" && k != "notices" {
+					r[k] = v
+				}
+			}
+			for k := range d {
+				delete(d, k)
+			}
+			d["rdapConformance"] = []any{"rdap_level_0", "paging"}
+			d["domainSearchResults"] = []any{r}
+			d["paging_metadata"] = map[string]any{"pageSize": "fifty"}
+			d["notices"] = []any{}
+		}), -13000},
 	}
 	for _, tt := range tests {
 		if fails := check(tt.doc, false); !slices.Contains(fails, tt.code) {

@@ -119,11 +119,11 @@ func TestContactRedaction(t *testing.T) {
 	roles := map[string][]string{}
 	for _, en := range d.Entities {
 		roles[en.Handle] = en.Roles
-		if en.Handle != "acme" && (en.VCard == nil || en.VCard.Name() != "" || en.VCard.Email() != "" || en.VCard.Tel() != "") {
+		if en.Handle != "R1-AKSHARA-REGISTRAR" && (en.VCard == nil || en.VCard.Name() != "" || en.VCard.Email() != "" || en.VCard.Tel() != "") {
 			t.Errorf("entity %s is not redacted: %+v", en.Handle, en.VCard)
 		}
 	}
-	wantRoles := map[string][]string{"acme": {"registrar"}, "rs-1": {"registrant"}, "adm-1": {"administrative", "billing"}, "tech-1": {"technical"}}
+	wantRoles := map[string][]string{"R1-AKSHARA-REGISTRAR": {"registrar"}, "rs-1": {"registrant"}, "adm-1": {"administrative", "billing"}, "tech-1": {"technical"}}
 	if len(roles) != len(wantRoles) {
 		t.Errorf("entities %v, want %v", roles, wantRoles)
 	}

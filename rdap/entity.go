@@ -31,14 +31,14 @@ type RedactedName struct {
 	Description string `json:"description,omitempty"`
 }
 
-// EntityResponse is the answer to /rdap/entity/{handle}: a contact.
+// EntityResponse is the answer to /rdap/entity/{handle}: a contact, or a
+// registrar (registrar.go).
 type EntityResponse struct {
-	Conformance []string `json:"rdapConformance"`
-	Entity
-	Status   []string   `json:"status"`
-	Events   []Event    `json:"events"`
-	Notices  []Notice   `json:"notices"`
-	Redacted []Redacted `json:"redacted,omitempty"`
+	Conformance []string   `json:"rdapConformance"`
+	Entity                 // its status: Entity.Status
+	Events      []Event    `json:"events"`
+	Notices     []Notice   `json:"notices"`
+	Redacted    []Redacted `json:"redacted,omitempty"`
 }
 
 // redactedConformance is the rdapConformance of a response that redacts.
@@ -190,6 +190,10 @@ func (h *handler) entity(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusBadRequest, "the handle is not valid UTF-8 or is too long")
 		return
 	}
+	if id, ok := registrarID(handle); ok { // registrar.go
+		h.registrar(w, r, handle, id)
+		return
+	}
 	c, err := h.svc.PublicContact(r.Context(), handle)
 	if registry.CodeOf(err) == registry.CodeNotFound {
 		h.fail(w, http.StatusNotFound, fmt.Sprintf("there is no entity %s", handle))
@@ -202,9 +206,9 @@ func (h *handler) entity(w http.ResponseWriter, r *http.Request) {
 	e, red := redactedEntity(c, nil, []string{"Contact"}, "$")
 	e.Roles = []string{}
 	e.Links = []Link{h.selfLink(r, "/rdap/entity/"+c.ID, ContentType)}
-	status := []string{"active"}
+	e.Status = []string{"active"}
 	if c.Linked {
-		status = append(status, "associated")
+		e.Status = append(e.Status, "associated")
 	}
 	events := []Event{{Action: "registration", Date: c.Created.UTC().Format(time.RFC3339)}}
 	if c.Updated.After(c.Created) {
@@ -215,5 +219,5 @@ func (h *handler) entity(w http.ResponseWriter, r *http.Request) {
 	if notices == nil {
 		notices = []Notice{}
 	}
-	write(w, http.StatusOK, EntityResponse{Conformance: redactedConformance, Entity: e, Status: status, Events: events, Notices: notices, Redacted: red})
+	write(w, http.StatusOK, EntityResponse{Conformance: redactedConformance, Entity: e, Events: events, Notices: notices, Redacted: red})
 }

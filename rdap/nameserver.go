@@ -91,6 +91,10 @@ func (h *handler) nameserver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := NameserverOf(host)
+	if err := h.sponsor(r, out.Entities, nil); err != nil { // registrar.go
+		h.failErr(w, err)
+		return
+	}
 	out.Links = []Link{h.selfLink(r, "/rdap/nameserver/"+host.Name, ContentType)}
 	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
 	out.Notices = append([]Notice{}, h.opts.Notices...)

@@ -2,6 +2,7 @@ package rdap_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -89,7 +90,7 @@ func TestNameserver(t *testing.T) {
 			t.Errorf("%s: links %v", tt.query, doc["links"])
 		}
 		ents, _ := doc["entities"].([]any)
-		if len(ents) != 1 || ents[0].(map[string]any)["handle"] != "acme" {
+		if len(ents) != 1 || ents[0].(map[string]any)["handle"] != "R1-AKSHARA-REGISTRAR" || !strings.Contains(fmt.Sprint(ents[0]), "fn map[] text acme") {
 			t.Errorf("%s: entities %v, want the registrar acme", tt.query, doc["entities"])
 		}
 	}

@@ -1,6 +1,8 @@
 // Package rdap serves registration data over RDAP (RFC 7480 HTTP use, RFC
 // 9082 queries, RFC 9083 JSON responses): GET /rdap/domain/{name},
-// /rdap/nameserver/{name} (nameserver.go) and /rdap/help. A domain's response lists its blocked variants (RFC 9083
+// /rdap/nameserver/{name} (nameserver.go), /rdap/entity/{handle} (a
+// contact, entity.go, or a registrar, registrar.go), the domain search
+// /rdap/domains?name=PREFIX*.ZONE (search.go) and /rdap/help. A domain's response lists its blocked variants (RFC 9083
 // §5.3 "variants"): the members of its conflict set that no one else may
 // register, with relation "unregistered" and "registration restricted"
 // and idnTable = the language tag (of the variant's own script for a
@@ -24,6 +26,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"github.com/akshara-idn/akshara"
+	"github.com/akshara-idn/akshara/internal/addrlimit"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -44,6 +47,19 @@ type Options struct {
 	// the request came in on. Never the request's Host header, which the
 	// client writes.
 	BaseURL string
+	// SearchRate limits the domain searches (search.go) of one client
+	// address a second (default 5; negative: no limit), with bursts of
+	// SearchBurst (default 4 × SearchRate, at least 1): a search reads a
+	// page of domains where a lookup reads one.
+	SearchRate  float64
+	SearchBurst int
+	// SearchPage is the most domains a page of a search holds (default
+	// registry.DefaultSearchPage, at most registry.MaxSearchPage).
+	SearchPage int
+	// ClientAddr is the client address of a request, which the search's
+	// rate limit is kept by (httpapi.ClientAddr: behind a trusted proxy,
+	// the address it forwards for). Nil: the TCP peer.
+	ClientAddr func(*http.Request) string
 }
 
 // Handler serves RDAP under /rdap/ for a registry service.
@@ -53,14 +69,18 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 	}
 	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
 	h := &handler{svc: svc, opts: o}
+	h.searchSetup() // search.go
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rdap/domain/{name}", h.domain)
 	mux.HandleFunc("GET /rdap/nameserver/{name}", h.nameserver)
 	mux.HandleFunc("GET /rdap/help", h.help)
 	mux.HandleFunc("GET /rdap/entity/{handle}", h.entity) // entity.go
+	mux.HandleFunc("GET /rdap/domains", h.domains)        // search.go
 	for _, t := range []string{"nameserver", "entity", "ip", "autnum", "domains", "nameservers", "entities"} {
 		mux.HandleFunc("GET /rdap/"+t+"/", h.unsupported)
-		mux.HandleFunc("GET /rdap/"+t, h.unsupported)
+		if t != "domains" {
+			mux.HandleFunc("GET /rdap/"+t, h.unsupported)
+		}
 	}
 	mux.HandleFunc("/rdap/", h.badRequest)
 	h.mux = mux
@@ -68,9 +88,10 @@ func Handler(svc *registry.Service, o Options) http.Handler {
 }
 
 type handler struct {
-	svc  *registry.Service
-	opts Options
-	mux  *http.ServeMux
+	svc    *registry.Service
+	opts   Options
+	mux    *http.ServeMux
+	search *addrlimit.Limiters // the searches of each client address (search.go)
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
@@ -93,6 +114,7 @@ type (
 		Value string `json:"value"`
 		Rel   string `json:"rel"`
 		Href  string `json:"href"`
+		Title string `json:"title,omitempty"`
 		Type  string `json:"type,omitempty"`
 	}
 	// Event is RFC 9083 §4.5.
@@ -103,9 +125,12 @@ type (
 	// Entity is RFC 9083 §5.1, as much as the registry knows.
 	Entity struct {
 		ObjectClassName string   `json:"objectClassName"`
-		Handle          string   `json:"handle"`
+		Handle          string   `json:"handle,omitempty"` // none for a registrar's abuse contact
 		Roles           []string `json:"roles"`
 		VCard           []any    `json:"vcardArray"`
+		Status          []string `json:"status,omitempty"`
+		Remarks         []Notice `json:"remarks,omitempty"`
+		Entities        []Entity `json:"entities,omitempty"` // a registrar's abuse contact (registrar.go)
 		Links           []Link   `json:"links,omitempty"`
 	}
 	// VariantName is one name of a variants group.
@@ -210,7 +235,7 @@ func (h *handler) failErr(w http.ResponseWriter, err error) {
 }
 
 func (h *handler) unsupported(w http.ResponseWriter, r *http.Request) {
-	h.fail(w, http.StatusNotImplemented, "this server answers domain and entity lookups only: /rdap/domain/{name}, /rdap/entity/{handle}")
+	h.fail(w, http.StatusNotImplemented, "this server answers domain, name server and entity lookups and domain searches by name only: /rdap/domain/{name}, /rdap/nameserver/{name}, /rdap/entity/{handle}, /rdap/domains?name=PREFIX*.ZONE")
 }
 
 func (h *handler) badRequest(w http.ResponseWriter, r *http.Request) {
@@ -228,6 +253,8 @@ func (h *handler) help(w http.ResponseWriter, r *http.Request) {
 		Description: []string{
 			"Domain lookups: /rdap/domain/{name}, the name as A-labels (xn--…) or U-labels, in any zone of this registry.",
 			"Name server lookups: /rdap/nameserver/{name}, a host object of this registry (its glue addresses for a host inside a zone of the registry).",
+			searchHelp, // search.go
+			"Registrar lookups: /rdap/entity/R{id}-AKSHARA-REGISTRAR, the registrar entity of every answer, with its abuse contact (role abuse).",
 			"Entity lookups: /rdap/entity/{handle}, a contact by its id. The personal data of contacts (name, organization, address, telephone, fax, email) is redacted unless the contact published it (EPP contact disclose flag=1); RFC 9537: the \"redacted\" member lists what was removed.",
 			"A registered domain lists its blocked variants (RFC 9083 variants, relation \"unregistered\" and \"registration restricted\", idnTable = the language tag): names that only the holder of the domain could ever hold.",
 			"A blocked variant answers a domain object with status inactive and a remark naming the registered domain that blocks it; any other name that is not registered answers 404.",
@@ -401,6 +428,10 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := DomainOf(d)
+	if err := h.sponsor(r, out.Entities, nil); err != nil { // registrar.go
+		h.failErr(w, err)
+		return
+	}
 	if err := h.contactEntities(r, out, d); err != nil { // entity.go
 		h.failErr(w, err)
 		return
@@ -442,6 +473,20 @@ func (h *handler) notFound(w http.ResponseWriter, r *http.Request, name string) 
 		out := BlockedOf(res, blocker, h.opts.Notices)
 		out.Links = []Link{h.selfLink(r, "/rdap/domain/"+res.ALabel, ContentType)}
 		write(w, http.StatusOK, out)
+		return
+	}
+	if err == nil && res.Status == registry.Invalid {
+		// a name that cannot exist is a malformed query (RFC 7480 §5.4:
+		// 400), with the policy's rules as WHOIS gives them
+		desc := []string{name + " cannot be registered: it breaks the IDN policy."}
+		for _, e := range res.Errors {
+			desc = append(desc, fmt.Sprintf("Rule: %s at %d: %s", e.Code, e.Pos, e.Message))
+		}
+		h.fail(w, http.StatusBadRequest, append(desc, "code: "+registry.CodeInvalid)...)
+		return
+	}
+	if err == nil && res.Status == registry.Reserved {
+		h.fail(w, http.StatusNotFound, res.ULabel+" is not registered: the registry operator has reserved it.", "code: "+registry.CodeReserved)
 		return
 	}
 	h.fail(w, http.StatusNotFound, name+" is not registered.")

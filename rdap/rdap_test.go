@@ -88,7 +88,7 @@ func TestOpenRDAP(t *testing.T) {
 			!slices.Contains(d.Conformance, "rdap_level_0") {
 			t.Errorf("%s: %+v", q, d)
 		}
-		if len(d.Entities) != 1 || d.Entities[0].Handle != "acme" || !slices.Equal(d.Entities[0].Roles, []string{"registrar"}) || d.Entities[0].VCard == nil || d.Entities[0].VCard.Name() != "acme" {
+		if len(d.Entities) != 1 || d.Entities[0].Handle != "R1-AKSHARA-REGISTRAR" || !slices.Equal(d.Entities[0].Roles, []string{"registrar"}) || d.Entities[0].VCard == nil || d.Entities[0].VCard.Name() != "acme" {
 			t.Errorf("%s: entities %+v", q, d.Entities)
 		}
 		if len(d.Events) == 0 || d.Events[0].Action != "registration" || d.Events[0].Date == "" {
@@ -136,7 +136,9 @@ func TestResponses(t *testing.T) {
 		{"/rdap/domain/xn--zz-.in", 400, []string{`"errorCode":400`, "not a valid A-label"}},
 		{"/rdap/nameserver/ns1.example.in", 404, []string{`"errorCode":404`, "not a name server"}},
 		{"/rdap/nameservers?name=ns1.*", 501, []string{`"errorCode":501`}}, // a search: not served
-		{"/rdap/domains?name=x*", 501, nil},
+		{"/rdap/domains?name=" + url.QueryEscape("कि*.भारत"), 200, []string{`"domainSearchResults":[{"objectClassName":"domain"`, `"ldhName":"` + kitabA + `"`, `"paging"`}},
+		{"/rdap/domains?name=x*", 422, []string{"UNSUPPORTED_SEARCH"}},
+		{"/rdap/domains?nsLdhName=ns1.example.in", 501, nil},
 		{"/rdap/frob", 400, []string{`"errorCode":400`}},
 		{"/rdap/help", 200, []string{`"rdapConformance":["rdap_level_0"]`, "/rdap/domain/{name}"}},
 	}

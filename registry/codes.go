@@ -42,6 +42,8 @@ var (
 		CodeBadStatus:       {400, 2306, "status not allowed"},
 		CodeRevoked:         {403, 2200, "registrar revoked"},
 		CodeRateLimited:     {429, 2502, "rate limited"},
+		// RDAP's domain search (search.go; RFC 9082 §4.1: 422)
+		CodeUnsupportedSearch: {422, 2306, "unsupported search"},
 		// contacts (contacts.go, docs/contacts.md)
 		CodeBadContact:          {400, 2005, "bad contact field"},
 		CodeContactPolicy:       {422, 2306, "contact policy"},

@@ -38,6 +38,8 @@ type RegistrarInfo struct {
 	Registrar
 	Revoked time.Time `json:"revoked,omitzero"` // zero while the token works
 	Domains int       `json:"domains"`
+	// Abuse is the registrar's abuse contact (registrars.go).
+	Abuse AbuseContact `json:"abuse,omitzero"`
 }
 
 // AuditFilter selects audit records; zero fields select everything.

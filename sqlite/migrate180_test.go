@@ -233,8 +233,13 @@ func TestMigration180(t *testing.T) {
 			db = s.DB()
 			after := takeSnapshot(t, db)
 
+			// every row kept; a later migration may add columns at the
+			// end of a row (190: the abuse contact of registrars)
+			kept := func(before, after []string) bool {
+				return slices.EqualFunc(before, after, func(b, a string) bool { return strings.HasPrefix(a, b) })
+			}
 			for _, table := range slices.Sorted(maps.Keys(before.rows)) {
-				if !slices.Equal(before.rows[table], after.rows[table]) {
+				if !kept(before.rows[table], after.rows[table]) {
 					t.Errorf("%s: rows\n%q\nwant\n%q", table, after.rows[table], before.rows[table])
 				}
 			}

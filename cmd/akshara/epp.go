@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/rdap"
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -103,9 +104,15 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 }
 
 // rdapMount is what serve mounts on the HTTP API for RDAP (as public
-// endpoints), its links built from baseURL (-base-url).
-func rdapMount(svc *registry.Service, baseURL string) map[string]http.Handler {
-	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: baseURL})}
+// endpoints), its links built from baseURL (-base-url), its searches
+// limited to searchRate a second per client address (-rdap-search-rate),
+// the client as the API sees it (behind a trusted proxy, the address it
+// forwards for).
+func rdapMount(svc *registry.Service, baseURL string, searchRate float64) map[string]http.Handler {
+	if searchRate <= 0 {
+		searchRate = -1 // no limit
+	}
+	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: baseURL, SearchRate: searchRate, ClientAddr: httpapi.ClientAddr})}
 }
 
 const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,7 @@ func subcommand(args []string, usage string, stderr io.Writer, subs ...string) (
 	return "", nil, false
 }
 
-const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reinstate [-db FILE | -dsn DSN] [NAME]
+const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reinstate|abuse [-db FILE | -dsn DSN] [NAME]
 
   add NAME        create a registrar and print its API token (shown once)
   list            the registrars: id, name, created, revoked, domains (-json)
@@ -91,6 +92,12 @@ const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reins
   reinstate NAME  lift a revocation: the registrar may log in over EPP again
                   (same EPP password and certificate) and gets a new API
                   token (printed once); the token it had stays dead
+  abuse [-email ADDRESS] [-phone +CC.NUMBER] NAME
+                  record the registrar's abuse contact, which RDAP publishes
+                  in the registrar entity of its domains and name servers
+                  (role abuse; docs/rdap.md); a flag not given keeps its
+                  value, an empty one removes it; with neither flag, print
+                  it
 
   epp-password NAME and epp-cert NAME SHA256 set EPP credentials
   (akshara registrar epp-password -h).
@@ -102,13 +109,15 @@ its outcome (akshara audit-log -action registrar-revoke).
 // cmdRegistrarOps runs registrar list|revoke|rotate|reinstate (add is in
 // serve.go).
 func cmdRegistrarOps(args []string, stdout, stderr io.Writer) int {
-	sub, rest, ok := subcommand(args, registrarOpsUsage, stderr, "list", "revoke", "rotate", "reinstate")
+	sub, rest, ok := subcommand(args, registrarOpsUsage, stderr, "list", "revoke", "rotate", "reinstate", "abuse")
 	if !ok {
 		return exitUsage
 	}
 	fs := newFlags("registrar "+sub, registrarOpsUsage, stderr)
 	openStore := storeFlags(fs)
 	jsonOut := fs.Bool("json", false, "list: JSON lines")
+	abuseEmail := fs.String("email", "", "abuse: the abuse contact's email `ADDRESS`")
+	abusePhone := fs.String("phone", "", "abuse: the abuse contact's telephone `NUMBER` (+CC.NUMBER, such as +91.1123456789)")
 	if status, ok := parseFlags(fs, rest, subcommandArgs(sub)); !ok {
 		return status
 	}
@@ -126,6 +135,32 @@ func cmdRegistrarOps(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stderr, "registrar %q has a new API token, shown this once (the old one no longer works):\n", fs.Arg(0))
 			fmt.Fprintln(stdout, token)
+		case "abuse":
+			set := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			pr, err := svc.PublicRegistrar(ctx, fs.Arg(0))
+			if err != nil {
+				return err
+			}
+			a := pr.Abuse
+			if !set["email"] && !set["phone"] {
+				if a.IsZero() {
+					fmt.Fprintf(stdout, "registrar %q has no abuse contact\n", pr.Name)
+				} else {
+					fmt.Fprintf(stdout, "email: %s\nphone: %s\n", a.Email, a.Phone)
+				}
+				return nil
+			}
+			if set["email"] {
+				a.Email = *abuseEmail
+			}
+			if set["phone"] {
+				a.Phone = *abusePhone
+			}
+			if err := svc.SetRegistrarAbuse(ctx, pr.Name, a); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "registrar %q: abuse contact recorded (email %q, phone %q); RDAP shows it in the registrar entity\n", pr.Name, a.Email, a.Phone)
 		case "reinstate":
 			token, err := svc.ReinstateRegistrar(ctx, fs.Arg(0))
 			if err != nil {
@@ -169,7 +204,7 @@ const auditLogUsage = `usage: akshara audit-log [-db FILE | -dsn DSN] [-registra
 Prints the audit log, oldest first, one JSON object a line:
 {"id", "at", "registrar", "action", "name", "result"}. Actions: create,
 delete, registrar-add, registrar-revoke, registrar-rotate,
-registrar-reinstate, epp-password, epp-cert, reaudit-apply. TIME is RFC 3339
+registrar-reinstate, registrar-abuse, epp-password, epp-cert, reaudit-apply. TIME is RFC 3339
 (2026-01-02T15:04:05Z) or a duration before now (24h). -after ID continues
 from a record id (for paging or following).
 

@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|reinstate|epp-password|epp-cert: registrars, API tokens and EPP credentials",
+	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|reinstate|abuse|epp-password|epp-cert: registrars, API tokens, abuse contacts and EPP credentials",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if len(args) > 0 && (args[0] == "epp-password" || args[0] == "epp-cert") {
 				return cmdRegistrarEPP(args[0], args[1:], stdin, stdout, stderr) // epp.go
@@ -192,7 +192,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	mounts := map[string]http.Handler{"GET /lgr/": lgr.Handler()} // the RFC 7940 exports (docs/lgr.md)
 	// RDAP is served as the API's public endpoints are (rate limit, timeout, log, metrics)
-	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, RequestTimeout: *reqTimeout, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL), Metrics: metrics,
+	api := httpapi.New(svc, httpapi.Options{Logger: log, RateLimit: *rateLimit, RequestTimeout: *reqTimeout, Page: web.Handler(), Mount: mounts, Public: rdapMount(svc, baseURL, o.searchRate), Metrics: metrics,
 		PublicRate: o.publicRate, AuthFailBurst: o.authFailBurst, TrustedProxies: proxies, PrivateMetrics: o.metricsAddr != "",
 		Collectors: []prometheus.Collector{prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "akshara_log_errors_suppressed_total", Help: "Error log lines dropped by the log rate limit."},

@@ -30,6 +30,7 @@ type serveOptions struct {
 	maxConns        int
 	maxConnsPerAddr int
 	publicRate      float64
+	searchRate      float64
 	authFailBurst   int
 	errorLogRate    float64
 	errorLogBurst   int
@@ -48,6 +49,7 @@ func serveFlags(fs *flag.FlagSet) *serveOptions {
 	fs.IntVar(&o.maxConns, "max-conns", 1024, "at most `N` connections at once (more wait to be accepted)")
 	fs.IntVar(&o.maxConnsPerAddr, "max-conns-per-addr", 64, "at most `N` connections at once from one client address (more are closed at once; trusted proxies are exempt; 0: no cap)")
 	fs.Float64Var(&o.publicRate, "public-rate", 100, "requests per second per client address to the public endpoints (burst twice that)")
+	fs.Float64Var(&o.searchRate, "rdap-search-rate", 5, "RDAP domain searches per second per client address (burst four times that; 0: no limit)")
 	fs.IntVar(&o.authFailBurst, "auth-failures", 10, "failed authentications per client address before it must wait (refilled at 10 a minute)")
 	fs.Float64Var(&o.errorLogRate, "error-log-rate", 10, "error log lines per second at most (a burst of 100; the rest are counted)")
 	fs.StringVar(&o.trustedProxies, "trusted-proxies", os.Getenv("AKSHARA_TRUSTED_PROXIES"), "reverse proxies (comma-separated `CIDRs` or addresses) whose X-Forwarded-For names the client")

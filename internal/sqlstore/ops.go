@@ -34,7 +34,7 @@ func queryRows[T any](ctx context.Context, s *Store, query string, scan func(*sq
 
 // registrarsQuery lists the registrars with the count of their domains
 // (each count by the index on (registrar_id, id): TestIndexedQueryPlans).
-const registrarsQuery = `SELECT r.id, r.name, r.created, r.revoked, (SELECT COUNT(*) FROM domains d WHERE d.registrar_id = r.id) FROM registrars r ORDER BY r.id`
+const registrarsQuery = `SELECT r.id, r.name, r.created, r.revoked, (SELECT COUNT(*) FROM domains d WHERE d.registrar_id = r.id), r.abuse_email, r.abuse_phone FROM registrars r ORDER BY r.id`
 
 // Registrars implements registry.OperatorStore.
 func (s *Store) Registrars(ctx context.Context) ([]registry.RegistrarInfo, error) {
@@ -42,7 +42,7 @@ func (s *Store) Registrars(ctx context.Context) ([]registry.RegistrarInfo, error
 		func(rows *sql.Rows) (ri registry.RegistrarInfo, err error) {
 			var created int64
 			var revoked sql.NullInt64
-			if err := rows.Scan(&ri.ID, &ri.Name, &created, &revoked, &ri.Domains); err != nil {
+			if err := rows.Scan(&ri.ID, &ri.Name, &created, &revoked, &ri.Domains, &ri.Abuse.Email, &ri.Abuse.Phone); err != nil {
 				return ri, err
 			}
 			ri.Created = time.Unix(0, created).UTC()

@@ -76,6 +76,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"PollCommitOrder", testPollCommitOrder},
 		{"PollOrder", testPollOrder},
 		{"Paging", testPaging},
+		{"Search", testSearch},
+		{"RegistrarAbuse", testRegistrarAbuse},
 		{"Family", testFamily},
 		{"FamilyRecompute", testFamilyRecompute},
 		{"FamilyRace", testFamilyRace},
