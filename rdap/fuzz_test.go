@@ -60,7 +60,7 @@ func FuzzRDAPSearch(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, n := range []string{kitab, "example.in", "exam.in"} {
-		if _, err := svc.Create(f.Context(), r, n, ""); err != nil {
+		if _, err := svc.CreateDomain(f.Context(), r, registry.DomainCreate{Name: n}); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -147,16 +147,16 @@ func TestRegistrarEntity(t *testing.T) {
 			if err := svc.SetRegistrarAbuse(ctx, "acme", abuse); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.Create(ctx, acme, kitab, "hi"); err != nil {
+			if _, err := svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.Create(ctx, other, "example.in", ""); err != nil {
+			if _, err := svc.CreateDomain(ctx, other, registry.DomainCreate{Name: "example.in"}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.CreateHost(ctx, acme, "ns1."+kitab, []registry.Addr{{IP: "8.8.8.8", Family: "v4"}}); err != nil {
+			if _, err := svc.CreateHost(ctx, acme, registry.HostCreate{Name: "ns1." + kitab, Addrs: []registry.Addr{{IP: "8.8.8.8", Family: "v4"}}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.CreateContact(ctx, acme, "acme", registrytest.DevanagariContact(), "Contact-pw-1"); err != nil {
+			if _, err := svc.CreateContact(ctx, acme, registry.ContactCreate{ID: "acme", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
 				t.Fatal(err)
 			}
 			srv := httptest.NewServer(rdap.Handler(svc, rdap.Options{}))
@@ -258,21 +258,21 @@ func TestDomainSearch(t *testing.T) {
 			}
 			var all []*registry.Domain
 			for i := range 130 {
-				d, err := svc.Create(ctx, r, "कि"+testlabel.Hindi(i)+".भारत", "hi")
+				d, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "कि" + testlabel.Hindi(i) + ".भारत", Lang: "hi"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				all = append(all, d)
 			}
 			for i := range 20 {
-				d, err := svc.Create(ctx, r, testlabel.Hindi(9000+i)+".भारत", "hi")
+				d, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: testlabel.Hindi(9000+i) + ".भारत", Lang: "hi"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				all = append(all, d)
 			}
 			for _, n := range []string{"abc.in", "abd.in", "ab-x.in", "xyz.in", "कि" + testlabel.Hindi(0) + ".in"} {
-				d, err := svc.Create(ctx, r, n, "")
+				d, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: n})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -419,7 +419,7 @@ func TestSearchRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Create(t.Context(), r, kitab, "hi"); err != nil {
+	if _, err := svc.CreateDomain(t.Context(), r, registry.DomainCreate{Name: kitab, Lang: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	api := httpapi.New(svc, httpapi.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},

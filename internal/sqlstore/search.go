@@ -59,13 +59,15 @@ func (s *Store) SearchDomains(ctx context.Context, q registry.DomainQuery) (ds [
 	err = s.read(ctx, func(ctx context.Context) error {
 		ds = ds[:0]
 		db, m := s.db, &s.stmts
-		if on := s.rdb(ctx); on != s.db {
+		if on, ok := ctx.Value(onKey{}).(*sql.DB); ok && on != s.db {
 			db, m = on, &s.replicaStmts // a read on the replica (replica.go)
 		}
 		var rows *sql.Rows
 		var err error
 		args := []any{q.Zone, from, q.Prefix + maxRune, q.Limit}
-		if st, serr := s.stmtOn(ctx, db, m, query); serr == nil {
+		if tx := s.inTx(ctx); tx != nil {
+			rows, err = tx.QueryContext(ctx, s.q(query), args...) // in a command's transaction (atomic.go)
+		} else if st, serr := s.stmtOn(ctx, db, m, query); serr == nil {
 			rows, err = st.QueryContext(ctx, args...)
 		} else {
 			rows, err = db.QueryContext(ctx, s.q(query), args...)

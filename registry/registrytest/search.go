@@ -35,7 +35,7 @@ func testSearch(t *testing.T, open func(*testing.T) registry.Store) {
 		if i%3 == 0 {
 			r = b
 		}
-		d, err := e.svc.Create(e.ctx, r, n, "")
+		d, err := e.svc.CreateDomain(e.ctx, r, registry.DomainCreate{Name: n})
 		if err != nil {
 			t.Fatalf("Create(%s): %v", n, err)
 		}
@@ -148,7 +148,7 @@ func testSearch(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 	// a deleted domain stays found until its purge (as a lookup finds it)
-	if err := e.svc.Delete(e.ctx, a, "कमला.भारत"); err != nil {
+	if err := Err(e.svc.DeleteDomain(e.ctx, a, registry.DomainDelete{Name: "कमला.भारत"})); err != nil {
 		t.Fatal(err)
 	}
 	p, err := e.svc.SearchDomains(e.ctx, "कमल*.भारत", "", 0)
@@ -157,11 +157,11 @@ func testSearch(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	// the statuses are those of now: a pending transfer is read with the
 	// page (as StatusesNow reads it for one domain)
-	if _, err := e.svc.CreateWith(e.ctx, a, "पानी.भारत", "hi", registry.CreateOptions{AuthInfo: "Auth-Info-0001"}); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: "पानी.भारत", Lang: "hi", AuthInfo: "Auth-Info-0001"}); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(61 * 24 * time.Hour) // past the lock after a create
-	if _, err := e.svc.RequestTransfer(e.ctx, b, "पानी.भारत", "Auth-Info-0001", 0); err != nil {
+	if _, err := e.svc.TransferDomain(e.ctx, b, registry.DomainTransfer{Name: "पानी.भारत", Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 0}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := e.svc.Info(e.ctx, "पानी.भारत")
