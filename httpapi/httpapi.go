@@ -622,7 +622,10 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) error {
 	if d != nil {
 		// in its redemption period, holding its conflict set until its
 		// purge (docs/lifecycle.md): accepted, not done
-		return writeJSON(w, http.StatusAccepted, s.withStatuses(d))
+		if d, err = s.after(r, d); err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusAccepted, d)
 	}
 	w.WriteHeader(http.StatusNoContent) // purged inside its add grace period
 	return nil

@@ -47,6 +47,17 @@ func period(years, months int) (registry.Period, error) {
 	return registry.Period{}, nil
 }
 
+// after is the answer of a command that changed d: the domain as Info
+// reads it (with its conflict set, which commands do not read), with its
+// statuses as of now.
+func (s *Server) after(r *http.Request, d *registry.Domain) (*registry.Domain, error) {
+	full, err := s.svc.Info(r.Context(), d.Name)
+	if err != nil {
+		return nil, err
+	}
+	return s.withStatuses(full), nil
+}
+
 // withStatuses is d with its statuses as of now (grace periods derived
 // from the clock, or ok), as every front end reports them.
 func (s *Server) withStatuses(d *registry.Domain) *registry.Domain {
@@ -78,7 +89,10 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+	if d, err = s.after(r, d); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
@@ -95,7 +109,10 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+	if d, err = s.after(r, d); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) statuses(w http.ResponseWriter, r *http.Request) error {
@@ -115,5 +132,8 @@ func (s *Server) statuses(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+	if d, err = s.after(r, d); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, d)
 }

@@ -51,8 +51,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d, err = s.svc.Info(r.Context(), d.Name); err != nil { // with its contacts and delegation
+	if d, err = s.after(r, d); err != nil { // with its contacts and delegation
 		return err
 	}
-	return writeJSON(w, http.StatusOK, s.withStatuses(d))
+	return writeJSON(w, http.StatusOK, d)
 }

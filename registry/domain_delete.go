@@ -16,6 +16,9 @@ type DomainDelete struct {
 // delete periods), and is returned. Its pending transfer is ended and its
 // authInfo removed. One transaction with the audit record.
 //
+// The domain returned is its row after the command (Info reads its
+// conflict set, delegation and contacts too).
+//
 // Refusals: BAD_NAME, UNKNOWN_ZONE, NOT_FOUND, FORBIDDEN (another
 // registrar's), STATUS_PROHIBITS (deleted already, pendingTransfer, on
 // delete prohibition), ASSOCIATED (hosts under the domain).

@@ -20,6 +20,9 @@ type DomainRenew struct {
 // sponsors by the period, from its current expiry date, in one
 // transaction with its audit record.
 //
+// The domain returned is its row after the command (Info reads its
+// conflict set, delegation and contacts too).
+//
 // Refusals: BAD_NAME, UNKNOWN_ZONE, NOT_FOUND, FORBIDDEN (another
 // registrar's), PERIOD_RANGE, STATUS_PROHIBITS (deleted, or on renew
 // prohibition), WRONG_EXPIRY (CurExpiry is not the domain's expiry date),

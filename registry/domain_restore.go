@@ -29,6 +29,9 @@ type DomainRestore struct {
 // is renewed by whole years to the first after now. One transaction with
 // the audit record.
 //
+// The domain returned is its row after the command (Info reads its
+// conflict set, delegation and contacts too).
+//
 // Refusals: BAD_NAME, UNKNOWN_ZONE, NOT_FOUND, FORBIDDEN (another
 // registrar's), BAD_STATUS (an op that is neither), STATUS_PROHIBITS
 // (not in its redemption period, or its redemption period over; a report

@@ -42,6 +42,9 @@ func (u *DomainUpdate) empty() bool {
 // transaction: a refusal of any part leaves the domain exactly as it was.
 // An update that changes nothing still asks that r sponsors the domain.
 //
+// The domain returned is its row after the command (Info reads its
+// conflict set, delegation and contacts too).
+//
 // Refusals: BAD_NAME, UNKNOWN_ZONE, NOT_FOUND (the domain, a host, a
 // contact), FORBIDDEN (another registrar's domain; the operator changes
 // statuses only), BAD_STATUS (a status the caller may not set, one the

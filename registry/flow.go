@@ -75,9 +75,11 @@ func actorOf(r *Registrar) string {
 	return r.Name
 }
 
-// domainIn reads the domain label of zone z in the command's transaction.
+// domainIn reads the domain label of zone z in the command's transaction:
+// its row, what commands decide on (Store.DomainState; its conflict set
+// is the store's to keep, and not read).
 func (s *Service) domainIn(ctx context.Context, z *Zone, label string) (*Domain, error) {
-	return s.store.Domain(ctx, z.Name, label)
+	return s.store.DomainState(ctx, z.Name, label)
 }
 
 // sponsoredDomain reads, in the command's transaction, the domain label of

@@ -205,6 +205,11 @@ type DueDomain struct {
 
 // LifecycleStore is what the lifecycle needs of a store.
 type LifecycleStore interface {
+	// DomainState returns the domain label.zone as a command decides on
+	// it: its row (registrar, dates, statuses, revision), without its
+	// conflict set and exemptions (Blocks nil, Exempted false), or
+	// ErrNotFound.
+	DomainState(ctx context.Context, zone, label string) (*Domain, error)
 	// ApplyChange applies ch to the domain d was read as, in one
 	// transaction with its audit record, only if the domain is still at
 	// revision d.Rev: ErrStale if not (the caller reads it again and

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -22,7 +23,7 @@ import (
 // A command is retried whole on a transient fault (a serialization failure,
 // a deadlock, SQLITE_BUSY), its function run again from the start. A fault
 // at its COMMIT that may have left it committed is resolved by the mark the
-// command wrote in its transaction (the tx_marks table, migration 185): if
+// command wrote in its transaction (the tx_marks table, migration 185; deleted when ten minutes old): if
 // the mark is there, the command took effect and is not run again; if not,
 // it is run again. So a command is applied exactly once, and a retried one
 // is answered as the first would have been.
@@ -75,8 +76,7 @@ func (s *Store) Atomic(ctx context.Context, f func(ctx context.Context) error) e
 		if err := f(context.WithValue(ctx, atomicKey{}, &atomicTx{s: s, tx: tx})); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO tx_marks (token, at) VALUES (?, ?)`), token, time.Now().UnixNano())
-		return err
+		return s.exec(ctx, tx, insertMark, token)
 	}
 	err := s.do(ctx, func() error {
 		token = newMark() // a new one for each attempt
@@ -104,27 +104,44 @@ func (s *Store) Atomic(ctx context.Context, f func(ctx context.Context) error) e
 		}
 		return ce.err // not committed: transient, so run again
 	})
+	if err == nil && s.commands.Add(1)%pruneEvery == 0 {
+		s.pruneMarks(ctx, time.Now().Add(-markAge))
+	}
 	return s.internal("running a command", err)
 }
 
-// newMark is a command's mark: 128 random bits.
+const insertMark = `INSERT INTO tx_marks (token) VALUES (?)`
+
+// Marks are deleted when they are markAge old, by every pruneEvery-th
+// command (one range of the index's first entries).
+const (
+	markAge    = 10 * time.Minute
+	pruneEvery = 4096
+)
+
+// newMark is a command's mark: the time, then 64 random bits, so that
+// marks are appended at the end of their index.
 func newMark() string {
-	var b [16]byte
+	var b [8]byte
 	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return markPrefix(time.Now()) + hex.EncodeToString(b[:])
 }
 
-// PruneMarks deletes the marks of commands older than before (their
-// outcome was told long ago); the lifecycle worker calls it.
-func (s *Store) PruneMarks(ctx context.Context, before time.Time) (int64, error) {
+// markPrefix is the part of the marks made at t that orders them by time.
+func markPrefix(t time.Time) string { return fmt.Sprintf("%016x", t.UnixNano()) }
+
+// pruneMarks deletes the marks made before t (their commands' outcome was
+// told long ago); a failure is left for the next time.
+func (s *Store) pruneMarks(ctx context.Context, before time.Time) (int64, error) {
+	ctx = context.WithoutCancel(ctx)
 	var n int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM tx_marks WHERE at < ?`), before.UnixNano())
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM tx_marks WHERE token < ?`), markPrefix(before))
 		if err != nil {
 			return err
 		}
 		n, err = res.RowsAffected()
 		return err
 	})
-	return n, s.internal("pruning command marks", err)
+	return n, err
 }

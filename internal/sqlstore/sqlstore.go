@@ -200,6 +200,8 @@ type Store struct {
 	stmts sync.Map     // query text -> *sql.Stmt: parsed once, not per call
 	group *groupWriter // GroupWrites: the writer that groups transactions (group.go)
 	cache *readCache   // CacheReads: the answers of checks' lookups (readcache.go)
+	// commands counts the commands committed (Atomic: marks pruned).
+	commands atomic.Int64
 	// batches counts the bulk import batches committed (ImportAnalyze).
 	batches atomic.Int64
 	// refs is how import batches check references (import.go).
@@ -850,6 +852,22 @@ func (s *Store) Domain(ctx context.Context, zone, label string) (d *registry.Dom
 			return err
 		}
 		return s.exemptionsOf(ctx, d)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
+	}
+	if err != nil {
+		return nil, internal("finding domain", err)
+	}
+	return d, nil
+}
+
+// DomainState implements registry.LifecycleStore: the domain's row alone
+// (one indexed read; a command in a group commit reads it on the writer).
+func (s *Store) DomainState(ctx context.Context, zone, label string) (d *registry.Domain, err error) {
+	err = s.read(ctx, func(ctx context.Context) error {
+		d, err = scanDomain(s.queryRow(ctx, nil, domainByLabelQuery, zone, label))
+		return err
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
