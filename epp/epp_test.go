@@ -324,6 +324,7 @@ func TestSession(t *testing.T) {
 	a := e.dial()
 	b := e.dial()
 	b.login("other", "secret34")
+	x := e.dial()
 	steps := []struct {
 		name  string
 		c     *client
@@ -338,7 +339,9 @@ func TestSession(t *testing.T) {
 		{"bad version", a, strings.Replace(loginFrame("acme", "secret12", ""), "<version>1.0", "<version>2.0", 1), 2100, nil},
 		{"bad lang", a, strings.Replace(loginFrame("acme", "secret12", ""), "<lang>en", "<lang>fr", 1), 2102, nil},
 		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-2.0</objURI>", 1), 2307, nil},
-		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:launch-1.0</extURI></svcExtension>", 1), 2103, nil},
+		// an extension listed and not served is ignored (RFC 5730 §2.9.1.1; loginext.go)
+		{"unknown extURI", x, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:launch-1.0</extURI></svcExtension>", 1), 1000,
+			[]string{"<msg>Command completed successfully; extensions not served by this server, ignored: urn:ietf:params:xml:ns:launch-1.0</msg>"}},
 		{"login with rgp-1.0", b, strings.Replace(loginFrame("other", "secret34", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2002, []string{"already logged in"}},
 		{"login", a, loginFrame("acme", "secret12", ""), 1000, nil},
 		{"second login", a, loginFrame("acme", "secret12", ""), 2002, []string{"already logged in"}},
