@@ -58,7 +58,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	if r == nil {
 		r = ss.dispatch(c)
 	}
-	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
+	ss.s.commands.WithLabelValues(c.name(), c.object(), strconv.Itoa(r.code)).Inc() // metrics.go
 	if r.code >= 2000 {
 		ss.log.Info("epp: command refused", "code", r.code, "message", r.message()) // ss.log names the registrar once logged in; "msg" is the record's own key
 	}

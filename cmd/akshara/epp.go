@@ -26,7 +26,8 @@ import (
 
 // eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca, the session
 // caps (-epp-max-sessions, -epp-max-sessions-per-addr,
-// -epp-max-sessions-per-registrar), -epp-login-timeout and -epp-rate to
+// -epp-max-sessions-per-registrar), -epp-login-timeout, -epp-rate and
+// -epp-command-timeout to
 // serve; the function it returns starts the EPP
 // server (if -epp is set) and returns a function that stops it.
 func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
@@ -39,9 +40,13 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 	perRegistrar := fs.Int("epp-max-sessions-per-registrar", 16, "most logged-in EPP sessions of one registrar (0: no cap)")
 	loginTimeout := fs.Duration("epp-login-timeout", 10*time.Second, "close an EPP session that has not logged in this long after connecting")
 	commandRate := fs.Float64("epp-rate", 50, "EPP commands per second per registrar, over all its sessions (burst twice that; 0: no limit)")
+	commandTimeout := fs.Duration("epp-command-timeout", 10*time.Second, "bound on the registry's work on one EPP command (and on its wait for the registrar's rate): a command still running is answered 2400, one that would wait longer 2502")
 	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 		if *addr == "" {
 			return func() {}, nil
+		}
+		if *commandTimeout <= 0 {
+			return nil, fmt.Errorf("-epp-command-timeout %v: a positive duration, such as 10s", *commandTimeout)
 		}
 		cfg := &tls.Config{}
 		switch {
@@ -83,7 +88,7 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 		}
 		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics,
 			MaxSessionsPerAddr: noCap(*perAddr), MaxSessionsPerRegistrar: noCap(*perRegistrar),
-			LoginTimeout: *loginTimeout, CommandRate: rate, CommandBurst: max(burst, 1)})
+			LoginTimeout: *loginTimeout, CommandRate: rate, CommandBurst: max(burst, 1), CommandTimeout: *commandTimeout})
 		if err != nil {
 			return nil, err
 		}
