@@ -34,7 +34,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": "+err.Error()).bytes("", svTRID), false
 	}
 	if req.Hello != nil && req.Command == nil && req.Extension == nil && len(req.Other) == 0 {
-		return greeting(ss.s.opts.ServerID, time.Now()), false
+		return ss.s.greet(), false // staging.go
 	}
 	if req.Command == nil || req.Hello != nil || len(req.Other) > 0 {
 		if req.Extension != nil && req.Command == nil && req.Hello == nil {

@@ -279,7 +279,7 @@ func (s *Server) session(raw net.Conn) {
 		return
 	}
 	log.Info("epp: session open", "tls", tls.VersionName(conn.ConnectionState().Version))
-	if !ss.write(greeting(s.opts.ServerID, time.Now())) {
+	if !ss.write(s.greet()) { // staging.go
 		return
 	}
 	for {

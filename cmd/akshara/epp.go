@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/rdap"
 	"github.com/akshara-idn/akshara/registry"
 )
@@ -108,9 +109,16 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 }
 
 // rdapMount is what serve mounts on the HTTP API for RDAP (as public
-// endpoints), its links built from baseURL (-base-url).
+// endpoints), its links built from baseURL (-base-url); a staging
+// server's answers carry a notice that says so (the offset is in the
+// Akshara-Staging header of every answer).
 func rdapMount(svc *registry.Service, baseURL string) map[string]http.Handler {
-	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: baseURL})}
+	o := rdap.Options{BaseURL: baseURL}
+	if _, ok := svc.Staging(); ok {
+		o.Notices = []rdap.Notice{{Title: "Staging registry", Description: []string{registry.StagingNotice,
+			"How far ahead of real time its clock runs, and the registry's time, are in the " + httpapi.StagingHeader + " header of every answer."}}}
+	}
+	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, o)}
 }
 
 const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME
