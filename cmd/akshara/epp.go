@@ -164,7 +164,7 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := newService(ctx, store) // a staging registry's clock where it is one (clock.go)
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
 		return exitUsage
