@@ -34,7 +34,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 		return fail(CodeSyntax, messages[CodeSyntax]+": "+err.Error()).bytes("", svTRID), false
 	}
 	if req.Hello != nil && req.Command == nil && req.Extension == nil && len(req.Other) == 0 {
-		return greeting(ss.s.opts.ServerID, time.Now()), false
+		return ss.s.greet(), false // staging.go
 	}
 	if req.Command == nil || req.Hello != nil || len(req.Other) > 0 {
 		if req.Extension != nil && req.Command == nil && req.Hello == nil {
@@ -58,7 +58,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	if r == nil {
 		r = ss.dispatch(c)
 	}
-	ss.s.commands.WithLabelValues(c.name(), strconv.Itoa(r.code)).Inc()
+	ss.s.commands.WithLabelValues(c.name(), c.object(), strconv.Itoa(r.code)).Inc() // metrics.go
 	if r.code >= 2000 {
 		ss.log.Info("epp: command refused", "code", r.code, "message", r.message()) // ss.log names the registrar once logged in; "msg" is the record's own key
 	}
@@ -231,8 +231,9 @@ func objectNames(in []domainName, elem, plural, verb string, min, max int) ([]st
 }
 
 // checkExtensions refuses extensions the server does not implement, and
-// the IDN extension outside a create. (A login listing another extURI
-// than idn-1.0 was refused; one listing none may still use idn-1.0.)
+// the IDN extension outside a create. (A login listing an extURI the
+// server does not serve ignores it, loginext.go; one listing none may
+// still use the served extensions.)
 func (ss *session) checkExtensions(c *command) *response {
 	if c.Ext == nil {
 		return nil
@@ -286,11 +287,7 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s, %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost, NSCont))
 		}
 	}
-	for _, u := range l.Svcs.ExtURI {
-		if u = strings.TrimSpace(u); !servedExtension(u) {
-			return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s, %s and %s)", messages[CodeUnimplExtension], u, NSIDN, NSRGP, NSSecDNS))
-		}
-	}
+	ignored := unservedExtensions(l.Svcs.ExtURI) // listed, not served: ignored (loginext.go)
 	lo := ss.s.lockout
 	// Failures count per address, so that no one elsewhere can lock a
 	// registrar out; a success does not reset the address's count.
@@ -328,8 +325,8 @@ func (ss *session) login(l *login, ext *cmdExt) *response {
 	}
 	ss.registrar = r
 	ss.log = ss.log.With("registrar", r.Name)
-	ss.log.Info("epp: logged in", "password_changed", l.NewPW != nil)
-	return &response{code: CodeOK}
+	ss.log.Info("epp: logged in", "password_changed", l.NewPW != nil, "extensions_ignored", ignored)
+	return &response{code: CodeOK, msg: ignoredNote(ignored)}
 }
 
 // checkReason is the short reason of an unavailable name (≤ 32

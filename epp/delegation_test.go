@@ -176,9 +176,12 @@ func runSteps(t *testing.T, steps []step) {
 
 // TestServedURIs (issue 24 item 7): the greeting lists host-1.0 among the
 // objects and secDNS-1.1 and rgp-1.0 among the extensions, and a login
-// that names them, each alone or all at once, is accepted (1000); a URI
-// the server does not serve is still refused (2307 for an object, 2103
-// for an extension), so the test fails if login stops reading the list.
+// that names them, each alone or all at once, is accepted (1000); an
+// object the server does not serve is refused (2307). An extension it
+// does not serve is ignored (issue 34 item 12, RFC 5730 §2.9.1.1): the
+// login succeeds and its <msg> names what was ignored, so the test fails
+// if login stops reading the list; a command carrying an element of that
+// extension is then refused with 2103.
 func TestServedURIs(t *testing.T) {
 	e := newEnv(t, epp.Options{})
 	c, err := e.dialRaw()
@@ -208,22 +211,43 @@ func TestServedURIs(t *testing.T) {
 		}
 		return l
 	}
+	const ignored = "<msg>Command completed successfully; extensions not served by this server, ignored: "
 	for _, tc := range []struct {
 		name       string
 		objs, exts []string
 		code       int
+		msg        string // the answer's <msg> ("": the RFC's text)
 	}{
-		{"host-1.0", []string{"host-1.0"}, nil, 1000},
-		{"secDNS-1.1", nil, []string{"secDNS-1.1"}, 1000},
-		{"rgp-1.0", nil, []string{"rgp-1.0"}, 1000},
-		{"all three", []string{"host-1.0"}, []string{"secDNS-1.1", "rgp-1.0"}, 1000},
-		{"an object not served", []string{"host-1.0", "example-1.0"}, nil, 2307},
-		{"an extension not served", nil, []string{"rgp-1.0", "launch-1.0"}, 2103},
-		{"secDNS-1.0 (the old version)", nil, []string{"secDNS-1.0"}, 2103},
+		{"host-1.0", []string{"host-1.0"}, nil, 1000, ""},
+		{"secDNS-1.1", nil, []string{"secDNS-1.1"}, 1000, ""},
+		{"rgp-1.0", nil, []string{"rgp-1.0"}, 1000, ""},
+		{"all three", []string{"host-1.0"}, []string{"secDNS-1.1", "rgp-1.0"}, 1000, ""},
+		{"an object not served", []string{"host-1.0", "example-1.0"}, nil, 2307, ""},
+		{"an extension not served", nil, []string{"rgp-1.0", "launch-1.0"}, 1000, ignored + "urn:ietf:params:xml:ns:launch-1.0</msg>"},
+		{"secDNS-1.0 (the old version)", nil, []string{"secDNS-1.0"}, 1000, ignored + "urn:ietf:params:xml:ns:secDNS-1.0</msg>"},
+		{"a toolkit's list", nil, []string{"secDNS-1.1", "launch-1.0", "fee-0.5", "launch-1.0", "rgp-1.0", "allocationToken-1.0"}, 1000,
+			ignored + "urn:ietf:params:xml:ns:launch-1.0, urn:ietf:params:xml:ns:fee-0.5, urn:ietf:params:xml:ns:allocationToken-1.0</msg>"},
 	} {
 		c := e.dial()
-		if r := c.do(withURIs(tc.objs, tc.exts)); code(r) != tc.code {
+		r := c.do(withURIs(tc.objs, tc.exts))
+		if code(r) != tc.code {
 			t.Errorf("login with %s: %d, want %d\n%s", tc.name, code(r), tc.code, r)
+		}
+		if want := tc.msg; want == "" && tc.code == 1000 {
+			if !strings.Contains(r, "<msg>Command completed successfully</msg>") {
+				t.Errorf("login with %s: want the RFC's text\n%s", tc.name, r)
+			}
+		} else if !strings.Contains(r, want) {
+			t.Errorf("login with %s: answer lacks %q\n%s", tc.name, want, r)
+		}
+		if tc.code != 1000 || len(tc.exts) == 0 {
+			continue
+		}
+		// what is ignored at login is refused in a command
+		launch := strings.Replace(domainCmd("check", kitab), "<clTRID>",
+			`<extension><launch:check xmlns:launch="urn:ietf:params:xml:ns:launch-1.0" type="avail"/></extension><clTRID>`, 1)
+		if r := c.do(launch); code(r) != 2103 || !strings.Contains(r, "urn:ietf:params:xml:ns:launch-1.0") {
+			t.Errorf("after login with %s, a check with <launch:check>: want 2103 naming launch-1.0\n%s", tc.name, r)
 		}
 	}
 	e.validate()

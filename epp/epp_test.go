@@ -324,6 +324,7 @@ func TestSession(t *testing.T) {
 	a := e.dial()
 	b := e.dial()
 	b.login("other", "secret34")
+	x := e.dial()
 	steps := []struct {
 		name  string
 		c     *client
@@ -338,7 +339,9 @@ func TestSession(t *testing.T) {
 		{"bad version", a, strings.Replace(loginFrame("acme", "secret12", ""), "<version>1.0", "<version>2.0", 1), 2100, nil},
 		{"bad lang", a, strings.Replace(loginFrame("acme", "secret12", ""), "<lang>en", "<lang>fr", 1), 2102, nil},
 		{"unknown objURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "domain-1.0</objURI>", "domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-2.0</objURI>", 1), 2307, nil},
-		{"unknown extURI", a, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:launch-1.0</extURI></svcExtension>", 1), 2103, nil},
+		// an extension listed and not served is ignored (RFC 5730 §2.9.1.1; loginext.go)
+		{"unknown extURI", x, strings.Replace(loginFrame("acme", "secret12", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:launch-1.0</extURI></svcExtension>", 1), 1000,
+			[]string{"<msg>Command completed successfully; extensions not served by this server, ignored: urn:ietf:params:xml:ns:launch-1.0</msg>"}},
 		{"login with rgp-1.0", b, strings.Replace(loginFrame("other", "secret34", ""), "</svcExtension>", "<extURI>urn:ietf:params:xml:ns:rgp-1.0</extURI></svcExtension>", 1), 2002, []string{"already logged in"}},
 		{"login", a, loginFrame("acme", "secret12", ""), 1000, nil},
 		{"second login", a, loginFrame("acme", "secret12", ""), 2002, []string{"already logged in"}},
@@ -523,7 +526,8 @@ func TestClientCA(t *testing.T) {
 	}
 }
 
-// TestMetrics: commands are counted by command and result code.
+// TestMetrics: commands are counted by command, object (issue 34 item
+// 12: domain, host and contact apart) and result code.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
@@ -532,9 +536,16 @@ func TestMetrics(t *testing.T) {
 	c.do(loginFrame("acme", "wrongpw1", ""))
 	c.login("acme", "secret12")
 	c.do(domainCmd("check", kitab))
+	c.do(domainCmd("check", kittab))
+	c.do(cmd(`<check><host:check xmlns:host="urn:ietf:params:xml:ns:host-1.0"><host:name>ns1.example.in</host:name></host:check></check>`))
+	c.do(cmd(`<info><host:info xmlns:host="urn:ietf:params:xml:ns:host-1.0"><host:name>ns1.example.in</host:name></host:info></info>`))
+	c.do(cmd(`<check><contact:check xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c-1</contact:id></contact:check></check>`))
+	c.do(cmd(`<check><x:check xmlns:x="urn:example:x"/></check>`))
+	c.do(cmd(`<poll op="req"/>`))
 	c.do(cmd(`<renew/>`))
 	want := map[string]float64{
-		`login/2200`: 1, `login/1000`: 1, `check/1000`: 1, `renew/2003`: 1,
+		`login/none/2200`: 1, `login/none/1000`: 1, `check/domain/1000`: 2, `check/host/1000`: 1, `info/host/2303`: 1,
+		`check/contact/1000`: 1, `check/other/2307`: 1, `poll/none/1300`: 1, `renew/other/2003`: 1,
 	}
 	mfs, err := reg.Gather()
 	if err != nil {
@@ -549,7 +560,7 @@ func TestMetrics(t *testing.T) {
 				for _, p := range m.GetLabel() {
 					l[p.GetName()] = p.GetValue()
 				}
-				got[l["command"]+"/"+l["code"]] = m.GetCounter().GetValue()
+				got[l["command"]+"/"+l["object"]+"/"+l["code"]] = m.GetCounter().GetValue()
 			case "akshara_epp_login_failures_total":
 				got["failures"] = m.GetCounter().GetValue()
 			case "akshara_epp_sessions":
@@ -562,5 +573,8 @@ func TestMetrics(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
 		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("counters %v, want exactly %v", got, want)
 	}
 }

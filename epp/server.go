@@ -92,8 +92,8 @@ type Options struct {
 	// out of another.
 	LockoutFailures int
 	LockoutWindow   time.Duration
-	// Metrics, if set, gets the server's counters: commands by command and
-	// result code, open sessions, failed logins.
+	// Metrics, if set, gets the server's counters: commands by command,
+	// object (metrics.go) and result code, open sessions, failed logins.
 	Metrics prometheus.Registerer
 	// Trace, if set, sees every frame: received (in) and sent. It must be
 	// safe for concurrent use; frames must not be kept without copying.
@@ -183,7 +183,7 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 		table: sessionTable{byAddr: map[string]int{}, byRegistrar: map[int64]map[*session]struct{}{},
 			limiters: map[int64]*rate.Limiter{}},
 
-		commands:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_epp_commands_total", Help: "EPP commands by command and result code."}, []string{"command", "code"}),
+		commands:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "akshara_epp_commands_total", Help: "EPP commands by command, object (domain, host, contact; none for login, logout, poll) and result code."}, []string{"command", "object", "code"}),
 		sessions:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "akshara_epp_sessions", Help: "Open EPP sessions."}),
 		loginFailure: prometheus.NewCounter(prometheus.CounterOpts{Name: "akshara_epp_login_failures_total", Help: "Failed EPP logins."}),
 	}
@@ -279,7 +279,7 @@ func (s *Server) session(raw net.Conn) {
 		return
 	}
 	log.Info("epp: session open", "tls", tls.VersionName(conn.ConnectionState().Version))
-	if !ss.write(greeting(s.opts.ServerID, time.Now())) {
+	if !ss.write(s.greet()) { // staging.go
 		return
 	}
 	for {

@@ -118,6 +118,24 @@ func TestNetEPP(t *testing.T) {
 	netEPP(t, e, "netepp.pl", want)
 }
 
+// TestNetEPPLoginExtensions (issue 34 item 12): Net::EPP configured as a
+// registrar's toolkit is, listing extensions this server does not serve
+// (launch, fee, allocationToken) beside those it does, logs in (1000, its
+// message naming what is ignored) and checks; a command carrying
+// <launch:check> is refused with 2103 (testdata/netepp_login.pl).
+func TestNetEPPLoginExtensions(t *testing.T) {
+	t.Parallel()
+	needNetEPP(t)
+	e := newEnv(t, epp.Options{})
+	want := []string{
+		`^login: 1000 Command completed successfully; extensions not served by this server, ignored: urn:ietf:params:xml:ns:launch-1\.0, urn:ietf:params:xml:ns:fee-0\.5, urn:ietf:params:xml:ns:allocationToken-1\.0$`,
+		`^check: avail=1 \(1000\)$`,
+		`^check with launch: 2103$`,
+		`^logout: ok$`,
+	}
+	netEPP(t, e, "netepp_login.pl", want)
+}
+
 // TestNetEPPHosts drives host create, info, update and delete with
 // Debian's Net::EPP (testdata/netepp_host.pl); every frame the server
 // sends is validated with xmllint.
@@ -209,7 +227,7 @@ func TestNetEPPContacts(t *testing.T) {
 		`^info: 1000 id=rs-1 email=rahul@example.in voice=\+91\.5222345678$`,
 		`^loc: ` + regexp.QuoteMeta("राहुल शर्मा \u0958ादिर|किताब प्रकाशन|१२ एम॰ जी॰ मार्ग|हज़रतगंज|लखनऊ|उत्तर प्रदेश|226001|IN") + `$`,
 		`^int: Rahul Sharma\|Lucknow$`,
-		`^domain create without tech: 2306$`,
+		`^domain create without tech: 2003$`,
 		`^domain create: 1000$`,
 		`^domain info: 1000 registrant=rs-1 admin=adm-1 tech=tech-1$`,
 		`^delete linked: 2305$`,

@@ -153,6 +153,8 @@ func (ss *session) poll(p *poll) *response {
 			esc(&d, m.ALabel)
 			d.WriteString(`</domain:name><domain:exDate>` + m.ExDate.UTC().Format(timeFormat) + `</domain:exDate></domain:renData>`)
 			r.resData = d.String()
+		default: // a purge, a deletion at expiry (pollmsg.go)
+			r.resData, r.exts = lifecycleData(m, ss.registrar.Name)
 		}
 		return r
 	case "ack":

@@ -269,8 +269,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// small; clients send them with a Content-Length).
 		w.Header().Set("Connection", "close")
 	}
+	if off, ok := s.svc.Staging(); ok { // a staging registry says so in every answer (registry/staging.go)
+		w.Header().Set(StagingHeader, "offset="+registry.FormatOffset(off)+"; now="+s.svc.Clock().Now().UTC().Format(time.RFC3339))
+	}
 	s.handler.ServeHTTP(w, r)
 }
+
+// StagingHeader is the header of every answer of a staging registry
+// (akshara serve -staging): the offset of its clock ahead of real time and
+// the registry's time, "offset=+30d; now=2026-02-10T09:00:00Z".
+const StagingHeader = "Akshara-Staging"
 
 // NewHTTPServer returns an http.Server for the handler with the timeouts a
 // public server needs.

@@ -214,7 +214,7 @@ func (h *handler) entity(w http.ResponseWriter, r *http.Request) {
 	if c.Updated.After(c.Created) {
 		events = append(events, Event{Action: "last changed", Date: c.Updated.UTC().Format(time.RFC3339)})
 	}
-	events = append(events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
+	events = append(events, Event{Action: "last update of RDAP database", Date: h.svc.Clock().Now().UTC().Format(time.RFC3339)})
 	notices := h.opts.Notices
 	if notices == nil {
 		notices = []Notice{}

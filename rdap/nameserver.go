@@ -96,7 +96,7 @@ func (h *handler) nameserver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Links = []Link{h.selfLink(r, "/rdap/nameserver/"+host.Name, ContentType)}
-	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
+	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: h.svc.Clock().Now().UTC().Format(time.RFC3339)})
 	out.Notices = append([]Notice{}, h.opts.Notices...)
 	write(w, http.StatusOK, out)
 }

@@ -439,7 +439,7 @@ func (h *handler) domain(w http.ResponseWriter, r *http.Request) {
 	path := "/rdap/domain/" + d.ALabel
 	out.Links = []Link{h.selfLink(r, path, ContentType)}
 	h.nameserverLinks(r, out)
-	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: time.Now().UTC().Format(time.RFC3339)})
+	out.Events = append(out.Events, Event{Action: "last update of RDAP database", Date: h.svc.Clock().Now().UTC().Format(time.RFC3339)})
 	out.Notices = h.opts.Notices
 	if len(out.Variants) > 0 {
 		out.Notices = append([]Notice{variantsNotice}, h.opts.Notices...)

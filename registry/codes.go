@@ -47,7 +47,7 @@ var (
 		// contacts (contacts.go, docs/contacts.md)
 		CodeBadContact:          {400, 2005, "bad contact field"},
 		CodeContactPolicy:       {422, 2306, "contact policy"},
-		CodeContactRequired:     {422, 2306, "contact required"},
+		CodeContactRequired:     {422, 2003, "contact required"},
 		CodeContactNotSponsored: {403, 2201, "contact not yours"},
 	}
 )

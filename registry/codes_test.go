@@ -70,6 +70,9 @@ func TestCodeTable(t *testing.T) {
 		{registry.CodeForbidden, 403, 2201},
 		{registry.CodeNotFound, 404, 2303},
 		{registry.CodeInternal, 500, 2400},
+		// a required contact missing is a required parameter missing
+		// (RFC 5730 §3), not a policy error (issue 34 item 12)
+		{registry.CodeContactRequired, 422, 2003},
 		{"NO_SUCH_CODE", 500, 2400},
 	}
 	for _, tt := range tests {

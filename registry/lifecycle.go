@@ -285,6 +285,7 @@ func (s *Service) notify(ctx context.Context, before *Domain, ch *Change) {
 	case "expire":
 		m.Kind = PollDeletion
 		m.Text = "Deleted at its expiry, restorable until " + ch.RedemptionEnds.Format(time.DateOnly) + ": " + before.Name
+		m.DomainID, m.Statuses = before.ID, slices.Clone(ch.Statuses) // its <domain:infData> (pollaction.go)
 	case "purge":
 		m.Kind = PollPurge
 		m.Text = "Purged, its conflict set freed: " + before.Name

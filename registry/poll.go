@@ -39,6 +39,15 @@ type PollMessage struct {
 	Transfer *Transfer `json:"transfer,omitempty"`
 	// ExDate is the domain's new expiry (auto-renew); zero: none.
 	ExDate time.Time `json:"ex_date,omitzero"`
+	// DomainID and Statuses are, for the registry's deletion at expiry
+	// (PollDeletion), the domain's ID (its EPP roid) and its statuses after
+	// the deletion (pollaction.go).
+	DomainID int64    `json:"domain_id,omitempty"`
+	Statuses []string `json:"statuses,omitempty"`
+	// Pending is, for a purge (PollPurge), the deletion the purge
+	// completes, read from the audit log when the message is read
+	// (pollaction.go); nil if the log has no record of it.
+	Pending *PendingAction `json:"pending,omitempty"`
 }
 
 // PollStore keeps the poll queues.
@@ -82,7 +91,11 @@ func (s *Service) PollRequest(ctx context.Context, r *Registrar) (*PollMessage, 
 	if err := s.settleDue(ctx); err != nil {
 		return nil, 0, err
 	}
-	return ts.PollHead(ctx, r.ID)
+	m, n, err := ts.PollHead(ctx, r.ID)
+	if err == nil && m != nil && m.Kind == PollPurge {
+		m.Pending, err = s.pendingDeletion(ctx, m) // pollaction.go
+	}
+	return m, n, err
 }
 
 // PollAck removes message id from r's queue and returns how many are

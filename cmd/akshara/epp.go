@@ -27,7 +27,8 @@ import (
 
 // eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca, the session
 // caps (-epp-max-sessions, -epp-max-sessions-per-addr,
-// -epp-max-sessions-per-registrar), -epp-login-timeout and -epp-rate to
+// -epp-max-sessions-per-registrar), -epp-login-timeout, -epp-rate and
+// -epp-command-timeout to
 // serve; the function it returns starts the EPP
 // server (if -epp is set) and returns a function that stops it.
 func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
@@ -40,9 +41,13 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 	perRegistrar := fs.Int("epp-max-sessions-per-registrar", 16, "most logged-in EPP sessions of one registrar (0: no cap)")
 	loginTimeout := fs.Duration("epp-login-timeout", 10*time.Second, "close an EPP session that has not logged in this long after connecting")
 	commandRate := fs.Float64("epp-rate", 50, "EPP commands per second per registrar, over all its sessions (burst twice that; 0: no limit)")
+	commandTimeout := fs.Duration("epp-command-timeout", 10*time.Second, "bound on the registry's work on one EPP command (and on its wait for the registrar's rate): a command still running is answered 2400, one that would wait longer 2502")
 	return func(ctx context.Context, svc *registry.Service, log *slog.Logger, ann announcer, metrics prometheus.Registerer) (func(), error) {
 		if *addr == "" {
 			return func() {}, nil
+		}
+		if *commandTimeout <= 0 {
+			return nil, fmt.Errorf("-epp-command-timeout %v: a positive duration, such as 10s", *commandTimeout)
 		}
 		cfg := &tls.Config{}
 		switch {
@@ -84,7 +89,7 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 		}
 		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics,
 			MaxSessionsPerAddr: noCap(*perAddr), MaxSessionsPerRegistrar: noCap(*perRegistrar),
-			LoginTimeout: *loginTimeout, CommandRate: rate, CommandBurst: max(burst, 1)})
+			LoginTimeout: *loginTimeout, CommandRate: rate, CommandBurst: max(burst, 1), CommandTimeout: *commandTimeout})
 		if err != nil {
 			return nil, err
 		}
@@ -107,12 +112,18 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 // endpoints), its links built from baseURL (-base-url), its searches
 // limited to searchRate a second per client address (-rdap-search-rate),
 // the client as the API sees it (behind a trusted proxy, the address it
-// forwards for).
+// forwards for); a staging server's answers carry a notice that says so
+// (the offset is in the Akshara-Staging header of every answer).
 func rdapMount(svc *registry.Service, baseURL string, searchRate float64) map[string]http.Handler {
 	if searchRate <= 0 {
 		searchRate = -1 // no limit
 	}
-	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: baseURL, SearchRate: searchRate, ClientAddr: httpapi.ClientAddr})}
+	o := rdap.Options{BaseURL: baseURL, SearchRate: searchRate, ClientAddr: httpapi.ClientAddr}
+	if _, ok := svc.Staging(); ok {
+		o.Notices = []rdap.Notice{{Title: "Staging registry", Description: []string{registry.StagingNotice,
+			"How far ahead of real time its clock runs, and the registry's time, are in the " + httpapi.StagingHeader + " header of every answer."}}}
+	}
+	return map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, o)}
 }
 
 const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME
@@ -158,7 +169,7 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := newService(ctx, store) // a staging registry's clock where it is one (clock.go)
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara registrar %s: %v\n", sub, err)
 		return exitUsage

@@ -147,7 +147,7 @@ func TestServeEPP(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(metrics), `akshara_epp_commands_total{code="1000",command="login"} 1`) {
+	if !strings.Contains(string(metrics), `akshara_epp_commands_total{code="1000",command="login",object="none"} 1`) {
 		t.Errorf("/metrics has no EPP login:\n%s", metrics)
 	}
 	resp, err = http.Get(httpURL + "/rdap/help")

@@ -88,7 +88,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := newService(ctx, store) // a staging registry's clock where it is one (clock.go)
 	if err != nil {
 		fmt.Fprintf(stderr, "akshara import: %v\n", err)
 		return exitUsage

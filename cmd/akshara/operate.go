@@ -50,7 +50,7 @@ func withService(name string, open func(context.Context) (registry.Store, error)
 		return exitUsage
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := newService(ctx, store) // a staging registry's clock where it is one (clock.go)
 	if err == nil {
 		err = f(ctx, svc)
 	}

@@ -43,7 +43,7 @@ func init() {
 		}})
 }
 
-const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE] [-epp ADDR [-epp-cert FILE -epp-key FILE]] [-whois ADDR]
+const serveUsage = `usage: akshara serve [-addr ADDR] [-db FILE | -dsn DSN] [-tls-cert FILE -tls-key FILE] [-epp ADDR [-epp-cert FILE -epp-key FILE]] [-whois ADDR] [-staging [-clock-offset OFFSET]]
 
 Runs the registry: the HTTP API (docs/registry.md, /openapi.yaml), RDAP
 at /rdap/ (docs/rdap.md), the web page at /, and with -epp the EPP server
@@ -55,7 +55,10 @@ first start with the default zones) or, with -dsn, PostgreSQL (with
 -replica-dsn a hot standby answers the reads: docs/replicas.md). With -tls-cert and -tls-key it serves HTTPS (TLS 1.2 or
 later; SIGHUP reloads the certificate). Stops gracefully on SIGINT or SIGTERM, finishing the requests in
 flight. /healthz is liveness, /readyz readiness (the database takes a
-write), /metrics Prometheus (docs/operations.md).
+write), /metrics Prometheus (docs/operations.md). With -staging it is a
+staging (OT&E) server: the registry's clock runs ahead of real time by
+the offset the database keeps (akshara clock advance; docs/operations.md,
+Staging), and every answer says so.
 
 Environment (each sets the flag beside it; a flag given wins):
 
@@ -131,6 +134,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	o := serveFlags(fs)
 	startEPP := eppFlags(fs) // epp.go
 	startWHOIS := whoisFlags(fs)
+	stage := stagingFlags(fs) // clock.go
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -161,8 +165,17 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	clock, clockAtLeast, err := stage.clock(ctx, store)
 	if err != nil {
+		log.Error("starting the registry", "error", err)
+		return exitUsage
+	}
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock})
+	if err != nil {
+		log.Error("starting the registry", "error", err)
+		return exitUsage
+	}
+	if err := stage.start(ctx, svc, clockAtLeast, log); err != nil {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,7 +38,12 @@ func whoisFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Servic
 		if maxPerAddr <= 0 {
 			maxPerAddr = -1 // 0 would mean the package default
 		}
-		srv, err := whois.New(svc, whois.Options{Logger: log, Metrics: metrics, RateLimit: rate, RateBurst: *burst, ReadTimeout: *timeout, MaxConnsPerAddr: maxPerAddr})
+		var notices []string
+		if _, ok := svc.Staging(); ok { // a staging server's answers say so (clock.go)
+			first, rest, _ := strings.Cut(registry.StagingNotice, ": ")
+			notices = []string{first + ":", rest}
+		}
+		srv, err := whois.New(svc, whois.Options{Logger: log, Metrics: metrics, RateLimit: rate, RateBurst: *burst, ReadTimeout: *timeout, MaxConnsPerAddr: maxPerAddr, Notices: notices})
 		if err != nil {
 			return nil, err
 		}

@@ -367,6 +367,8 @@ func (s *Store) SetTransferPolicy(ctx context.Context, zone string, period, lock
 type pollData struct {
 	Transfer *registry.Transfer `json:"transfer,omitempty"`
 	ExDate   *time.Time         `json:"ex_date,omitempty"`
+	DomainID int64              `json:"domain_id,omitempty"` // a deletion's (registry/pollaction.go)
+	Statuses []string           `json:"statuses,omitempty"`
 }
 
 // EnqueuePoll appends messages to their registrars' queues in tx: for the
@@ -405,7 +407,7 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 			args := make([]any, 0, 8*(k1-k0))
 			for k := k0; k < k1; k++ {
 				m := &sorted[k]
-				d := pollData{Transfer: m.Transfer}
+				d := pollData{Transfer: m.Transfer, DomainID: m.DomainID, Statuses: m.Statuses}
 				if !m.ExDate.IsZero() {
 					d.ExDate = &m.ExDate
 				}
@@ -449,7 +451,7 @@ func (s *Store) PollHead(ctx context.Context, registrarID int64) (m *registry.Po
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
 			return err
 		}
-		m.Transfer = d.Transfer
+		m.Transfer, m.DomainID, m.Statuses = d.Transfer, d.DomainID, d.Statuses
 		if d.ExDate != nil {
 			m.ExDate = d.ExDate.UTC()
 		}
