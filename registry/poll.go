@@ -23,6 +23,10 @@ const (
 	PollAutoRenew         = "auto-renew"
 	PollDeletion          = "deletion"
 	PollPurge             = "purge"
+	// PollAuthFailures tells a sponsor that wrong authInfo was given for
+	// its domain or contact AuthAlertFailures times in the window
+	// (authguard.go): once per window, not once per failure.
+	PollAuthFailures = "authinfo-failures"
 )
 
 // PollMessage is one message of a registrar's queue.
@@ -39,6 +43,9 @@ type PollMessage struct {
 	Transfer *Transfer `json:"transfer,omitempty"`
 	// ExDate is the domain's new expiry (auto-renew); zero: none.
 	ExDate time.Time `json:"ex_date,omitzero"`
+	// AuthFailures is, for PollAuthFailures, the object (Name is the
+	// domain or the contact's id) and how many failures.
+	AuthFailures *AuthFailureNotice `json:"auth_failures,omitempty"`
 }
 
 // PollStore keeps the poll queues.
