@@ -21,7 +21,7 @@ func updateFrame(name string, add bool) string {
 	}
 	return cmd(`<update><domain:update xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name>` +
 		`<domain:` + op + `><domain:status s="clientHold"/></domain:` + op + `>` +
-		`<domain:chg><domain:authInfo><domain:pw>2fooBAR!x</domain:pw></domain:authInfo></domain:chg></domain:update></update>`)
+		`<domain:chg><domain:authInfo><domain:pw>2fooBAR!xQ7wK4pLz</domain:pw></domain:authInfo></domain:chg></domain:update></update>`)
 }
 
 // BenchmarkCommands measures EPP creates, updates (a status and the

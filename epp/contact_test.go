@@ -31,7 +31,7 @@ func postal(typ, name, city, cc string) string {
 func contactCreate(id string, edit func(string) string) string {
 	inner := contactID(id) + postal("int", "Rahul Sharma", "Lucknow", "IN") + postal("loc", locName, "लखनऊ", "IN") +
 		`<contact:voice x="12">+91.5222345678</contact:voice><contact:email>rahul@example.in</contact:email>` +
-		`<contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo>` +
+		`<contact:authInfo><contact:pw>Contact-pw-1-strong</contact:pw></contact:authInfo>` +
 		`<contact:disclose flag="0"><contact:name type="loc"/><contact:voice/><contact:email/></contact:disclose>`
 	if edit != nil {
 		inner = edit(inner)
@@ -41,7 +41,7 @@ func contactCreate(id string, edit func(string) string) string {
 
 func domainCreateContacts(name, contacts string) string {
 	return cmd(`<create><domain:create ` + nsDomain + `><domain:name>` + name + `</domain:name>` + contacts +
-		`<domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:create></create>`)
+		`<domain:authInfo><domain:pw>2fooBAR!xQ7wK4pL</domain:pw></domain:authInfo></domain:create></create>`)
 }
 
 func regAdmTech(reg, adm, tech string) string {
@@ -86,7 +86,7 @@ func testContactsEPP(t *testing.T, e *env) {
 			`<contact:authInfo><contact:pw/></contact:authInfo><contact:disclose flag="0"><contact:name type="loc"/><contact:voice/><contact:email/></contact:disclose>`}},
 		{"info by another", b, contactCmd("info", contactID("rs-1")), 2201, nil},
 		{"info by another, wrong authInfo", b, contactCmd("info", contactID("rs-1")+`<contact:authInfo><contact:pw>wrong-pw-1</contact:pw></contact:authInfo>`), 2201, nil},
-		{"info by another with the authInfo", b, contactCmd("info", contactID("rs-1")+`<contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo>`), 1000, []string{`<contact:name>` + locName}},
+		{"info by another with the authInfo", b, contactCmd("info", contactID("rs-1")+`<contact:authInfo><contact:pw>Contact-pw-1-strong</contact:pw></contact:authInfo>`), 1000, []string{`<contact:name>` + locName}},
 		{"update by another", b, contactCmd("update", contactID("rs-1")+`<contact:chg><contact:email>x@example.in</contact:email></contact:chg>`), 2201, nil},
 		{"update", a, contactCmd("update", contactID("rs-1")+`<contact:chg><contact:postalInfo type="loc"><contact:addr><contact:city>कानपुर</contact:city><contact:cc>IN</contact:cc></contact:addr></contact:postalInfo><contact:fax>+91.5222345679</contact:fax></contact:chg>`), 1000, nil},
 		{"info updated", a, contactCmd("info", contactID("rs-1")), 1000, []string{`<contact:name>` + locName + `</contact:name>`, `<contact:city>कानपुर</contact:city>`, `<contact:fax>+91.5222345679</contact:fax>`, `<contact:upDate>`}},
@@ -94,7 +94,7 @@ func testContactsEPP(t *testing.T, e *env) {
 		{"server status", a, contactCmd("update", contactID("rs-1")+`<contact:add><contact:status s="serverDeleteProhibited"/></contact:add>`), 2306, nil},
 		{"delete prohibited", a, contactCmd("delete", contactID("rs-1")), 2304, nil},
 		{"status removed", a, contactCmd("update", contactID("rs-1")+`<contact:rem><contact:status s="clientDeleteProhibited"/></contact:rem>`), 1000, nil},
-		{"transfer", b, cmd(`<transfer op="request"><contact:transfer ` + nsContact + `>` + contactID("rs-1") + `<contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo></contact:transfer></transfer>`), 2101, nil},
+		{"transfer", b, cmd(`<transfer op="request"><contact:transfer ` + nsContact + `>` + contactID("rs-1") + `<contact:authInfo><contact:pw>Contact-pw-1-strong</contact:pw></contact:authInfo></contact:transfer></transfer>`), 2101, nil},
 		{"adm and tech", a, contactCreate("adm-1", nil), 1000, nil},
 		{"tech", a, contactCreate("tech-1", nil), 1000, nil},
 		{"another's", b, contactCreate("oth-1", nil), 1000, nil},
@@ -108,7 +108,7 @@ func testContactsEPP(t *testing.T, e *env) {
 		{"bad cc", a, contactCreate("h-6", rep("<contact:cc>IN</contact:cc>", "<contact:cc>QQ</contact:cc>")), 2005, []string{"ISO 3166"}},
 		{"Devanagari in int", a, contactCreate("h-7", rep("Rahul Sharma", "राहुल")), 2005, []string{"7-bit ASCII"}},
 		{"bad voice", a, contactCreate("h-8", rep("+91.5222345678", "05222345678")), 2005, nil},
-		{"no authInfo", a, contactCreate("h-9", rep("<contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo>", "")), 2003, nil},
+		{"no authInfo", a, contactCreate("h-9", rep("<contact:authInfo><contact:pw>Contact-pw-1-strong</contact:pw></contact:authInfo>", "")), 2003, nil},
 		{"no email", a, contactCreate("h-10", rep("<contact:email>rahul@example.in</contact:email>", "")), 2003, nil},
 
 		// domains

@@ -31,7 +31,7 @@ func createNS(name, ns, ext string) string {
 		ext = `<extension>` + ext + `</extension>`
 	}
 	return cmd(`<create><domain:create ` + nsDomain + `><domain:name>` + name + `</domain:name>` + ns +
-		`<domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:create></create>` + ext)
+		`<domain:authInfo><domain:pw>2fooBAR!xQ7wK4pL</domain:pw></domain:authInfo></domain:create></create>` + ext)
 }
 
 func hostObjs(names ...string) string {
@@ -123,7 +123,7 @@ func testDelegation(t *testing.T, e *env) {
 		{"refused create stored nothing", a, domainCmd("check", "badds.in"), 1000, []string{`<domain:name avail="1">badds.in</domain:name>`}},
 		{"info signed", b, domainCmd("info", "signed.in"), 1000, []string{"<domain:hostObj>ns0.example.org</domain:hostObj>", "<secDNS:keyTag>2371</secDNS:keyTag>"}},
 		// one <update> for statuses, name servers, DS records and authInfo
-		{"update all at once", a, updateDomain("signed.in", `<domain:add><domain:status s="clientHold"/></domain:add><domain:rem>`+hostObjs("ns0.example.org")+`</domain:rem><domain:chg><domain:authInfo><domain:pw>newsecret1</domain:pw></domain:authInfo></domain:chg>`,
+		{"update all at once", a, updateDomain("signed.in", `<domain:add><domain:status s="clientHold"/></domain:add><domain:rem>`+hostObjs("ns0.example.org")+`</domain:rem><domain:chg><domain:authInfo><domain:pw>newsecret1-Strong</domain:pw></domain:authInfo></domain:chg>`,
 			`<secDNS:update `+nsSec+`><secDNS:rem><secDNS:all>true</secDNS:all></secDNS:rem></secDNS:update>`), 1000, nil},
 		{"info after the update", a, domainCmd("info", "signed.in"), 1000, []string{`<domain:status s="clientHold"/>`, "<domain:authInfo><domain:pw/></domain:authInfo>", "<domain:exDate>"}},
 		{"update back at once", a, updateDomain("signed.in", `<domain:add>`+hostObjs("ns0.example.org")+`</domain:add><domain:rem><domain:status s="clientHold"/></domain:rem>`,

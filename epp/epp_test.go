@@ -236,7 +236,7 @@ func createFrame(name, table, uname string) string {
 		ext += `</idn:data></extension>`
 	}
 	return cmd(`<create><domain:create xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name>` +
-		`<domain:period unit="y">1</domain:period><domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:create></create>` + ext)
+		`<domain:period unit="y">1</domain:period><domain:authInfo><domain:pw>2fooBAR!xQ7wK4pL</domain:pw></domain:authInfo></domain:create></create>` + ext)
 }
 
 func (c *client) login(clID, pw string) {

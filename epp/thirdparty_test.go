@@ -236,6 +236,41 @@ func TestNetEPPContacts(t *testing.T) {
 	netEPP(t, e, "netepp_contact.pl", want)
 }
 
+// TestNetEPPGuess guesses authInfo and storms a poll queue with Net::EPP
+// on both stores (testdata/netguess.pl; issue 34, items 3 and 9): five
+// wrong authInfo 2202, then 2201 for the sixth and for the right one,
+// another registrar's request 1001, one poll message about the guessing,
+// and a request/cancel storm that leaves the sponsor's queue empty. Every
+// frame the server sends is validated with xmllint.
+func TestNetEPPGuess(t *testing.T) {
+	t.Parallel()
+	needNetEPP(t)
+	for _, st := range registrytest.StoresWith {
+		t.Run(st.Name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnvOn(t, st.Service(t, registrytest.ContactsOptional()), epp.Options{})
+			addRegistrar(t, e, "third", "secret56")
+			if err := e.svc.SetTransferPolicy(t.Context(), "भारत", 5*24*time.Hour, 0); err != nil {
+				t.Fatal(err)
+			}
+			netEPP(t, e, "netguess.pl", []string{
+				`^login: 1000$`,
+				`^create: 1000$`,
+				`^create: 1000$`,
+				`^five guesses: 2202 2202 2202 2202 2202$`,
+				`^sixth guess: 2201 after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`,
+				`^the right authInfo: 2201 after \d{4}-`,
+				`^third: 1001 pending$`,
+				`^poll acme: 1301 count=2 Wrong authInfo given 5 times in 24 hours for domain किताब.भारत$`,
+				`^poll acme: 1301 count=1 Transfer requested$`,
+				`^storm: taken=5 cancelled=5 refused 2201=15$`,
+				`^poll acme: 1300 count=0$`,
+				`^logout: ok$`,
+			})
+		})
+	}
+}
+
 func needNetEPP(t *testing.T) {
 	t.Helper()
 	needTool(t, "perl with Net::EPP (Debian libnet-epp-perl)", func() error {

@@ -31,7 +31,7 @@ func BenchmarkTransfer(b *testing.B) {
 			names := make([]string, b.N)
 			for i := range names {
 				names[i] = freshName()
-				if _, err := svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: names[i], Lang: "hi", AuthInfo: "bench-Auth-1"}); err != nil {
+				if _, err := svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: names[i], Lang: "hi", AuthInfo: "bench-Auth-1-strong"}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -42,7 +42,7 @@ func BenchmarkTransfer(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for _, n := range names {
-				if r := o.do(transferFrame("request", n, "bench-Auth-1", "")); code(r) != 1001 {
+				if r := o.do(transferFrame("request", n, "bench-Auth-1-strong", "")); code(r) != 1001 {
 					b.Fatalf("request %s: %s", n, r)
 				}
 				if r := a.do(transferFrame("approve", n, "", "")); code(r) != 1000 {

@@ -101,19 +101,19 @@ func TestTransferConversation(t *testing.T) {
 			}
 			run([]step{
 				{"create with authInfo", a, createFrame(kitabA, "hi", kitab), 1000, []string{"<domain:crDate>" + ts(t0) + "</domain:crDate>"}, nil},
-				{"request in the lock period", b, transferFrame("request", kitab, "2fooBAR!", ""), 2106, []string{"cannot be transferred until"}, nil},
+				{"request in the lock period", b, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), 2106, []string{"cannot be transferred until"}, nil},
 			})
 			clk.Set(t1)
 			run([]step{
 				{"request, wrong authInfo", b, transferFrame("request", kitab, "2fooBAR?", ""), 2202, nil, nil},
-				{"request by the sponsor", a, transferFrame("request", kitab, "2fooBAR!", ""), 2106, nil, nil},
-				{"request in months", b, transferFrame("request", kitab, "2fooBAR!", `<domain:period unit="m">12</domain:period>`), 2004, nil, nil},
-				{"request of no op", b, strings.Replace(transferFrame("request", kitab, "2fooBAR!", ""), ` op="request"`, ` op="steal"`, 1), 2001, nil, nil},
-				{"request", b, transferFrame("request", kitab, "2fooBAR!", `<domain:period unit="y">1</domain:period>`), 1001,
+				{"request by the sponsor", a, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), 2106, nil, nil},
+				{"request in months", b, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", `<domain:period unit="m">12</domain:period>`), 2004, nil, nil},
+				{"request of no op", b, strings.Replace(transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), ` op="request"`, ` op="steal"`, 1), 2001, nil, nil},
+				{"request", b, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", `<domain:period unit="y">1</domain:period>`), 1001,
 					trn("pending", "other", ts(t1), "acme", ts(t1.Add(5*24*time.Hour))), nil},
-				{"request again", b, transferFrame("request", kitab, "2fooBAR!", ""), 2300, nil, nil},
+				{"request again", b, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), 2300, nil, nil},
 				{"info while pending", a, domainCmd("info", kitab), 1000, []string{`<domain:status s="pendingTransfer"/>`, "<domain:authInfo><domain:pw/></domain:authInfo>"}, nil},
-				{"info by the requester", b, domainCmd("info", kitab), 1000, []string{`<domain:status s="pendingTransfer"/>`}, []string{"<domain:authInfo>", "2fooBAR!"}},
+				{"info by the requester", b, domainCmd("info", kitab), 1000, []string{`<domain:status s="pendingTransfer"/>`}, []string{"<domain:authInfo>", "2fooBAR!xQ7wK4pL"}},
 				{"query by the requester", b, transferFrame("query", kitab, "", ""), 1000, trn("pending", "other", ts(t1), "acme", ts(t1.Add(5*24*time.Hour))), nil},
 				{"approve by the requester", b, transferFrame("approve", kitab, "", ""), 2201, nil, nil},
 				{"cancel by the sponsor", a, transferFrame("cancel", kitab, "", ""), 2201, nil, nil},
@@ -129,18 +129,18 @@ func TestTransferConversation(t *testing.T) {
 			})
 			run([]step{
 				{"ack the rejection", b, pollAck(lastID), 1000, []string{`<msgQ count="0"`}, nil},
-				{"request again", b, transferFrame("request", kitab, "2fooBAR!", ""), 1001, nil, nil},
+				{"request again", b, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), 1001, nil, nil},
 				{"approve", a, transferFrame("approve", kitab, "", ""), 1000, trn("clientApproved", "other", ts(t1), "acme", ts(t1)), nil},
 				{"info after the transfer", b, domainCmd("info", kitab), 1000, []string{`<domain:status s="ok"/>`, "<domain:clID>other</domain:clID>", "<domain:trDate>" + ts(t1) + "</domain:trDate>"}, []string{"<domain:authInfo>"}},
 				{"the losing registrar creates a variant", a, createFrame(kittabA, "", ""), 2302, []string{"blocked by the registered domain " + kitab}, nil},
-				{"the old authInfo set by the losing registrar", a, authInfoFrame(kitab, "<domain:pw>2fooBAR!</domain:pw>"), 2201, nil, nil},
-				{"a new authInfo", b, authInfoFrame(kitab, "<domain:pw>new-Auth-2</domain:pw>"), 1000, nil, nil},
-				{"info with the new authInfo", b, domainCmd("info", kitab), 1000, []string{"<domain:authInfo><domain:pw/></domain:authInfo>"}, []string{"new-Auth-2"}},
+				{"the old authInfo set by the losing registrar", a, authInfoFrame(kitab, "<domain:pw>2fooBAR!xQ7wK4pL</domain:pw>"), 2201, nil, nil},
+				{"a new authInfo", b, authInfoFrame(kitab, "<domain:pw>new-Auth-2-strong</domain:pw>"), 1000, nil, nil},
+				{"info with the new authInfo", b, domainCmd("info", kitab), 1000, []string{"<domain:authInfo><domain:pw/></domain:authInfo>"}, []string{"new-Auth-2-strong"}},
 			})
 			clk.Set(t2)
 			run([]step{
-				{"request back, old authInfo", a, transferFrame("request", kitab, "2fooBAR!", ""), 2202, nil, nil},
-				{"request back", a, transferFrame("request", kitab, "new-Auth-2", ""), 1001, trn("pending", "acme", ts(t2), "other", ts(t3)), nil},
+				{"request back, old authInfo", a, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), 2202, nil, nil},
+				{"request back", a, transferFrame("request", kitab, "new-Auth-2-strong", ""), 1001, trn("pending", "acme", ts(t2), "other", ts(t3)), nil},
 			})
 			clk.Set(t3)
 			if n, err := svc.ApproveDueTransfers(t.Context(), 0); n != 1 || err != nil {
@@ -190,27 +190,29 @@ func TestAuthInfoUpdate(t *testing.T) {
 		code  int
 		want  string
 	}{
-		{"create without authInfo", a, strings.Replace(createFrame(kitabA, "hi", ""), "<domain:pw>2fooBAR!</domain:pw>", "<domain:pw/>", 1), 1000, ""},
+		{"create without authInfo", a, strings.Replace(createFrame(kitabA, "hi", ""), "<domain:pw>2fooBAR!xQ7wK4pL</domain:pw>", "<domain:pw/>", 1), 1000, ""},
 		{"info: none set", a, domainCmd("info", kitab), 1000, "</domain:exDate></domain:infData>"},
-		{"request without one set", b, transferFrame("request", kitab, "2fooBAR!", ""), 2202, ""},
-		{"a short one", a, authInfoFrame(kitab, "<domain:pw>abc</domain:pw>"), 2005, "8 to 256"},
+		{"request without one set", b, transferFrame("request", kitab, "2fooBAR!xQ7wK4pL", ""), 2202, ""},
+		{"a short one", a, authInfoFrame(kitab, "<domain:pw>abc</domain:pw>"), 2306, "16 characters of three kinds"},
+		{"RFC 5731's example", a, authInfoFrame(kitab, "<domain:pw>2fooBAR</domain:pw>"), 2306, "this one has 7 characters"},
+		{"long, of two kinds", a, authInfoFrame(kitab, "<domain:pw>abcdefghijklmnopqrst0123</domain:pw>"), 2306, "of 2 kinds"},
 		{"ext", a, authInfoFrame(kitab, `<domain:ext><x:y xmlns:x="urn:example:x"/></domain:ext>`), 2102, ""},
 		{"status add", a, cmd(`<update><domain:update ` + nsDomain + `><domain:name>` + kitab + `</domain:name><domain:add><domain:status s="clientHold"/></domain:add></domain:update></update>`), 1000, ""},
 		{"status rem", a, cmd(`<update><domain:update ` + nsDomain + `><domain:name>` + kitab + `</domain:name><domain:rem><domain:status s="clientHold"/></domain:rem></domain:update></update>`), 1000, ""},
 		{"a contact added", a, cmd(`<update><domain:update ` + nsDomain + `><domain:name>` + kitab + `</domain:name><domain:add><domain:contact type="admin">c-1</domain:contact></domain:add></domain:update></update>`), 2303, "no contact c-1"},
-		{"set", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-9</domain:pw>"), 1000, ""},
+		{"set", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-9-strong</domain:pw>"), 1000, ""},
 		{"info: set", a, domainCmd("info", kitab), 1000, "<domain:authInfo><domain:pw/></domain:authInfo>"},
-		{"set by another", b, authInfoFrame(kitab, "<domain:pw>Auth-Info-8</domain:pw>"), 2201, ""},
+		{"set by another", b, authInfoFrame(kitab, "<domain:pw>Auth-Info-8-strong</domain:pw>"), 2201, ""},
 		{"removed", a, authInfoFrame(kitab, "<domain:null/>"), 1000, ""},
 		{"info: removed", a, domainCmd("info", kitab), 1000, "</domain:exDate></domain:infData>"},
-		{"request after removal", b, transferFrame("request", kitab, "Auth-Info-9", ""), 2202, ""},
-		{"set again", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-7</domain:pw>"), 1000, ""},
-		{"request", b, transferFrame("request", kitab, "Auth-Info-7", ""), 1001, "<domain:trStatus>pending</domain:trStatus>"},
-		{"update while pending", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-6</domain:pw>"), 2304, "pendingTransfer"},
+		{"request after removal", b, transferFrame("request", kitab, "Auth-Info-9-strong", ""), 2202, ""},
+		{"set again", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-7-strong</domain:pw>"), 1000, ""},
+		{"request", b, transferFrame("request", kitab, "Auth-Info-7-strong", ""), 1001, "<domain:trStatus>pending</domain:trStatus>"},
+		{"update while pending", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-6-strong</domain:pw>"), 2304, "pendingTransfer"},
 		{"delete while pending", a, domainCmd("delete", kitab), 2304, "pendingTransfer"},
 		{"cancel", b, transferFrame("cancel", kitab, "", ""), 1000, "clientCancelled"},
-		{"update after", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-6</domain:pw>"), 1000, ""},
-		{"request with the replaced one", b, transferFrame("request", kitab, "Auth-Info-7", ""), 2202, ""},
+		{"update after", a, authInfoFrame(kitab, "<domain:pw>Auth-Info-6-strong</domain:pw>"), 1000, ""},
+		{"request with the replaced one", b, transferFrame("request", kitab, "Auth-Info-7-strong", ""), 2202, ""},
 		{"transfer of nothing", b, transferFrame("query", "कमल.भारत", "", ""), 2303, ""},
 		{"transfer of a contact", b, cmd(`<transfer op="query"><contact:transfer xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>c-1</contact:id></contact:transfer></transfer>`), 2101, "contact transfers are not served"},
 	}

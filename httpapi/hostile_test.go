@@ -65,13 +65,13 @@ func TestHostileInputs(t *testing.T) {
 				}
 			}
 			// a domain of B's with an authInfo, for A's transfer requests
-			if _, err := e.svc.CreateDomain(t.Context(), registrarNamed(t, e.svc, "b"), registry.DomainCreate{Name: "kitab.in", AuthInfo: "Auth-Info-0001"}); err != nil {
+			if _, err := e.svc.CreateDomain(t.Context(), registrarNamed(t, e.svc, "b"), registry.DomainCreate{Name: "kitab.in", AuthInfo: "Auth-Info-0001-strong"}); err != nil {
 				t.Fatal(err)
 			}
 			for _, h := range hostile {
 				qe, pe := url.QueryEscape(h), url.PathEscape(h)
 				// transfers, authInfo, poll (issue 23)
-				send("POST", "/v1/domains/"+pe+"/transfer", e.tokenA, `{"auth_info":"Auth-Info-0001"}`)
+				send("POST", "/v1/domains/"+pe+"/transfer", e.tokenA, `{"auth_info":"Auth-Info-0001-strong"}`)
 				tb, _ := json.Marshal(map[string]any{"auth_info": h, "period": 1})
 				send("POST", "/v1/domains/kitab.in/transfer", e.tokenA, string(tb))
 				send("GET", "/v1/domains/"+pe+"/transfer", e.tokenA, "")

@@ -37,22 +37,22 @@ func TestTransferHTTP(t *testing.T) {
 			}
 			var errBody struct{ Code string }
 			var tr registry.Transfer
-			want("create", 201, e.do("POST", "/v1/domains", a, `{"name":"किताब.भारत","lang":"hi","auth_info":"Auth-Info-0001"}`, nil).StatusCode)
-			want("request in the lock period", 409, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001"}`, &errBody).StatusCode)
+			want("create", 201, e.do("POST", "/v1/domains", a, `{"name":"किताब.भारत","lang":"hi","auth_info":"Auth-Info-0001-strong"}`, nil).StatusCode)
+			want("request in the lock period", 409, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001-strong"}`, &errBody).StatusCode)
 			if errBody.Code != registry.CodeNotEligible {
 				t.Errorf("request in the lock period: %s", errBody.Code)
 			}
 			t1 := clk.Advance(61 * 24 * time.Hour)
-			want("wrong authInfo", 403, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0002"}`, &errBody).StatusCode)
+			want("wrong authInfo", 403, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0002-strong"}`, &errBody).StatusCode)
 			if errBody.Code != registry.CodeBadAuthInfo {
 				t.Errorf("wrong authInfo: %s", errBody.Code)
 			}
-			want("11 years", 400, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001","period":11}`, nil).StatusCode)
-			want("request", 202, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001","period":1}`, &tr).StatusCode)
+			want("11 years", 400, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001-strong","period":11}`, nil).StatusCode)
+			want("request", 202, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001-strong","period":1}`, &tr).StatusCode)
 			if tr.Status != registry.TransferPending || tr.Gaining != "b" || tr.Losing != "a" || !tr.Requested.Equal(t1) || !tr.ActDate.Equal(t1.Add(5*24*time.Hour)) {
 				t.Fatalf("request: %+v", tr)
 			}
-			want("request again", 409, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001"}`, &errBody).StatusCode)
+			want("request again", 409, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001-strong"}`, &errBody).StatusCode)
 			if errBody.Code != registry.CodePendingTransfer {
 				t.Errorf("request again: %s", errBody.Code)
 			}
@@ -77,7 +77,7 @@ func TestTransferHTTP(t *testing.T) {
 			if tr.Status != registry.TransferClientRejected {
 				t.Errorf("reject: %+v", tr)
 			}
-			want("request", 202, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001"}`, nil).StatusCode)
+			want("request", 202, e.do("POST", name+"/transfer", b, `{"auth_info":"Auth-Info-0001-strong"}`, nil).StatusCode)
 			want("approve", 200, e.do("POST", name+"/transfer/approve", a, "", &tr).StatusCode)
 			var d registry.Domain
 			want("info", 200, e.do("GET", name, "", "", &d).StatusCode)
@@ -85,10 +85,10 @@ func TestTransferHTTP(t *testing.T) {
 				t.Fatalf("info after the transfer: %+v", d)
 			}
 			want("the losing registrar creates a variant", 409, e.do("POST", "/v1/domains", a, `{"name":"कित्ताब.भारत"}`, &errBody).StatusCode)
-			want("authInfo by the old sponsor", 403, e.do("PUT", name+"/auth-info", a, `{"auth_info":"Auth-Info-0003"}`, nil).StatusCode)
-			want("authInfo", 204, e.do("PUT", name+"/auth-info", b, `{"auth_info":"Auth-Info-0003"}`, nil).StatusCode)
+			want("authInfo by the old sponsor", 403, e.do("PUT", name+"/auth-info", a, `{"auth_info":"Auth-Info-0003-strong"}`, nil).StatusCode)
+			want("authInfo", 204, e.do("PUT", name+"/auth-info", b, `{"auth_info":"Auth-Info-0003-strong"}`, nil).StatusCode)
 			t2 := clk.Advance(61 * 24 * time.Hour)
-			want("request back", 202, e.do("POST", name+"/transfer", a, `{"auth_info":"Auth-Info-0003"}`, nil).StatusCode)
+			want("request back", 202, e.do("POST", name+"/transfer", a, `{"auth_info":"Auth-Info-0003-strong"}`, nil).StatusCode)
 			t3 := clk.Advance(5 * 24 * time.Hour)
 			want("info at t2+5d", 200, e.do("GET", name, "", "", &d).StatusCode)
 			if d.Registrar != "a" {

@@ -23,7 +23,7 @@ func (e *env) withContacts(t *testing.T) {
 	ctx := t.Context()
 	r := &registry.Registrar{ID: 1, Name: "acme"}
 	for _, id := range []string{"rs-1", "adm-1", "tech-1"} {
-		if _, err := e.svc.CreateContact(ctx, r, registry.ContactCreate{ID: id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+		if _, err := e.svc.CreateContact(ctx, r, registry.ContactCreate{ID: id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"}); err != nil {
 			t.Fatal(err)
 		}
 	}

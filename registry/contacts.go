@@ -368,10 +368,11 @@ func checkEmail(e string) error {
 }
 
 // asBadContact reports an authInfo CheckAuthInfo refuses as BAD_CONTACT
-// (a contact field; for a domain the same refusal is BAD_NAME).
+// (a contact field; for a domain the same refusal is BAD_NAME), but a weak
+// one as WEAK_AUTH_INFO, as for a domain.
 func asBadContact(err error) error {
 	var re *Error
-	if errors.As(err, &re) {
+	if errors.As(err, &re) && re.Code != CodeWeakAuthInfo {
 		return Errorf(CodeBadContact, "%s", re.Message)
 	}
 	return err
@@ -404,7 +405,9 @@ func (s *Service) CheckContact(ctx context.Context, id string) (*ContactCheck, e
 }
 
 // ContactInfo returns a contact to its sponsor, or to a registrar that
-// gives its authInfo (RFC 5733 §3.1.2); CodeForbidden to the others.
+// gives its authInfo (RFC 5733 §3.1.2); CodeForbidden to the others, and
+// AUTH_INFO_LOCKED to a registrar that gave too many wrong authInfo
+// (authguard.go: a wrong one is recorded, as a transfer's).
 // Sponsor reports whether r sponsors it (only the sponsor learns that an
 // authInfo is set).
 func (s *Service) ContactInfo(ctx context.Context, r *Registrar, id, authInfo string) (*Contact, error) {
@@ -415,7 +418,16 @@ func (s *Service) ContactInfo(ctx context.Context, r *Registrar, id, authInfo st
 	if r != nil && c.Registrar == r.Name {
 		return c, nil
 	}
+	if authInfo != "" { // a guess like a transfer's: limited (authguard.go)
+		defer guessLock(r, AuthObjectContact, c.ID)()
+		if err := s.authLocked(ctx, r, AuthObjectContact, c.ROID, "contact "+c.ID); err != nil {
+			return nil, err
+		}
+	}
 	if authInfo == "" || len(authInfo) > maxAuthInfo || !VerifyEPPPassword(c.AuthHash, authInfo) {
+		if authInfo != "" {
+			s.authGuessed(ctx, r, AuthObjectContact, c.ROID, c.ID, c.ID)
+		}
 		return nil, Errorf(CodeForbidden, "contact %s is sponsored by another registrar: its info needs its authInfo", id)
 	}
 	return c, nil

@@ -23,7 +23,7 @@ func BenchmarkContacts(b *testing.B) {
 			}
 			data := registrytest.DevanagariContact()
 			registrytest.BenchCreateRead(b, func(i int) error {
-				_, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: fmt.Sprintf("b-%d", i), ContactData: data, AuthInfo: "Contact-pw-1"})
+				_, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: fmt.Sprintf("b-%d", i), ContactData: data, AuthInfo: "Contact-pw-1-strong"})
 				return err
 			}, func(i int) error {
 				_, err := svc.ContactInfo(ctx, r, fmt.Sprintf("b-%d", i), "")

@@ -44,7 +44,10 @@ type DomainTransfer struct {
 // NOT_PENDING_TRANSFER (nothing to approve, reject, cancel or query),
 // FORBIDDEN (approve and reject are the sponsor's, cancel the
 // requester's; a query without the authInfo by a stranger), BAD_STATUS
-// (an unknown op).
+// (an unknown op), AUTH_INFO_LOCKED (r gave too many wrong authInfo: a
+// request, or a stranger's query, is refused before its authInfo is
+// looked at) and TRANSFER_LIMITED (r requested the domain too often);
+// authguard.go.
 func (s *Service) TransferDomain(ctx context.Context, r *Registrar, req DomainTransfer) (*Transfer, error) {
 	t, err := s.transferDomain(ctx, r, req)
 	if req.Op == TransferQueryOp {
@@ -82,8 +85,13 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 	if _, err := s.settled(ctx, req.Name); err != nil { // a due transfer approved by the server first
 		return nil, err
 	}
+	if status == "" { // a request: r's attempts on the domain one at a time (authguard.go)
+		defer guessLock(r, AuthObjectDomain, z.Name+"\x00"+label)()
+	}
 	var out *Transfer
+	var guessed *Domain // a wrong authInfo was given for it: recorded after the rollback
 	err = s.transact(ctx, func(ctx context.Context) error {
+		guessed = nil
 		d, err := s.domainIn(ctx, z, label)
 		if err != nil {
 			return err
@@ -98,12 +106,19 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 		if d.Registrar == r.Name {
 			return Errorf(CodeNotEligible, "%s is already yours", d.Name)
 		}
+		// a registrar backing off is refused before its authInfo is looked at
+		if err := s.authLocked(ctx, r, AuthObjectDomain, d.ID, d.Name); err != nil {
+			return err
+		}
 		st, hash, err := ts.TransferState(ctx, d.ID)
 		if err != nil {
 			return err
 		}
 		// the authInfo first: whoever lacks it learns nothing of the domain's state
 		if hash == "" || req.AuthInfo == "" || len(req.AuthInfo) > maxAuthInfo || !VerifyEPPPassword(hash, req.AuthInfo) {
+			if req.AuthInfo != "" {
+				guessed = d
+			}
 			return Errorf(CodeBadAuthInfo, "the authInfo given for %s is not the domain's", d.Name)
 		}
 		if st.Pending != nil {
@@ -123,6 +138,9 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 		if now.Before(since.Add(lock)) {
 			return Errorf(CodeNotEligible, "%s cannot be transferred until %s (%d days after its creation or last transfer)", d.Name, since.Add(lock).UTC().Format(time.RFC3339), int(lock/(24*time.Hour)))
 		}
+		if err := s.transferLimited(ctx, r, d); err != nil {
+			return err
+		}
 		out, err = ts.RequestTransfer(ctx, &TransferRequest{
 			DomainID: d.ID, Name: d.Name, ALabel: d.ALabel,
 			GainingID: r.ID, Gaining: r.Name, Losing: d.Registrar,
@@ -131,6 +149,10 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 		})
 		return err
 	})
+	if guessed != nil && CodeOf(err) == CodeBadAuthInfo {
+		// the transaction rolled back: the failure is written in one of its own
+		s.authGuessed(ctx, r, AuthObjectDomain, guessed.ID, guessed.Name, guessed.ALabel)
+	}
 	return out, err
 }
 
@@ -147,7 +169,13 @@ func (s *Service) queryTransfer(ctx context.Context, r *Registrar, req DomainTra
 		if req.AuthInfo == "" {
 			return nil, Errorf(CodeForbidden, "%s is not yours and no transfer of it is yours", d.Name)
 		}
+		// a stranger's authInfo is a guess like a request's (authguard.go)
+		defer guessLock(r, AuthObjectDomain, d.Zone+"\x00"+d.Label)()
+		if err := s.authLocked(ctx, r, AuthObjectDomain, d.ID, d.Name); err != nil {
+			return nil, err
+		}
 		if hash == "" || len(req.AuthInfo) > maxAuthInfo || !VerifyEPPPassword(hash, req.AuthInfo) {
+			s.authGuessed(ctx, r, AuthObjectDomain, d.ID, d.Name, d.ALabel)
 			return nil, Errorf(CodeBadAuthInfo, "the authInfo given for %s is not the domain's", d.Name)
 		}
 	}

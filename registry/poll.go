@@ -23,6 +23,10 @@ const (
 	PollAutoRenew         = "auto-renew"
 	PollDeletion          = "deletion"
 	PollPurge             = "purge"
+	// PollAuthFailures tells a sponsor that wrong authInfo was given for
+	// its domain or contact AuthAlertFailures times in the window
+	// (authguard.go): once per window, not once per failure.
+	PollAuthFailures = "authinfo-failures"
 )
 
 // PollMessage is one message of a registrar's queue.
@@ -48,6 +52,9 @@ type PollMessage struct {
 	// completes, read from the audit log when the message is read
 	// (pollaction.go); nil if the log has no record of it.
 	Pending *PendingAction `json:"pending,omitempty"`
+	// AuthFailures is, for PollAuthFailures, the object (Name is the
+	// domain or the contact's id) and how many failures.
+	AuthFailures *AuthFailureNotice `json:"auth_failures,omitempty"`
 }
 
 // PollStore keeps the poll queues.

@@ -115,7 +115,9 @@ type TransferStore interface {
 	// transfer due by at): approving moves the domain (and with it its
 	// conflict set) to the gaining registrar and removes its authInfo;
 	// the other party is told by a poll message (both, for the server's
-	// approval); an audit record is written. All atomically, once:
+	// approval), except that a cancel whose request's message is still in
+	// the sponsor's queue removes that message instead (a request/cancel
+	// storm cannot fill the queue); an audit record is written. All atomically, once:
 	// CodeNotPendingTransfer if nothing is pending (or, for the server,
 	// due), ErrForbidden if registrarID may not.
 	ActOnTransfer(ctx context.Context, domainID, registrarID int64, status string, at time.Time, e AuditEntry) (*Transfer, error)
@@ -142,17 +144,20 @@ func (s *Service) transferStore() (TransferStore, error) {
 // entropy; nothing needs more than a few hundred characters).
 const maxAuthInfo = 256
 
-// CheckAuthInfo applies the limits of an authInfo a registrar sets: 8 to
-// 256 characters of a normalized string (no tabs or line breaks).
+// CheckAuthInfo applies the limits of an authInfo a registrar sets (of a
+// domain or a contact): at most 256 characters of a normalized string (no
+// tabs or line breaks: BAD_NAME), and strong (authInfoStrength: at least
+// 16 characters of three kinds, or as strong as 128 random bits;
+// WEAK_AUTH_INFO). An authInfo set before the rule stays until changed.
 func CheckAuthInfo(pw string) error {
 	n := len([]rune(pw))
-	if n < 8 || n > maxAuthInfo {
-		return Errorf(CodeBadName, "an authInfo password has 8 to %d characters (this one has %d); RFC 9154 asks for a random one of at least 128 bits", maxAuthInfo, n)
+	if n > maxAuthInfo {
+		return Errorf(CodeBadName, "an authInfo password has at most %d characters (this one has %d)", maxAuthInfo, n)
 	}
 	if strings.ContainsAny(pw, "\t\r\n") {
 		return Errorf(CodeBadName, "an authInfo password has no tabs or line breaks")
 	}
-	return nil
+	return authInfoStrength(pw)
 }
 
 // The argon2id parameters of authInfo hashes: one pass over 256 KiB

@@ -134,10 +134,10 @@ func TestReadCacheEveryWritePath(t *testing.T) {
 			if err := b.SetTransferPolicy(t.Context(), "भारत", 5*24*time.Hour, 0); err != nil {
 				return err
 			}
-			if err := registrytest.SetAuthInfo(b, t.Context(), r1, kitab, "secret-Pw-1"); err != nil {
+			if err := registrytest.SetAuthInfo(b, t.Context(), r1, kitab, "secret-Pw-1-strong"); err != nil {
 				return err
 			}
-			if _, err := b.TransferDomain(t.Context(), r2, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "secret-Pw-1", Years: 1}); err != nil {
+			if _, err := b.TransferDomain(t.Context(), r2, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "secret-Pw-1-strong", Years: 1}); err != nil {
 				return err
 			}
 			_, err := b.TransferDomain(t.Context(), r1, registry.DomainTransfer{Name: kitab, Op: registry.TransferApproveOp})

@@ -57,7 +57,7 @@ func newEnv(t testing.TB, svc *registry.Service, o whois.Options) *env {
 	}
 	// its contacts (docs/contacts.md), shown redacted
 	for _, id := range []string{"rs-1", "adm-1"} {
-		if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+		if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -411,7 +411,7 @@ func TestRedactedAsRDAP(t *testing.T) {
 	r := &registry.Registrar{ID: 1, Name: "acme"}
 	bare := registry.ContactData{Postal: []registry.PostalInfo{{Type: "loc", Name: "सीता", City: "पुणे", CC: "IN"}}, Email: "sita@example.in",
 		Voice: &registry.Phone{Number: "+91.2012345678"}}
-	if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: "bare-1", ContactData: bare, AuthInfo: "Contact-pw-1"}); err != nil {
+	if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: "bare-1", ContactData: bare, AuthInfo: "Contact-pw-1-strong"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.UpdateDomain(ctx, r, registry.DomainUpdate{Name: kitab, AddContacts: []registry.DomainContact{{Role: "billing", ID: "bare-1"}}}); err != nil {

@@ -70,7 +70,7 @@ func (c *eppConn) createDomain(name string, ns []string, ds []registry.DS) {
 		b.WriteString(`</domain:ns>`)
 	}
 	b.WriteString(`<domain:registrant>` + c.contact + `</domain:registrant><domain:contact type="admin">` + c.contact + `</domain:contact><domain:contact type="tech">` + c.contact + `</domain:contact>`)
-	b.WriteString(`<domain:authInfo><domain:pw>2fooBAR!</domain:pw></domain:authInfo></domain:create></create>`)
+	b.WriteString(`<domain:authInfo><domain:pw>2fooBAR!xQ7wK4pL</domain:pw></domain:authInfo></domain:create></create>`)
 	if len(ds) > 0 {
 		b.WriteString(`<extension><secDNS:create ` + eppSecNS + `>` + dsData(ds) + `</secDNS:create></extension>`)
 	}

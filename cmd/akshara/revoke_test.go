@@ -187,7 +187,7 @@ func (c *eppConn) loginWith(clID, svcs string) string {
 	r := c.do(`<login><clID>` + clID + `</clID><pw>secret12</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI>` + svcs + `</svcs></login>`)
 	if strings.Contains(r, `code="1000"`) {
 		c.contact = "c-" + clID
-		cr := c.do(`<create><contact:create xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>` + c.contact + `</contact:id><contact:postalInfo type="loc"><contact:name>राहुल</contact:name><contact:addr><contact:city>लखनऊ</contact:city><contact:cc>IN</contact:cc></contact:addr></contact:postalInfo><contact:email>r@example.in</contact:email><contact:authInfo><contact:pw>Contact-pw-1</contact:pw></contact:authInfo></contact:create></create>`)
+		cr := c.do(`<create><contact:create xmlns:contact="urn:ietf:params:xml:ns:contact-1.0"><contact:id>` + c.contact + `</contact:id><contact:postalInfo type="loc"><contact:name>राहुल</contact:name><contact:addr><contact:city>लखनऊ</contact:city><contact:cc>IN</contact:cc></contact:addr></contact:postalInfo><contact:email>r@example.in</contact:email><contact:authInfo><contact:pw>Contact-pw-1-strong</contact:pw></contact:authInfo></contact:create></create>`)
 		if !strings.Contains(cr, `code="1000"`) && !strings.Contains(cr, `code="2302"`) {
 			c.t.Fatalf("contact create: %s", cr)
 		}

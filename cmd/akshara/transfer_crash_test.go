@@ -66,10 +66,10 @@ func crashTransfers(t *testing.T, open func() (*sqlstore.Store, error), storeArg
 		if clash {
 			continue
 		}
-		if _, err := svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: label + ".भारत", Lang: "hi", AuthInfo: "crash-Auth-1"}); err != nil {
+		if _, err := svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: label + ".भारत", Lang: "hi", AuthInfo: "crash-Auth-1-strong"}); err != nil {
 			continue
 		}
-		if _, err := svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: label + ".भारत", Op: registry.TransferRequestOp, AuthInfo: "crash-Auth-1", Years: 0}); err != nil {
+		if _, err := svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: label + ".भारत", Op: registry.TransferRequestOp, AuthInfo: "crash-Auth-1-strong", Years: 0}); err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range set {

@@ -16,7 +16,7 @@ print "login: $Net::EPP::Simple::Code\n";
 print "check: avail=", $epp->check_domain($name) // 'undef', " ($Net::EPP::Simple::Code)\n";
 sub create_frame {   # a fresh frame each time: a frame sent once keeps its clTRID
     my $f = Net::EPP::Frame::Command::Create::Domain->new;
-    $f->setDomain($name); $f->setPeriod(1); $f->setAuthInfo('2fooBAR!');
+    $f->setDomain($name); $f->setPeriod(1); $f->setAuthInfo('2fooBAR!xQ7wK4pL');
     my $data = $f->createElementNS($IDN, 'idn:data');
     $data->appendTextChild('table', 'hi'); $data->appendTextChild('uname', $uname);
     my $ext = $f->createElement('extension'); $ext->appendChild($data);

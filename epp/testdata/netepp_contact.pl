@@ -18,11 +18,11 @@ my $int = {name => 'Rahul Sharma', org => 'Kitab Prakashan',
     addr => {street => ['12 MG Marg', 'Hazratganj'], city => 'Lucknow', sp => 'UP', pc => '226001', cc => 'IN'}};
 for my $id ('rs-1', 'adm-1', 'tech-1') {
     $epp->create_contact({id => $id, postalInfo => {int => $int, loc => $loc}, voice => '+91.5222345678',
-        fax => '', email => 'rahul@example.in', authInfo => 'Contact-pw-1'});
+        fax => '', email => 'rahul@example.in', authInfo => 'Contact-pw-1-strong'});
     print "create $id: $Net::EPP::Simple::Code\n";
 }
 $epp->create_contact({id => 'bad-1', postalInfo => {int => $int}, voice => '+91.5222345678', fax => '',
-    email => 'rahul at example.in', authInfo => 'Contact-pw-1'});
+    email => 'rahul at example.in', authInfo => 'Contact-pw-1-strong'});
 print "create bad email: $Net::EPP::Simple::Code\n";
 my $c = $epp->contact_info('rs-1');
 print "info: $Net::EPP::Simple::Code id=$c->{id} email=$c->{email} voice=$c->{voice}\n";
@@ -30,9 +30,9 @@ my $l = $c->{postalInfo}{loc};
 print "loc: ", join('|', $l->{name}, $l->{org}, @{$l->{addr}{street}}, $l->{addr}{city}, $l->{addr}{sp}, $l->{addr}{pc}, $l->{addr}{cc}), "\n";
 print "int: ", join('|', $c->{postalInfo}{int}{name}, $c->{postalInfo}{int}{addr}{city}), "\n";
 my $name = 'xn--11b4aya5ed.xn--h2brj9c';
-$epp->create_domain({name => $name, period => 1, registrant => 'rs-1', contacts => {admin => 'adm-1'}, authInfo => '2fooBAR!'});
+$epp->create_domain({name => $name, period => 1, registrant => 'rs-1', contacts => {admin => 'adm-1'}, authInfo => '2fooBAR!xQ7wK4pL'});
 print "domain create without tech: $Net::EPP::Simple::Code\n";
-$epp->create_domain({name => $name, period => 1, registrant => 'rs-1', contacts => {admin => 'adm-1', tech => 'tech-1'}, authInfo => '2fooBAR!'});
+$epp->create_domain({name => $name, period => 1, registrant => 'rs-1', contacts => {admin => 'adm-1', tech => 'tech-1'}, authInfo => '2fooBAR!xQ7wK4pL'});
 print "domain create: $Net::EPP::Simple::Code\n";
 my $d = $epp->domain_info($name);
 print "domain info: $Net::EPP::Simple::Code registrant=$d->{registrant} admin=$d->{contacts}{admin} tech=$d->{contacts}{tech}\n";

@@ -21,7 +21,7 @@ my $acme = session('acme', 'secret12');
 my $other = session('other', 'secret34');
 print "login: $Net::EPP::Simple::Code\n";
 my $c = Net::EPP::Frame::Command::Create::Domain->new;
-$c->setDomain($name); $c->setPeriod(1); $c->setAuthInfo('2fooBAR!');
+$c->setDomain($name); $c->setPeriod(1); $c->setAuthInfo('2fooBAR!xQ7wK4pL');
 print "create: ", $acme->request($c)->code, "\n";
 sub transfer {
     my ($op, $pw) = @_;
@@ -32,7 +32,7 @@ sub transfer {
 }
 my $r = $other->request(transfer('request', 'wrongAuth1'));
 print "request, wrong authInfo: ", $r->code, "\n";
-$r = $other->request(transfer('request', '2fooBAR!'));
+$r = $other->request(transfer('request', '2fooBAR!xQ7wK4pL'));
 print "request: ", $r->code, " ", el($r, 'trStatus'), " reID=", el($r, 'reID'), " acID=", el($r, 'acID'), "\n";
 sub poll {
     my ($who, $epp) = @_;

@@ -211,10 +211,16 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 			if registrarID != gaining {
 				return registry.Errorf(registry.CodeForbidden, "only the registrar that requested the transfer of %s may cancel it", t.Name)
 			}
-			kinds = append(kinds, struct {
-				kind string
-				to   int64
-			}{registry.PollTransferCancelled, sponsor})
+			withdrawn, err := s.withdrawRequested(ctx, tx, sponsor, t)
+			if err != nil {
+				return err
+			}
+			if !withdrawn {
+				kinds = append(kinds, struct {
+					kind string
+					to   int64
+				}{registry.PollTransferCancelled, sponsor})
+			}
 		case registry.TransferServerApproved, registry.TransferServerCancelled:
 			if registrarID != 0 {
 				return registry.Errorf(registry.CodeForbidden, "only the registry acts as the server")
@@ -279,6 +285,26 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 		return nil, s.internal("acting on a transfer", err)
 	}
 	return out, nil
+}
+
+// withdrawRequested removes the message of transfer t's request from the
+// sponsor's queue, if the sponsor has not acknowledged it yet, and reports
+// whether it did: a cancelled request the sponsor never took off its
+// queue is withdrawn instead of followed by a cancellation, so that
+// another registrar's request/cancel pairs cannot fill the sponsor's
+// queue (issue 34; docs/registry.md "The poll queue").
+func (s *Store) withdrawRequested(ctx context.Context, tx *sql.Tx, sponsor int64, t *registry.Transfer) (bool, error) {
+	res, err := tx.ExecContext(ctx, s.q(`DELETE FROM poll_messages WHERE registrar_id = ? AND kind = ? AND name = ? AND queued = ?`),
+		sponsor, registry.PollTransferRequested, t.Name, nanos(t.Requested))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return false, err
+	}
+	_, err = tx.ExecContext(ctx, s.q(`UPDATE poll_queues SET msgs = msgs - ? WHERE registrar_id = ?`), n, sponsor)
+	return err == nil, err
 }
 
 // extendOnTransfer adds a transfer's period (years) to the domain's
@@ -365,10 +391,11 @@ func (s *Store) SetTransferPolicy(ctx context.Context, zone string, period, lock
 
 // pollData is what a poll message keeps beside its columns.
 type pollData struct {
-	Transfer *registry.Transfer `json:"transfer,omitempty"`
-	ExDate   *time.Time         `json:"ex_date,omitempty"`
-	DomainID int64              `json:"domain_id,omitempty"` // a deletion's (registry/pollaction.go)
-	Statuses []string           `json:"statuses,omitempty"`
+	Transfer     *registry.Transfer          `json:"transfer,omitempty"`
+	ExDate       *time.Time                  `json:"ex_date,omitempty"`
+	DomainID     int64                       `json:"domain_id,omitempty"` // a deletion's (registry/pollaction.go)
+	Statuses     []string                    `json:"statuses,omitempty"`
+	AuthFailures *registry.AuthFailureNotice `json:"auth_failures,omitempty"`
 }
 
 // EnqueuePoll appends messages to their registrars' queues in tx: for the
@@ -407,7 +434,7 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 			args := make([]any, 0, 8*(k1-k0))
 			for k := k0; k < k1; k++ {
 				m := &sorted[k]
-				d := pollData{Transfer: m.Transfer, DomainID: m.DomainID, Statuses: m.Statuses}
+				d := pollData{Transfer: m.Transfer, DomainID: m.DomainID, Statuses: m.Statuses, AuthFailures: m.AuthFailures}
 				if !m.ExDate.IsZero() {
 					d.ExDate = &m.ExDate
 				}
@@ -451,7 +478,7 @@ func (s *Store) PollHead(ctx context.Context, registrarID int64) (m *registry.Po
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
 			return err
 		}
-		m.Transfer, m.DomainID, m.Statuses = d.Transfer, d.DomainID, d.Statuses
+		m.Transfer, m.DomainID, m.Statuses, m.AuthFailures = d.Transfer, d.DomainID, d.Statuses, d.AuthFailures
 		if d.ExDate != nil {
 			m.ExDate = d.ExDate.UTC()
 		}

@@ -44,7 +44,7 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	b, _ := e.registrar("beta")
 
 	data := DevanagariContact()
-	c, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: "rs-1", ContactData: data, AuthInfo: "Contact-pw-1"})
+	c, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: "rs-1", ContactData: data, AuthInfo: "Contact-pw-1-strong"})
 	must(t, "CreateContact", err)
 	if c.ROID == 0 || c.ID != "rs-1" {
 		t.Fatalf("CreateContact = %+v", c)
@@ -57,12 +57,12 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	if !strings.Contains(got.Postal[1].Name, "\u0958") {
 		t.Fatalf("the loc name was normalised: %q", got.Postal[1].Name)
 	}
-	wantCode(t, "CreateContact twice", ignoreContact(e.svc.CreateContact(ctx, b, registry.ContactCreate{ID: "rs-1", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-2"})), registry.CodeExists)
+	wantCode(t, "CreateContact twice", ignoreContact(e.svc.CreateContact(ctx, b, registry.ContactCreate{ID: "rs-1", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-2-strong"})), registry.CodeExists)
 
 	// info: the sponsor, or whoever has the authInfo
 	wantCode(t, "ContactInfo by beta", ignoreContact(e.svc.ContactInfo(ctx, b, "rs-1", "")), registry.CodeForbidden)
 	wantCode(t, "ContactInfo by beta, wrong authInfo", ignoreContact(e.svc.ContactInfo(ctx, b, "rs-1", "wrong-pw-1")), registry.CodeForbidden)
-	_, err = e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-1")
+	_, err = e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-1-strong")
 	must(t, "ContactInfo by beta with the authInfo", err)
 	wantCode(t, "ContactInfo unknown", ignoreContact(e.svc.ContactInfo(ctx, a, "nobody", "")), registry.CodeNotFound)
 
@@ -114,7 +114,9 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 		{"voice too long", "h-20", func(d *registry.ContactData) { d.Voice.Number = "+91.123456789012345" }, "", registry.CodeBadContact},
 		{"fax extension letters", "h-21", func(d *registry.ContactData) { d.Fax.Ext = "ab" }, "", registry.CodeBadContact},
 		{"disclose unknown field", "h-22", func(d *registry.ContactData) { d.Disclose.Fields = []string{"shoe-size"} }, "", registry.CodeBadContact},
-		{"short authInfo", "h-23", nil, "short", registry.CodeBadContact},
+		{"short authInfo", "h-23", nil, "short", registry.CodeWeakAuthInfo},
+		{"weak authInfo", "h-25", nil, "contactpassword1", registry.CodeWeakAuthInfo},
+		{"authInfo past 256", "h-26", nil, strings.Repeat("Ab1-", 65), registry.CodeBadContact},
 		{"postal type", "h-24", func(d *registry.ContactData) { d.Postal[0].Type = "intl" }, "", registry.CodeBadContact},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +126,7 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 			}
 			pw := tc.pw
 			if pw == "" {
-				pw = "Contact-pw-9"
+				pw = "Contact-pw-9-strong"
 			}
 			_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: tc.id, ContactData: d, AuthInfo: pw})
 			wantCode(t, "CreateContact", err, tc.code)
@@ -143,9 +145,9 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	if got.Email != "rs@example.in" || got.Postal[1].City != "कानपुर" || got.Postal[1].Name != DevanagariContact().Postal[1].Name || got.Postal[0].City != "Lucknow" || got.Fax != nil || !got.Updated.After(got.Created) && !got.Updated.Equal(got.Created) {
 		t.Fatalf("after the update: %+v", got)
 	}
-	must(t, "UpdateContact authInfo", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", AuthInfo: "Contact-pw-new"}))
-	wantCode(t, "ContactInfo old authInfo", ignoreContact(e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-1")), registry.CodeForbidden)
-	_, err = e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-new")
+	must(t, "UpdateContact authInfo", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", AuthInfo: "Contact-pw-new-strong"}))
+	wantCode(t, "ContactInfo old authInfo", ignoreContact(e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-1-strong")), registry.CodeForbidden)
+	_, err = e.svc.ContactInfo(ctx, b, "rs-1", "Contact-pw-new-strong")
 	must(t, "ContactInfo new authInfo", err)
 
 	// statuses
@@ -156,7 +158,7 @@ func testContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	must(t, "remove the statuses", e.svc.UpdateContact(ctx, a, registry.ContactUpdate{ID: "rs-1", RemStatuses: []string{registry.ContactUpdateProhibited, registry.ContactDeleteProhibited}}))
 
 	// delete: the sponsor only
-	_, err = e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: "tmp-1", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-3"})
+	_, err = e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: "tmp-1", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-3-strong"})
 	must(t, "CreateContact tmp-1", err)
 	wantCode(t, "DeleteContact by beta", e.svc.DeleteContact(ctx, b, registry.ContactDelete{ID: "tmp-1"}), registry.CodeForbidden)
 	must(t, "DeleteContact", e.svc.DeleteContact(ctx, a, registry.ContactDelete{ID: "tmp-1"}))
@@ -175,10 +177,10 @@ func testDomainContacts(t *testing.T, open func(*testing.T) registry.Store) {
 	a, _ := e.registrar("alpha")
 	b, _ := e.registrar("beta")
 	for _, id := range []string{"a-reg", "a-adm", "a-tech", "a-new"} {
-		_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1"})
+		_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1-strong"})
 		must(t, "CreateContact "+id, err)
 	}
-	_, err := e.svc.CreateContact(ctx, b, registry.ContactCreate{ID: "b-reg", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1"})
+	_, err := e.svc.CreateContact(ctx, b, registry.ContactCreate{ID: "b-reg", ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1-strong"})
 	must(t, "CreateContact b-reg", err)
 	dc := func(pairs ...string) []registry.DomainContact {
 		var out []registry.DomainContact
@@ -271,7 +273,7 @@ func testContactRace(t *testing.T, open func(*testing.T) registry.Store) {
 	a, _ := e.registrar("alpha")
 	for round := 0; round < 8; round++ {
 		id := fmt.Sprintf("race-%d", round)
-		_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1"})
+		_, err := e.svc.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: DevanagariContact(), AuthInfo: "Contact-pw-1-strong"})
 		must(t, "CreateContact", err)
 		cs := []registry.DomainContact{{Role: "registrant", ID: id}, {Role: "admin", ID: id}, {Role: "tech", ID: id}}
 		const creates = 4

@@ -516,13 +516,13 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 		}
 	}
 	held := Held{}
-	d, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001", Period: registry.Period{N: 1, Unit: 'y'}})
+	d, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001-strong", Period: registry.Period{N: 1, Unit: 'y'}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	held[kitab] = d.Blocks
 	// a transfer adding a year: the expiry moves on by one
-	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 1}); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001-strong", Years: 1}); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, "delete while a transfer is pending", Err(e.svc.DeleteDomain(ctx, alpha, registry.DomainDelete{Name: kitab})), registry.CodeStatusProhibits)
@@ -535,13 +535,13 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 	}
 	CheckHeld(t, "transferred", e.svc, held, nil)
 	// the lifecycle's statuses refuse a transfer
-	if err := SetAuthInfo(e.svc, ctx, beta, kitab, "Auth-Info-0002"); err != nil {
+	if err := SetAuthInfo(e.svc, ctx, beta, kitab, "Auth-Info-0002-strong"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.svc.UpdateDomain(ctx, beta, registry.DomainUpdate{Name: kitab, AddStatuses: []string{registry.StatusClientTransferProhibited}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})
+	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002-strong", Years: 0})
 	wantCode(t, "transfer on clientTransferProhibited", err, registry.CodeStatusProhibits)
 	if _, err := e.svc.UpdateDomain(ctx, beta, registry.DomainUpdate{Name: kitab, RemStatuses: []string{registry.StatusClientTransferProhibited}}); err != nil {
 		t.Fatal(err)
@@ -549,19 +549,19 @@ func testLifecycleTransfers(t *testing.T, open func(*testing.T) registry.Store) 
 	if err := Err(e.svc.DeleteDomain(ctx, beta, registry.DomainDelete{Name: kitab})); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})
+	_, err = e.svc.TransferDomain(ctx, alpha, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002-strong", Years: 0})
 	if code := registry.CodeOf(err); code != registry.CodeStatusProhibits && code != registry.CodeBadAuthInfo {
 		t.Errorf("transfer of a deleted domain: %v, want STATUS_PROHIBITS (or BAD_AUTH_INFO: its authInfo is gone)", err)
 	}
 	CheckHeld(t, "deleted", e.svc, held, nil)
 
 	// in (no auto-renew): a pending transfer at expiry is cancelled
-	x, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: "expiring.in", AuthInfo: "Auth-Info-0003"})
+	x, err := e.svc.CreateDomain(ctx, alpha, registry.DomainCreate{Name: "expiring.in", AuthInfo: "Auth-Info-0003-strong"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Set(x.Expires.Add(-day))
-	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: "expiring.in", Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0003", Years: 0}); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, beta, registry.DomainTransfer{Name: "expiring.in", Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0003-strong", Years: 0}); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Set(x.Expires)

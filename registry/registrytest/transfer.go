@@ -90,7 +90,7 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	losing, _ := e.registrar("losing")
 	gaining, _ := e.registrar("gaining")
 	third, _ := e.registrar("third")
-	const pw = "Auth-Info-0001"
+	const pw = "Auth-Info-0001-strong"
 	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: pw})
 	if err != nil {
 		t.Fatal(err)
@@ -98,8 +98,8 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	if !d.Created.Equal(T0) {
 		t.Errorf("created %s, want the clock's %s", d.Created, T0)
 	}
-	if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: "कमल.भारत", Lang: "hi", AuthInfo: "short"}); registry.CodeOf(err) != registry.CodeBadName {
-		t.Errorf("create with a 5-character authInfo: %v, want BAD_NAME", err)
+	if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: "कमल.भारत", Lang: "hi", AuthInfo: "short"}); registry.CodeOf(err) != registry.CodeWeakAuthInfo {
+		t.Errorf("create with a 5-character authInfo: %v, want WEAK_AUTH_INFO", err)
 	}
 
 	// t0: within the lock period after the create
@@ -173,7 +173,19 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	wantTransfer(t, "request again", tr, err, registry.TransferPending, "gaining", "losing", t1b, t1b.Add(5*day))
 	tr, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferCancelOp})
 	wantTransfer(t, "cancel", tr, err, registry.TransferClientCancelled, "gaining", "losing", t1b, t1b)
-	e.wantPoll(losing, registry.PollTransferRequested, registry.TransferPending, 2)
+	// the sponsor had not taken the request off its queue: it is
+	// withdrawn, and no cancellation is queued (issue 34)
+	e.wantEmpty(losing)
+	e.wantEmpty(gaining)
+
+	// requested again, the sponsor acknowledges the request, cancelled:
+	// the sponsor is told of the cancellation
+	t1bb := e.clock.Advance(10 * time.Minute)
+	tr, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
+	wantTransfer(t, "request again", tr, err, registry.TransferPending, "gaining", "losing", t1bb, t1bb.Add(5*day))
+	e.wantPoll(losing, registry.PollTransferRequested, registry.TransferPending, 1)
+	tr, err = e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferCancelOp})
+	wantTransfer(t, "cancel", tr, err, registry.TransferClientCancelled, "gaining", "losing", t1bb, t1bb)
 	e.wantPoll(losing, registry.PollTransferCancelled, registry.TransferClientCancelled, 1)
 	e.wantEmpty(gaining)
 
@@ -207,15 +219,15 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	e.clock.Advance(61 * day)
 	_, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: pw, Years: 0})
 	wantCode(t, "request back with the old authInfo", err, registry.CodeBadAuthInfo)
-	err = SetAuthInfo(e.svc, ctx, losing, kitab, "Auth-Info-0002")
+	err = SetAuthInfo(e.svc, ctx, losing, kitab, "Auth-Info-0002-strong")
 	wantCode(t, "authInfo set by the losing registrar", err, registry.CodeForbidden)
-	if err := SetAuthInfo(e.svc, ctx, gaining, kitab, "Auth-Info-0002"); err != nil {
+	if err := SetAuthInfo(e.svc, ctx, gaining, kitab, "Auth-Info-0002-strong"); err != nil {
 		t.Fatal(err)
 	}
 
 	// t2: requested back; the server approves at t2+5d, on read
 	t2 := e.clock.Now()
-	tr, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002", Years: 0})
+	tr, err = e.svc.TransferDomain(ctx, losing, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0002-strong", Years: 0})
 	wantTransfer(t, "request back", tr, err, registry.TransferPending, "losing", "gaining", t2, t2.Add(5*day))
 	e.clock.Advance(5*day - time.Second)
 	if n, err := e.svc.ApproveDueTransfers(ctx, 0); n != 0 || err != nil {
@@ -254,7 +266,7 @@ func testTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Errorf("audit %+v: want channel epp, CL-1, SV-1", a)
 		}
 	}
-	want := []string{"create", "transfer-request", "transfer-reject", "transfer-request", "transfer-cancel", "transfer-request", "transfer-approve", "auth-info", "transfer-request", "transfer-auto-approve"}
+	want := []string{"create", "transfer-request", "transfer-reject", "transfer-request", "transfer-cancel", "transfer-request", "transfer-cancel", "transfer-request", "transfer-approve", "auth-info", "transfer-request", "transfer-auto-approve"}
 	if !slices.Equal(actions, want) {
 		t.Errorf("audit actions %q,\nwant %q", actions, want)
 	}
@@ -303,7 +315,7 @@ func testTransferWorker(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	// pendingTransfer refuses the sponsor's transforms (RFC 5731 §2.3)
 	wantCode(t, "delete while pending", Err(e.svc.DeleteDomain(ctx, losing, registry.DomainDelete{Name: names[3]})), registry.CodeStatusProhibits)
-	wantCode(t, "authInfo while pending", SetAuthInfo(e.svc, ctx, losing, names[3], "Auth-Info-new1"), registry.CodeStatusProhibits)
+	wantCode(t, "authInfo while pending", SetAuthInfo(e.svc, ctx, losing, names[3], "Auth-Info-new1-strong"), registry.CodeStatusProhibits)
 	e.clock.Advance(2 * day)
 	var wg sync.WaitGroup
 	counts := make([]int, 4)
@@ -370,7 +382,7 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 	if err := e.svc.SetTransferPolicy(ctx, "भारत", 5*day, 0); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001"})
+	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001-strong"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +397,7 @@ func testTransferRace(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	from, to := losing, gaining
 	for round := 0; round < 6; round++ {
-		pw := fmt.Sprintf("Auth-Info-%04d", round+10)
+		pw := fmt.Sprintf("Auth-Info-%04d-strong", round+10)
 		if err := SetAuthInfo(e.svc, ctx, from, kitab, pw); err != nil {
 			t.Fatal(err)
 		}
@@ -509,10 +521,10 @@ func testTransferDueOnRead(t *testing.T, open func(*testing.T) registry.Store) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{kitab, "कमल.भारत"} {
-		if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: n, Lang: "hi", AuthInfo: "Auth-Info-0001"}); err != nil {
+		if _, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: n, Lang: "hi", AuthInfo: "Auth-Info-0001-strong"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: n, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 0}); err != nil {
+		if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: n, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001-strong", Years: 0}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -548,12 +560,12 @@ func testEndTransfers(t *testing.T, open func(*testing.T) registry.Store) {
 	ctx := e.ctx
 	losing, _ := e.registrar("losing")
 	gaining, _ := e.registrar("gaining")
-	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001"})
+	d, err := e.svc.CreateDomain(ctx, losing, registry.DomainCreate{Name: kitab, Lang: "hi", AuthInfo: "Auth-Info-0001-strong"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(61 * day)
-	if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 0}); err != nil {
+	if _, err := e.svc.TransferDomain(ctx, gaining, registry.DomainTransfer{Name: kitab, Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001-strong", Years: 0}); err != nil {
 		t.Fatal(err)
 	}
 	at := e.clock.Advance(day)
