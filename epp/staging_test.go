@@ -87,7 +87,7 @@ func TestStagingConversation(t *testing.T) {
 			if r := a.do(createFrame(kamal, "hi", "")); code(r) != 1000 {
 				t.Fatalf("create %s: %s", kamal, r)
 			}
-			if r := b.do(transferFrame("request", kamal, "2fooBAR!", "")); code(r) != 1001 {
+			if r := b.do(transferFrame("request", kamal, "2fooBAR!xQ7wK4pL", "")); code(r) != 1001 {
 				t.Fatalf("transfer request: %s", r)
 			}
 			advance(4 * 24 * time.Hour)

@@ -156,7 +156,7 @@ func TestRegistrarEntity(t *testing.T) {
 			if _, err := svc.CreateHost(ctx, acme, registry.HostCreate{Name: "ns1." + kitab, Addrs: []registry.Addr{{IP: "8.8.8.8", Family: "v4"}}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := svc.CreateContact(ctx, acme, registry.ContactCreate{ID: "acme", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+			if _, err := svc.CreateContact(ctx, acme, registry.ContactCreate{ID: "acme", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"}); err != nil {
 				t.Fatal(err)
 			}
 			srv := httptest.NewServer(rdap.Handler(svc, rdap.Options{}))

@@ -157,11 +157,11 @@ func testSearch(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	// the statuses are those of now: a pending transfer is read with the
 	// page (as StatusesNow reads it for one domain)
-	if _, err := e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: "पानी.भारत", Lang: "hi", AuthInfo: "Auth-Info-0001"}); err != nil {
+	if _, err := e.svc.CreateDomain(e.ctx, a, registry.DomainCreate{Name: "पानी.भारत", Lang: "hi", AuthInfo: "Auth-Info-0001-strong"}); err != nil {
 		t.Fatal(err)
 	}
 	e.clock.Advance(61 * 24 * time.Hour) // past the lock after a create
-	if _, err := e.svc.TransferDomain(e.ctx, b, registry.DomainTransfer{Name: "पानी.भारत", Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001", Years: 0}); err != nil {
+	if _, err := e.svc.TransferDomain(e.ctx, b, registry.DomainTransfer{Name: "पानी.भारत", Op: registry.TransferRequestOp, AuthInfo: "Auth-Info-0001-strong", Years: 0}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := e.svc.Info(e.ctx, "पानी.भारत")
