@@ -15,8 +15,8 @@ import (
 // TestCommandFaults: registrytest.RunCommandFaults on SQLite (issue 33): a
 // fault at every statement of each command's transaction and at its
 // COMMIT (SQLITE_BUSY, retried: applied once; another error: refused,
-// nothing written; a connection lost after the COMMIT: read back from the
-// command's mark, applied once).
+// nothing written; an error after the COMMIT took effect: read back from
+// the command's mark, applied once; before: read back, refused).
 func TestCommandFaults(t *testing.T) {
 	registerFaults.Do(func() { sql.Register("sqlite-faults", faults) })
 	registrytest.RunCommandFaults(t, registrytest.FaultKit{

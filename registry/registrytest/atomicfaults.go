@@ -33,7 +33,10 @@ import (
 //     poll message, one year added);
 //   - a connection lost after the COMMIT reached the database (the
 //     client told it failed): the command's mark (tx_marks) says it took
-//     effect; it is answered with success and the world reads as S1.
+//     effect; it is answered with success and the world reads as S1;
+//     lost before it did: the mark says it did not, and the command runs
+//     again (applied once), or, on a store for which the error is not
+//     transient, is refused with nothing written.
 //
 // Never partial: a world that reads as neither fails the test, with the
 // difference.
@@ -46,8 +49,13 @@ type FaultKit struct {
 	// test ends), retrying its transient faults a few times, quickly.
 	Open func(t *testing.T) *sqlstore.Store
 	// Transient is a fault the store retries; Fatal one it does not;
-	// Lost the error of a connection lost after a COMMIT.
+	// Lost the error of a connection lost at a COMMIT, which the store
+	// resolves by the command's mark; LostRetried whether it runs the
+	// command again when the mark says the COMMIT did not take effect (a
+	// lost connection is transient on PostgreSQL; SQLite, in the process,
+	// has no such error and refuses the command).
 	Transient, Fatal, Lost error
+	LostRetried            bool
 }
 
 // faultCommand is a command of the fault suite, on a cell: prep runs
@@ -375,21 +383,26 @@ func RunCommandFaults(t *testing.T, k FaultKit) {
 				}
 			})
 
-			// transient, at each statement and at COMMIT, and a connection
-			// lost after COMMIT: run again (or read back), applied once;
-			// a cell each. The short run (without AKSHARA_LONG_TESTS=1)
+			// transient, at each statement and at COMMIT: run again,
+			// applied once; a connection lost after COMMIT: read back,
+			// applied once; lost at COMMIT (rolled back): read back, then
+			// run again where the store retries the error, or refused; a
+			// cell each. The short run (without AKSHARA_LONG_TESTS=1)
 			// faults every fifth statement, the first and the last.
 			stride := longtest.Pick(5, 1)
-			for i := 1; i <= n+2; i++ {
+			for i := 1; i <= n+3; i++ {
 				if i < n && (i-1)%stride != 0 {
 					continue
 				}
 				name, err, how, where := fmt.Sprintf("transient at statement %d", i), k.Transient, faultdriver.FailBefore, at(min(i, n+1))
+				lost, applies := false, true
 				switch i {
 				case n + 1:
 					name = "transient at COMMIT"
 				case n + 2:
-					name, err, how, where = "lost after COMMIT", k.Lost, faultdriver.FailAfter, "after COMMIT"
+					name, err, how, where, lost = "lost after COMMIT", k.Lost, faultdriver.FailAfter, "after COMMIT", true
+				case n + 3:
+					name, err, lost, applies = "lost at COMMIT", k.Lost, true, k.LostRetried
 				}
 				transient++
 				t.Run(name, func(t *testing.T) {
@@ -398,19 +411,32 @@ func RunCommandFaults(t *testing.T, k FaultKit) {
 					retries, resolved := fs.store.Retries(), fs.store.Resolved()
 					p, injected := plan(t, min(i, n+1), err, how)
 					op, err := fs.run(c, fc, p)
-					if err != nil {
-						t.Errorf("%s with a fault %s: %v, want it applied", op, where, err)
-					}
 					if !*injected {
 						t.Fatalf("%s: no fault injected %s", op, where)
 					}
-					if how == faultdriver.FailAfter && fs.store.Resolved() == resolved {
+					if lost && fs.store.Resolved() == resolved {
 						t.Errorf("%s with a connection lost %s: the outcome was not read back", op, where)
 					}
-					if how != faultdriver.FailAfter && fs.store.Retries() == retries {
-						t.Errorf("%s with a transient fault %s: no retry counted", op, where)
-					}
 					after := c.Snapshot(t, true)
+					if !applies {
+						// the store cannot tell the error from a lasting one: refused
+						if registry.CodeOf(err) != registry.CodeInternal {
+							t.Errorf("%s with a connection lost %s: %v, want INTERNAL", op, where, err)
+						}
+						if d := s0.Diff(after); d != "" {
+							t.Errorf("%s with a connection lost %s: refused, yet the registry changed:\n%s", op, where, d)
+						}
+						if added := after.Audit[min(len(s0.Audit), len(after.Audit)):]; len(added) != 1 || added[0].Result != registry.CodeOf(err) {
+							t.Errorf("%s with a connection lost %s: new audit records %+v, want the refusal's", op, where, added)
+						}
+						return
+					}
+					if err != nil {
+						t.Errorf("%s with a fault %s: %v, want it applied", op, where, err)
+					}
+					if how == faultdriver.FailBefore && fs.store.Retries() == retries {
+						t.Errorf("%s with a fault %s: no retry counted", op, where)
+					}
 					if d := s1.Diff(after); d != "" {
 						t.Errorf("%s with a fault %s: not as after one clean application:\n%s", op, where, d)
 					}
@@ -421,7 +447,7 @@ func RunCommandFaults(t *testing.T, k FaultKit) {
 			}
 		})
 	}
-	t.Logf("%d commands, %d statements in their transactions: %d faults not transient (at each statement and COMMIT), %d transient or after COMMIT, in %d cells",
+	t.Logf("%d commands, %d statements in their transactions: %d faults not transient (at each statement and COMMIT), %d transient or lost at COMMIT, in %d cells",
 		len(faultCommands()), total, total+len(faultCommands()), transient, cells)
 }
 
