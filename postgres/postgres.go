@@ -28,7 +28,7 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 
 // OpenWith is Open with options: a read replica, a retry budget.
 func OpenWith(ctx context.Context, dsn string, o Options) (*sqlstore.Store, error) {
-	s, err := open(ctx, dsn)
+	s, err := open(ctx, "pgx", dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,9 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*sqlstore.Store, erro
 	return s, nil
 }
 
-func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+// open is Open through the database/sql driver registered as driverName
+// (tests give a driver that wraps pgx's to inject faults).
+func open(ctx context.Context, driverName, dsn string) (*sqlstore.Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 	// in front (pgbouncer), which keeps no named prepared statement from
 	// one transaction to the next: the store prepares none
 	noPrepare := cfg.DefaultQueryExecMode != pgx.QueryExecModeCacheStatement
-	db, err := sql.Open("pgx", dsn)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
 	}

@@ -72,14 +72,29 @@ func (s *Store) Atomic(ctx context.Context, f func(ctx context.Context) error) e
 		return f(ctx)
 	}
 	var token string
+	ran := false // run has run under token
 	run := func(tx *sql.Tx) error {
+		if ran {
+			// Run again under the same mark: the group writer runs a
+			// command alone again after its group's COMMIT failed
+			// (group.go), and that COMMIT may have taken effect. The mark
+			// tells; if it is there, the command is not run twice.
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM tx_marks WHERE token = ?`), token).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+		}
+		ran = true
 		if err := f(context.WithValue(ctx, atomicKey{}, &atomicTx{s: s, tx: tx})); err != nil {
 			return err
 		}
 		return s.exec(ctx, tx, insertMark, token)
 	}
 	err := s.do(ctx, func() error {
-		token = newMark() // a new one for each attempt
+		token, ran = newMark(), false // a new one for each attempt
 		var err error
 		if s.group != nil {
 			err = s.groupTx(ctx, run)
