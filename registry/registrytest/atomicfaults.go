@@ -121,7 +121,7 @@ func faultCommands() []faultCommand {
 		}},
 		{name: "contact update", op: func(c *faultCell) Op {
 			return Op{Kind: OpContactUpdate, As: c.acme, Name: c.id(cSpare), Email: "new@example.in", Voice: "+91.5222345670",
-				AddStatuses: []string{registry.ContactDeleteProhibited}, AuthInfo: "Contact-pw-2"}
+				AddStatuses: []string{registry.ContactDeleteProhibited}, AuthInfo: "Contact-pw-2-strong"}
 		}},
 		{name: "contact delete", op: func(c *faultCell) Op { return Op{Kind: OpContactDelete, As: c.acme, Name: c.id(cSpare2)} }},
 	}

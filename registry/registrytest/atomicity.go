@@ -201,9 +201,9 @@ const (
 	hostNowhere = "ns.nowhere.example"
 	hostNew     = "ns9.example.com"
 
-	domainPW  = "Domain-pw-1"
-	domainPW2 = "Domain-pw-2"
-	contactPW = "Contact-pw-1"
+	domainPW  = "Domain-pw-1-strong"
+	domainPW2 = "Domain-pw-2-strong"
+	contactPW = "Contact-pw-1-strong"
 )
 
 var (
@@ -628,7 +628,7 @@ func (w *World) Cases() []AtomicCase {
 		{name: "unknown status", code: registry.CodeBadStatus, set: func(o *Op) { o.AddStatuses = append(o.AddStatuses, "clientFrozen") }},
 		{name: "server status", code: registry.CodeBadStatus, set: func(o *Op) { o.AddStatuses = append(o.AddStatuses, "serverHold") }},
 		{name: "status it lacks", code: registry.CodeBadStatus, set: func(o *Op) { o.RemStatuses = append(o.RemStatuses, "clientDeleteProhibited") }},
-		{name: "short authInfo", slot: "authInfo", code: registry.CodeBadName, set: func(o *Op) { o.SetAuth = str("abc") }},
+		{name: "short authInfo", slot: "authInfo", code: registry.CodeWeakAuthInfo, set: func(o *Op) { o.SetAuth = str("abc") }},
 	}
 	for _, v := range valid {
 		for _, in := range invalid {
@@ -686,7 +686,7 @@ func (w *World) Cases() []AtomicCase {
 		{name: "unknown registrant", code: registry.CodeNotFound, set: func(o *Op) { o.Contacts[0].ID = cNobody }},
 		{name: "another registrar's contact", code: registry.CodeContactNotSponsored, set: func(o *Op) { o.Contacts[1].ID = cOther }},
 		{name: "another registrar's host", code: "", set: func(o *Op) { o.NS = append(o.NS, hostOther) }},
-		{name: "short authInfo", code: registry.CodeBadName, set: func(o *Op) { o.AuthInfo = "abc" }},
+		{name: "short authInfo", code: registry.CodeWeakAuthInfo, set: func(o *Op) { o.AuthInfo = "abc" }},
 		{name: "period of 11 years", code: registry.CodePeriodRange, set: func(o *Op) { o.Years = 11 }},
 		{name: "a variant of a registered name", code: registry.CodeConflict, set: func(o *Op) { o.Name = w.variants[w.Plain] }},
 	} {
@@ -828,7 +828,7 @@ func (w *World) Cases() []AtomicCase {
 		return o
 	}
 	add("bad e-mail address", cc(func(o *Op) { o.Contact.Email = "not an address" }), registry.CodeBadContact)
-	add("short authInfo", cc(func(o *Op) { o.AuthInfo = "abc" }), registry.CodeBadContact)
+	add("short authInfo", cc(func(o *Op) { o.AuthInfo = "abc" }), registry.CodeWeakAuthInfo)
 	add("bad voice number", cc(func(o *Op) { o.Contact.Voice = &registry.Phone{Number: "12345"} }), registry.CodeBadContact)
 	add("exists", cc(func(o *Op) { o.Name = cReg }), registry.CodeExists)
 
@@ -837,13 +837,13 @@ func (w *World) Cases() []AtomicCase {
 	cvalid := []part{
 		{name: "e-mail", set: func(o *Op) { o.Email = "new@example.in" }},
 		{name: "status", set: func(o *Op) { o.AddStatuses = append(o.AddStatuses, registry.ContactDeleteProhibited) }},
-		{name: "authInfo", slot: "authInfo", set: func(o *Op) { o.AuthInfo = "Contact-pw-2" }},
+		{name: "authInfo", slot: "authInfo", set: func(o *Op) { o.AuthInfo = "Contact-pw-2-strong" }},
 	}
 	cinvalid := []part{
 		{name: "unknown status", code: registry.CodeContactPolicy, set: func(o *Op) { o.AddStatuses = append(o.AddStatuses, "clientFrozen") }},
 		{name: "server status", code: registry.CodeContactPolicy, set: func(o *Op) { o.AddStatuses = append(o.AddStatuses, "serverUpdateProhibited") }},
 		{name: "status it lacks", code: registry.CodeContactPolicy, set: func(o *Op) { o.RemStatuses = append(o.RemStatuses, registry.ContactUpdateProhibited) }},
-		{name: "short authInfo", slot: "authInfo", code: registry.CodeBadContact, set: func(o *Op) { o.AuthInfo = "abc" }},
+		{name: "short authInfo", slot: "authInfo", code: registry.CodeWeakAuthInfo, set: func(o *Op) { o.AuthInfo = "abc" }},
 		{name: "bad voice number", code: registry.CodeBadContact, set: func(o *Op) { o.Voice = "12345" }},
 	}
 	for _, v := range cvalid {
