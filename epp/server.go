@@ -301,7 +301,7 @@ func (s *Server) session(raw net.Conn) {
 	if ok, reserved := s.take(host); !ok { // slots.go
 		msg := ""
 		if reserved {
-			msg = messages[CodeSessionLimit] + ": the free session slots are held for registrars' known addresses; try again later"
+			msg = messages[CodeSessionLimit] + ": the free session slots are held for the addresses registrars use; try again later"
 		}
 		log.Warn("epp: session limit reached", "max", s.opts.MaxSessions, "reserved", reserved)
 		ss.write(fail(CodeSessionLimit, msg).bytes("", s.svTRID()))
