@@ -283,6 +283,33 @@ func (s *Service) SetEPPPasswordLifetime(ctx context.Context, registrar string, 
 	return err
 }
 
+// SetEPPPasswordLifetimeText is SetEPPPasswordLifetime of a lifetime as
+// the operator writes it (ParseLifetime; "default": the registry's): one
+// it cannot read is refused and recorded too.
+func (s *Service) SetEPPPasswordLifetimeText(ctx context.Context, registrar, text string) error {
+	if strings.TrimSpace(text) == "default" {
+		return s.SetEPPPasswordLifetime(ctx, registrar, nil)
+	}
+	d, err := ParseLifetime(text)
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: registrar, Action: "epp-password-lifetime", Name: registrar, Result: resultOf(err)})
+		return err
+	}
+	return s.SetEPPPasswordLifetime(ctx, registrar, &d)
+}
+
+// SetEPPDefaultPasswordLifetimeText is SetEPPDefaultPasswordLifetime of a
+// lifetime as the operator writes it: one it cannot read is refused and
+// recorded too.
+func (s *Service) SetEPPDefaultPasswordLifetimeText(ctx context.Context, text string) error {
+	d, err := ParseLifetime(text)
+	if err != nil {
+		s.audit(ctx, AuditEntry{Registrar: "*", Action: "epp-password-lifetime", Name: "*", Result: resultOf(err)})
+		return err
+	}
+	return s.SetEPPDefaultPasswordLifetime(ctx, d)
+}
+
 func (s *Service) setEPPPasswordLifetime(ctx context.Context, registrar string, life *time.Duration) error {
 	if err := checkInput(registrar); err != nil {
 		return err
@@ -335,6 +362,16 @@ func (s *Service) SetEPPDefaultPasswordLifetime(ctx context.Context, d time.Dura
 	}
 	s.audit(ctx, AuditEntry{Registrar: "*", Action: "epp-password-lifetime", Name: "*", Result: resultOf(err)})
 	return err
+}
+
+// EPPDefaultPasswordLifetime is the registry's password lifetime (0:
+// none).
+func (s *Service) EPPDefaultPasswordLifetime(ctx context.Context) (time.Duration, error) {
+	es, err := s.eppStore()
+	if err != nil {
+		return 0, err
+	}
+	return es.EPPDefaultPasswordLifetime(ctx)
 }
 
 // ExpireEPPPassword makes a registrar's password expire now: its next
