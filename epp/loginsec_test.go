@@ -8,7 +8,11 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +247,75 @@ func testLoginSec(t *testing.T, e *env, clock *registry.ManualClock) {
 	c = e.dialWith(t, &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}})
 	if r := c.do(lsLogin("acme", "n3w-Secret", "", "", "", true)); code(r) != 1000 || !strings.Contains(r, `<loginSec:event type="cipher" level="warning" value="TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA">`) {
 		t.Errorf("a CBC cipher suite: %s", r)
+	}
+}
+
+// TestNetEPPLoginSec drives RFC 8807 with Debian's Net::EPP
+// (testdata/netepp_loginsec.pl): a 125-character password in
+// <loginSec:pw>, whose login is warned of the password's expiry in 5
+// days, changed through <loginSec:newPW> at the next; the new password
+// logs in without events, the old one is refused. Every frame the server sends
+// validates against the RFC schemas, loginSec-1.0 included.
+func TestNetEPPLoginSec(t *testing.T) {
+	t.Parallel()
+	needNetEPP(t)
+	clock := registry.NewManualClock(time.Now())
+	o := registrytest.ContactsOptional()
+	o.Clock = clock
+	e := newEnvOn(t, registrytest.SQLiteServiceWith(t, o), epp.Options{})
+	ctx := t.Context()
+	long := strings.Join(slices.Repeat([]string{"loginsec"}, 14), "-")
+	if err := e.svc.SetEPPDefaultPasswordLifetime(ctx, 90*24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.SetEPPPassword(ctx, "acme", long); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(85 * 24 * time.Hour)
+	netEPP(t, e, "netepp_loginsec.pl", []string{
+		`^greeting lists loginSec: yes$`,
+		`^login: 1000 events=password/warning$`,
+		`^login with a new password: 1000 events=none$`,
+		`^check: avail=1 \(1000\)$`,
+		`^login with the new password: 1000 events=none$`,
+		`^login with the old password: 2200$`,
+	})
+}
+
+// TestLoginSecSchema: the login frames the tests send with the extension
+// validate against the EPP schemas and loginSec-1.0 (so the re-typed
+// schema, testdata/xsd/LICENSE.md, takes what RFC 8807 §4.1 describes),
+// and loginSec frames that break the RFC's schema do not.
+func TestLoginSecSchema(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("xmllint"); err != nil {
+		needXmllint(t)
+		return
+	}
+	long := strings.Repeat("0123456789 abcdef-", 8)[:128]
+	resp := func(ext string) string {
+		return `<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><response><result code="1000"><msg>ok</msg></result><extension>` + ext + `</extension><trID><svTRID>abc</svTRID></trID></response></epp>`
+	}
+	ls := `xmlns:loginSec="` + epp.NSLoginSec + `"`
+	for _, c := range []struct {
+		frame string
+		valid bool
+	}{
+		{lsLogin("acme", lsPlaceholder, "", long, "", true), true},
+		{lsLogin("acme", lsPlaceholder, lsPlaceholder, long, long, true), true},
+		{lsLogin("acme", "secret12", lsPlaceholder, "", long, false), true},
+		{lsLogin("acme", lsPlaceholder, "", "short", "", true), false}, // pwType: 6 characters at least
+		{resp(`<loginSec:loginSecData ` + ls + `><loginSec:event type="stat" name="failedLogins" level="warning" value="3" duration="P1D">x</loginSec:event></loginSec:loginSecData>`), true},
+		{resp(`<loginSec:loginSecData ` + ls + `><loginSec:event type="password" level="warn">x</loginSec:event></loginSec:loginSecData>`), false},
+		{resp(`<loginSec:loginSecData ` + ls + `><loginSec:event type="expiry" level="warning">x</loginSec:event></loginSec:loginSecData>`), false},
+		{resp(`<loginSec:loginSecData ` + ls + `/>`), false}, // one event at least
+		{resp(`<loginSec:loginSecData ` + ls + `><loginSec:event type="password" level="error" exDate="tomorrow">x</loginSec:event></loginSec:loginSecData>`), false},
+	} {
+		p := filepath.Join(t.TempDir(), "f.xml")
+		os.WriteFile(p, []byte(c.frame), 0o644)
+		out, err := exec.Command("xmllint", "--noout", "--schema", filepath.Join("testdata", "xsd", "wrapper.xsd"), p).CombinedOutput()
+		if (err == nil) != c.valid {
+			t.Errorf("valid %v, xmllint: %v\n%s\n%s", c.valid, err, out, c.frame)
+		}
 	}
 }
