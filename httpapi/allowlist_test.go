@@ -61,7 +61,7 @@ func TestAllowList(t *testing.T) {
 				{a, "192.0.2.10", 200, ""},
 				{a, "2001:db8::7", 200, ""},
 				{a, "203.0.113.7", 403, registry.CodeAddressNotAllowed},
-				{a, "", 403, registry.CodeAddressNotAllowed},                    // the proxy itself, 127.0.0.1
+				{a, "", 403, registry.CodeAddressNotAllowed},                        // the proxy itself, 127.0.0.1
 				{a, "192.0.2.10, 203.0.113.7", 403, registry.CodeAddressNotAllowed}, // the last untrusted hop
 				{b, "203.0.113.7", 200, ""},
 			} {
