@@ -5,7 +5,8 @@
 // answering the registry's error codes through the one code table
 // (registry.InfoOf).
 //
-// Commands: hello, login (with newPW), logout, domain check, create (with
+// Commands: hello, login (with newPW and RFC 8807 login security,
+// loginsec.go), logout, domain check, create (with
 // <idn:data> and an authInfo), info, delete, update (the authInfo),
 // transfer (request, query, approve, reject, cancel), poll (req, ack).
 // Everything else answers 2101 (unimplemented command) or 2307
