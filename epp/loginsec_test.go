@@ -319,3 +319,48 @@ func TestLoginSecSchema(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLogin: one login on an open session (the TLS handshake is not
+// timed), with a 8-character password in <pw> and with a 128-character
+// one in <loginSec:pw> and the events of a password expiring within 7
+// days: the argon2id hash dominates both.
+func BenchmarkLogin(b *testing.B) {
+	clock := registry.NewManualClock(time.Now())
+	o := registrytest.ContactsOptional()
+	o.Clock = clock
+	e := newEnvOn(b, registrytest.SQLiteServiceWith(b, o), epp.Options{MaxSessions: 1 << 16, LoginTimeout: time.Hour})
+	e.mu.Lock()
+	e.norecord = true
+	e.mu.Unlock()
+	long := strings.Repeat("0123456789 abcdef-", 8)[:128]
+	if err := e.svc.SetEPPPassword(b.Context(), "other", long); err != nil {
+		b.Fatal(err)
+	}
+	if err := e.svc.SetEPPDefaultPasswordLifetime(b.Context(), 90*24*time.Hour); err != nil {
+		b.Fatal(err)
+	}
+	clock.Advance(85 * 24 * time.Hour)
+	for _, bc := range []struct {
+		name, frame string
+		events      int
+	}{
+		{"plain", loginFrame("acme", "secret12", ""), 0},
+		{"loginSec-128", lsLogin("other", lsPlaceholder, "", long, "", true), 1},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				c := e.dial()
+				b.StartTimer()
+				r := c.do(bc.frame)
+				if code(r) != 1000 || len(lsEvents(r)) != bc.events {
+					b.Fatalf("login: %s", r)
+				}
+				b.StopTimer()
+				c.conn.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}
