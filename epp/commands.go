@@ -247,6 +247,9 @@ func (ss *session) checkExtensions(c *command) *response {
 			return fail(CodeSyntax, messages[CodeSyntax]+": <idn:data> goes with a domain <create>")
 		}
 	}
+	if c.Ext.LoginSec != nil { // loginsec.go
+		return fail(CodeSyntax, messages[CodeSyntax]+": <loginSec:loginSec> goes with a <login>")
+	}
 	if c.Ext.RGP != nil && c.Update == nil {
 		return fail(CodeSyntax, messages[CodeSyntax]+": <rgp:update> goes with a domain <update>")
 	}
@@ -264,69 +267,6 @@ func fromError(err error) *response {
 		msg += ": " + re.Message
 	}
 	return &response{code: info.EPP, msg: msg}
-}
-
-func (ss *session) login(l *login, ext *cmdExt) *response {
-	if ss.registrar != nil {
-		return fail(CodeUse, messages[CodeUse]+": already logged in as "+ss.registrar.Name)
-	}
-	if ext != nil {
-		return fail(CodeUnimplExtension, messages[CodeUnimplExtension]+": login takes no extension")
-	}
-	clID, pw := strings.TrimSpace(l.ClID), l.PW
-	switch {
-	case clID == "" || pw == "":
-		return fail(CodeMissing, messages[CodeMissing]+": <clID> and <pw>")
-	case strings.TrimSpace(l.Options.Version) != "1.0":
-		return fail(CodeVersion, messages[CodeVersion]+": this server speaks EPP 1.0")
-	case strings.TrimSpace(l.Options.Lang) != "en":
-		return fail(CodeUnimplOption, messages[CodeUnimplOption]+": the language of responses is en")
-	}
-	for _, u := range l.Svcs.ObjURI {
-		if !servedObject(strings.TrimSpace(u)) {
-			return fail(CodeUnimplObject, fmt.Sprintf("%s: %q (this server serves %s, %s and %s)", messages[CodeUnimplObject], u, NSDomain, NSHost, NSCont))
-		}
-	}
-	ignored := unservedExtensions(l.Svcs.ExtURI) // listed, not served: ignored (loginext.go)
-	lo := ss.s.lockout
-	// Failures count per address, so that no one elsewhere can lock a
-	// registrar out; a success does not reset the address's count.
-	key := ss.remote
-	if lo.locked(key) {
-		ss.log.Warn("epp: login refused: too many failures", "clID", clID)
-		return fail(CodeAuthClosing, messages[CodeAuthClosing]+": too many failed logins; try again later")
-	}
-	ctx, cancel := ss.contextFor()
-	defer cancel()
-	r, err := ss.s.svc.EPPLogin(ctx, clID, pw, ss.certSHA)
-	if err != nil {
-		if registry.CodeOf(err) != registry.CodeUnauthorized {
-			ss.log.Error("epp: login", "error", err)
-			return fromError(err)
-		}
-		lo.fail(key)
-		ss.s.loginFailure.Inc()
-		ss.failures++
-		ss.log.Warn("epp: login failed", "clID", clID, "failures", ss.failures)
-		if ss.failures >= ss.s.opts.SessionLoginFailures {
-			return fail(CodeAuthClosing, messages[CodeAuthClosing]+": too many failed logins")
-		}
-		return fromError(err)
-	}
-	if !ss.s.table.login(ss, r, ss.s.opts.MaxSessionsPerRegistrar) {
-		ss.log.Warn("epp: login refused: session limit of the registrar", "registrar", r.Name, "max", ss.s.opts.MaxSessionsPerRegistrar)
-		return fail(CodeSessionLimit, fmt.Sprintf("%s: registrar %s has %d sessions open, the most allowed", messages[CodeSessionLimit], r.Name, ss.s.opts.MaxSessionsPerRegistrar))
-	}
-	if l.NewPW != nil {
-		if err := ss.s.svc.SetEPPPassword(ctx, r.Name, *l.NewPW); err != nil {
-			ss.s.table.logout(ss)
-			return fromError(err)
-		}
-	}
-	ss.registrar = r
-	ss.log = ss.log.With("registrar", r.Name)
-	ss.log.Info("epp: logged in", "password_changed", l.NewPW != nil, "extensions_ignored", ignored)
-	return &response{code: CodeOK, msg: ignoredNote(ignored)}
 }
 
 // checkReason is the short reason of an unavailable name (≤ 32

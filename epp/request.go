@@ -178,6 +178,7 @@ type cmdExt struct {
 	SecCreate *secDNSCreate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 create"`
 	SecUpdate *secDNSUpdate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 update"`
 	RGP       *rgpUpdate    `xml:"urn:ietf:params:xml:ns:rgp-1.0 update"`
+	LoginSec  *loginSecExt  `xml:"urn:ietf:params:xml:ns:epp:loginSec-1.0 loginSec"` // loginsec.go
 }
 
 // rgpUpdate is RFC 3915's <rgp:update><rgp:restore op="request|report">.

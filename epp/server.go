@@ -5,7 +5,8 @@
 // answering the registry's error codes through the one code table
 // (registry.InfoOf).
 //
-// Commands: hello, login (with newPW), logout, domain check, create (with
+// Commands: hello, login (with newPW and RFC 8807 login security,
+// loginsec.go), logout, domain check, create (with
 // <idn:data> and an authInfo), info, delete, update (the authInfo),
 // transfer (request, query, approve, reject, cancel), poll (req, ack).
 // Everything else answers 2101 (unimplemented command) or 2307
@@ -61,6 +62,13 @@ type Options struct {
 	// MaxSessions caps concurrent sessions (default 128); one more is
 	// answered 2502 and closed.
 	MaxSessions int
+	// ReservedSessions of the MaxSessions slots are held for the addresses
+	// registrars use (default MaxSessions/4; negative: none): a connection
+	// from an address no registrar logged in from lately, and in no
+	// registrar's allow-list, is answered 2502 while only they are free,
+	// so that a flood of unauthenticated connections from many addresses
+	// cannot keep registrars from logging in (slots.go).
+	ReservedSessions int
 	// MaxSessionsPerAddr caps the sessions of one client address, logged
 	// in or not (default 16; negative: no cap): one more is answered 2502
 	// and closed, and connections beyond twice the cap are closed at
@@ -106,7 +114,9 @@ type Server struct {
 	opts  Options
 	log   *slog.Logger
 	tls   *tls.Config
-	slots chan struct{}
+	slots slots      // sessions holding a slot (slots.go)
+	known knownAddrs // addresses registrars logged in from (slots.go)
+	allow allowCache // registrars' allow-lists (slots.go)
 
 	tcp tcpserve.Conns // listeners and connections
 
@@ -114,6 +124,10 @@ type Server struct {
 	trSeq    atomic.Uint64
 	lockout  *lockout
 	table    sessionTable
+	// failedIDs counts failed logins per client identifier over a day,
+	// for the failedLogins event of the registrar's next login
+	// (loginsec.go); it locks nobody out
+	failedIDs *lockout
 
 	commands     *prometheus.CounterVec
 	sessions     prometheus.Gauge
@@ -160,6 +174,14 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 128
 	}
+	switch {
+	case o.ReservedSessions == 0:
+		o.ReservedSessions = o.MaxSessions / 4
+	case o.ReservedSessions < 0:
+		o.ReservedSessions = 0
+	case o.ReservedSessions >= o.MaxSessions:
+		return nil, fmt.Errorf("epp: %d reserved session slots of %d leave none for a first login", o.ReservedSessions, o.MaxSessions)
+	}
 	if o.SessionLoginFailures <= 0 {
 		o.SessionLoginFailures = 3
 	}
@@ -177,9 +199,9 @@ func New(svc *registry.Service, o Options) (*Server, error) {
 	rand.Read(p[:])
 	s := &Server{
 		svc: svc, opts: o, log: o.Logger, tls: cfg,
-		slots:    make(chan struct{}, o.MaxSessions),
-		trPrefix: "AK-" + hex.EncodeToString(p[:]) + "-",
-		lockout:  &lockout{max: o.LockoutFailures, window: o.LockoutWindow, m: map[string]*failures{}},
+		trPrefix:  "AK-" + hex.EncodeToString(p[:]) + "-",
+		lockout:   &lockout{max: o.LockoutFailures, window: o.LockoutWindow, m: map[string]*failures{}},
+		failedIDs: &lockout{window: failedLoginWindow, m: map[string]*failures{}},
 		table: sessionTable{byAddr: map[string]int{}, byRegistrar: map[int64]map[*session]struct{}{},
 			limiters: map[int64]*rate.Limiter{}},
 
@@ -213,20 +235,27 @@ func (s *Server) Close() error {
 }
 
 // Sessions returns the number of sessions open.
-func (s *Server) Sessions() int { return len(s.slots) }
+func (s *Server) Sessions() int {
+	s.slots.mu.Lock()
+	defer s.slots.mu.Unlock()
+	return s.slots.open
+}
 
 // session is one connection.
 type session struct {
-	s         *Server
-	conn      *tls.Conn
-	remote    string // host of the peer
-	certSHA   string
-	registrar *registry.Registrar
-	failures  int
-	log       *slog.Logger
-	trid      registry.Channel // the command being answered (its audit records carry it)
-	loginBy   time.Time        // the session is closed if it has not logged in by then
-	tableID   int64            // the registrar the session table has it under (0: none)
+	s       *Server
+	conn    *tls.Conn
+	remote  string // host of the peer
+	certSHA string
+	// certNotAfter is the client certificate's expiry (zero: none), for
+	// the certificate events of the login (loginsec.go)
+	certNotAfter time.Time
+	registrar    *registry.Registrar
+	failures     int
+	log          *slog.Logger
+	trid         registry.Channel // the command being answered (its audit records carry it)
+	loginBy      time.Time        // the session is closed if it has not logged in by then
+	tableID      int64            // the registrar the session table has it under (0: none)
 }
 
 func (s *Server) session(raw net.Conn) {
@@ -268,16 +297,18 @@ func (s *Server) session(raw net.Conn) {
 	if pc := conn.ConnectionState().PeerCertificates; len(pc) > 0 {
 		h := sha256.Sum256(pc[0].Raw)
 		ss.certSHA = hex.EncodeToString(h[:])
+		ss.certNotAfter = pc[0].NotAfter
 	}
-	select {
-	case s.slots <- struct{}{}:
-		s.sessions.Inc()
-		defer func() { <-s.slots; s.sessions.Dec() }()
-	default:
-		log.Warn("epp: session limit reached", "max", s.opts.MaxSessions)
-		ss.write(fail(CodeSessionLimit, "").bytes("", s.svTRID()))
+	if ok, reserved := s.take(host); !ok { // slots.go
+		msg := ""
+		if reserved {
+			msg = messages[CodeSessionLimit] + ": the free session slots are held for the addresses registrars use; try again later"
+		}
+		log.Warn("epp: session limit reached", "max", s.opts.MaxSessions, "reserved", reserved)
+		ss.write(fail(CodeSessionLimit, msg).bytes("", s.svTRID()))
 		return
 	}
+	defer s.release()
 	log.Info("epp: session open", "tls", tls.VersionName(conn.ConnectionState().Version))
 	if !ss.write(s.greet()) { // staging.go
 		return

@@ -472,6 +472,12 @@ func (s *Server) auth(h func(http.ResponseWriter, *http.Request) error) func(htt
 			return err
 		}
 		infoOf(r).registrar = reg.Name
+		// the registrar's address allow-list (registry/allowlist.go), on
+		// the client address as the per-address limits see it
+		if err := registry.CheckClientAddr(reg, addr); err != nil {
+			s.log.Warn("API request refused: address not in the registrar's allow-list", "registrar", reg.Name, "client", addr)
+			return err
+		}
 		if !s.limiter(reg.ID).Allow() {
 			return registry.Errorf(CodeRateLimited, "too many requests for registrar %s; retry later", reg.Name)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
@@ -18,15 +19,22 @@ type EPPCredentials struct {
 	PasswordHash string // argon2id, PHC string form; "" = no password set
 	CertSHA256   string // pinned client-certificate fingerprint (hex); "" = none
 	Revoked      bool   // the registrar is revoked: no login
+	// The password's age and expiry (loginsec.go): when it was set (the
+	// registry's clock), when it expires (zero: never), and the
+	// registrar's own lifetime (nil: the registry's; 0: never expires).
+	PasswordChanged  time.Time
+	PasswordExpires  time.Time
+	PasswordLifetime *time.Duration
 }
 
 // EPPStore is implemented by stores that keep EPP credentials (the SQL
 // stores do). It is separate from Store so that a store without EPP still
 // serves the HTTP API.
 type EPPStore interface {
-	// SetEPPPassword stores the hash of a registrar's EPP password;
-	// ErrNotFound if there is no such registrar.
-	SetEPPPassword(ctx context.Context, registrar, hash string) error
+	// SetEPPPassword stores the hash of a registrar's EPP password, when it
+	// was set and when it expires (zero: never); ErrNotFound if there is
+	// no such registrar.
+	SetEPPPassword(ctx context.Context, registrar, hash string, changed, expires time.Time) error
 	// SetEPPCertificate pins a registrar's client-certificate SHA-256
 	// fingerprint ("" unpins); ErrNotFound if there is no such registrar.
 	SetEPPCertificate(ctx context.Context, registrar, sha256hex string) error
@@ -34,12 +42,36 @@ type EPPStore interface {
 	// whether it is revoked); ErrNotFound if the registrar does not exist
 	// or has none.
 	EPPCredentials(ctx context.Context, registrar string) (*Registrar, *EPPCredentials, error)
+
+	// The password's lifetime and expiry (loginsec.go). The service
+	// decides the dates; the store keeps them.
+
+	// SetEPPPasswordLifetime sets a registrar's own password lifetime
+	// (nil: the registry's) and its password's expiry (zero: never),
+	// creating its credentials row if it has none; ErrNotFound if there is
+	// no such registrar.
+	SetEPPPasswordLifetime(ctx context.Context, registrar string, lifetime *time.Duration, expires time.Time) error
+	// SetEPPPasswordExpires sets when a registrar's password expires
+	// (zero: never); ErrNotFound if it has no EPP credentials.
+	SetEPPPasswordExpires(ctx context.Context, registrar string, expires time.Time) error
+	// EPPDefaultPasswordLifetime is the registry's password lifetime (0:
+	// passwords do not expire).
+	EPPDefaultPasswordLifetime(ctx context.Context) (time.Duration, error)
+	// SetEPPDefaultPasswordLifetime sets it (0: none) and sets the expiry
+	// of every password set under it (of the registrars without a lifetime
+	// of their own) to the time it was set plus d (none for 0).
+	SetEPPDefaultPasswordLifetime(ctx context.Context, d time.Duration) error
 }
 
-// The EPP schema's limits on a password (epp-1.0.xsd pwType).
+// The limits on an EPP password: at least 6 characters (the EPP schema's
+// pwType and RFC 8807's), at most 128 (ours: RFC 8807's <loginSec:pw>
+// has no upper bound); the EPP schema's <pw> and <newPW> carry at most
+// EPPPlainPasswordMax, a longer one goes in <loginSec:pw> or
+// <loginSec:newPW> (loginsec.go).
 const (
-	EPPPasswordMin = 6
-	EPPPasswordMax = 16
+	EPPPasswordMin      = 6
+	EPPPasswordMax      = 128
+	EPPPlainPasswordMax = 16
 )
 
 // argon2id parameters: OWASP's minimum (19 MiB, 2 passes, 1 lane).
@@ -100,12 +132,16 @@ func VerifyEPPPassword(hash, pw string) bool {
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
 
-// CheckEPPPassword applies the schema's limits: 6 to 16 characters of an
-// XML token (no leading, trailing or double spaces, no tabs or newlines).
+// CheckEPPPassword applies the limits: 6 to 128 characters of an XML
+// token (no leading, trailing or double spaces, no tabs or newlines), not
+// RFC 8807's placeholder "[LOGIN-SECURITY]".
 func CheckEPPPassword(pw string) error {
 	n := len([]rune(pw))
 	if n < EPPPasswordMin || n > EPPPasswordMax {
 		return Errorf(CodeBadName, "an EPP password has %d to %d characters (this one has %d)", EPPPasswordMin, EPPPasswordMax, n)
+	}
+	if pw == LoginSecPlaceholder {
+		return Errorf(CodeBadName, "%s is RFC 8807's placeholder, not a password", LoginSecPlaceholder)
 	}
 	if strings.TrimSpace(pw) != pw || strings.Contains(pw, "  ") || strings.ContainsAny(pw, "\t\r\n") {
 		return Errorf(CodeBadName, "an EPP password is an XML token: no leading, trailing or double spaces, no tabs or newlines")
@@ -145,7 +181,16 @@ func (s *Service) setEPPPassword(ctx context.Context, registrar, pw string) erro
 	if err != nil {
 		return &Error{Code: CodeInternal, Message: "hashing the password", Err: err}
 	}
-	return es.SetEPPPassword(ctx, registrar, h)
+	// its expiry from the registrar's lifetime or the registry's, read in
+	// the same transaction as the write (loginsec.go)
+	return s.transact(ctx, func(ctx context.Context) error {
+		now := s.clock.Now()
+		life, err := s.passwordLifetime(ctx, es, registrar)
+		if err != nil {
+			return err
+		}
+		return es.SetEPPPassword(ctx, registrar, h, now, expiresAfter(now, life))
+	})
 }
 
 // SetEPPCertificate pins (or, with "", unpins) a registrar's EPP
@@ -177,36 +222,48 @@ func (s *Service) setEPPCertificate(ctx context.Context, registrar, fingerprint 
 // client certificate presented. Every failure is ErrUnauthorized with the
 // same message, so that a client cannot tell which part was wrong; only a
 // client with the right credentials of a revoked registrar is told that it
-// is revoked (ErrUnauthorized too).
+// is revoked (ErrUnauthorized too). It is LoginEPP without a client
+// address (a registrar with an address allow-list is refused), a
+// certificate's expiry or a new password.
 func (s *Service) EPPLogin(ctx context.Context, clID, pw, certSHA256 string) (*Registrar, error) {
+	res, err := s.LoginEPP(ctx, EPPLoginRequest{ClID: clID, Password: pw, CertSHA256: certSHA256})
+	if err != nil {
+		return nil, err
+	}
+	return res.Registrar, nil
+}
+
+// eppAuthenticate checks a registrar's name, password and pinned
+// certificate (EPPLogin), and returns the registrar and its credentials.
+func (s *Service) eppAuthenticate(ctx context.Context, clID, pw, certSHA256 string) (*Registrar, *EPPCredentials, error) {
 	fail := Errorf(CodeUnauthorized, "authentication failed: wrong client identifier, password or certificate")
 	es, err := s.eppStore()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, c, err := es.EPPCredentials(ctx, clID)
 	if CodeOf(err) == CodeNotFound {
 		VerifyEPPPassword(dummyHash(), pw) // the same work as for a registrar that exists
-		return nil, fail
+		return nil, nil, fail
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hash := c.PasswordHash
 	if hash == "" { // a certificate pinned before any password was set
 		VerifyEPPPassword(dummyHash(), pw)
-		return nil, fail
+		return nil, nil, fail
 	}
 	if !VerifyEPPPassword(hash, pw) {
-		return nil, fail
+		return nil, nil, fail
 	}
 	if c.CertSHA256 != "" && subtle.ConstantTimeCompare([]byte(c.CertSHA256), []byte(strings.ToLower(certSHA256))) != 1 {
-		return nil, fail
+		return nil, nil, fail
 	}
 	if c.Revoked {
-		return nil, Errorf(CodeUnauthorized, "registrar %s is revoked: ask the registry operator", r.Name)
+		return nil, nil, Errorf(CodeUnauthorized, "registrar %s is revoked: ask the registry operator", r.Name)
 	}
-	return r, nil
+	return r, c, nil
 }
 
 // dummyHash is verified against when the registrar does not exist.

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/akshara-idn/akshara"
@@ -49,6 +50,9 @@ type Registrar struct {
 	ID      int64     `json:"id"`
 	Name    string    `json:"name"`
 	Created time.Time `json:"created"`
+	// AllowFrom is the registrar's address allow-list (allowlist.go; empty:
+	// every address), as RegistrarByToken and EPPCredentials read it.
+	AllowFrom []netip.Prefix `json:"-"`
 }
 
 // Domain is a registered name.

@@ -26,7 +26,7 @@ import (
 )
 
 // eppFlags adds -epp, -epp-cert, -epp-key, -epp-client-ca, the session
-// caps (-epp-max-sessions, -epp-max-sessions-per-addr,
+// caps (-epp-max-sessions, -epp-reserved-sessions, -epp-max-sessions-per-addr,
 // -epp-max-sessions-per-registrar), -epp-login-timeout, -epp-rate and
 // -epp-command-timeout to
 // serve; the function it returns starts the EPP
@@ -37,6 +37,7 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 	keyFile := fs.String("epp-key", os.Getenv("AKSHARA_EPP_KEY"), "EPP server key `FILE` (PEM)")
 	clientCA := fs.String("epp-client-ca", os.Getenv("AKSHARA_EPP_CLIENT_CA"), "require EPP clients to present a certificate signed by a CA of `FILE` (PEM)")
 	maxSessions := fs.Int("epp-max-sessions", 128, "most concurrent EPP sessions")
+	reserved := fs.Int("epp-reserved-sessions", -1, "of -epp-max-sessions, the slots held for the addresses registrars use (logged in from lately, or in an allow-list): a connection from another address is refused while only they are free (-1: a quarter of -epp-max-sessions; 0: none)")
 	perAddr := fs.Int("epp-max-sessions-per-addr", 16, "most EPP sessions of one client address, logged in or not (0: no cap)")
 	perRegistrar := fs.Int("epp-max-sessions-per-registrar", 16, "most logged-in EPP sessions of one registrar (0: no cap)")
 	loginTimeout := fs.Duration("epp-login-timeout", 10*time.Second, "close an EPP session that has not logged in this long after connecting")
@@ -87,7 +88,14 @@ func eppFlags(fs *flag.FlagSet) func(ctx context.Context, svc *registry.Service,
 		if rate <= 0 {
 			rate = -1
 		}
-		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, Metrics: metrics,
+		res := *reserved // the flag's -1 is the Options' default (0), its 0 the Options' none (-1)
+		switch {
+		case res < 0:
+			res = 0
+		case res == 0:
+			res = -1
+		}
+		srv, err := epp.New(svc, epp.Options{Logger: log, TLS: cfg, MaxSessions: *maxSessions, ReservedSessions: res, Metrics: metrics,
 			MaxSessionsPerAddr: noCap(*perAddr), MaxSessionsPerRegistrar: noCap(*perRegistrar),
 			LoginTimeout: *loginTimeout, CommandRate: rate, CommandBurst: max(burst, 1), CommandTimeout: *commandTimeout})
 		if err != nil {
@@ -129,10 +137,12 @@ func rdapMount(svc *registry.Service, baseURL string, searchRate float64) map[st
 const eppPasswordUsage = `usage: akshara registrar epp-password [-db FILE | -dsn DSN] NAME
        akshara registrar epp-cert [-db FILE | -dsn DSN] NAME SHA256
 
-epp-password sets registrar NAME's EPP password (6 to 16 characters, the
-EPP schema's limits), read from standard input (one line; on a terminal,
+epp-password sets registrar NAME's EPP password (6 to 128 characters; one
+longer than 16, the EPP schema's <pw>, logs in through RFC 8807's
+<loginSec:pw>), read from standard input (one line; on a terminal,
 without echo). Only a salted argon2id hash is stored. A registrar may also
-change it at EPP login with <newPW>.
+change it at EPP login with <newPW> or <loginSec:newPW>. Its lifetime:
+akshara registrar epp-password-lifetime -h.
 
 epp-cert pins the SHA-256 fingerprint (hex, colons allowed) of the client
 certificate registrar NAME must present at EPP login; "" unpins.
@@ -198,7 +208,7 @@ func cmdRegistrarEPP(sub string, args []string, stdin io.Reader, stdout, stderr 
 // as it comes (a pipe, a file).
 func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprint(stderr, "EPP password (6 to 16 characters): ")
+		fmt.Fprint(stderr, "EPP password (6 to 128 characters): ")
 		b, err := term.ReadPassword(int(f.Fd()))
 		fmt.Fprintln(stderr)
 		return string(b), err

@@ -78,7 +78,7 @@ func subcommand(args []string, usage string, stderr io.Writer, subs ...string) (
 	return "", nil, false
 }
 
-const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reinstate|abuse [-db FILE | -dsn DSN] [NAME]
+const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reinstate|abuse|allow|epp-password|epp-password-lifetime|epp-password-expire|epp-cert [-db FILE | -dsn DSN] [NAME]
 
   add NAME        create a registrar and print its API token (shown once)
   list            the registrars: id, name, created, revoked, domains (-json)
@@ -100,7 +100,9 @@ const registrarOpsUsage = `usage: akshara registrar add|list|revoke|rotate|reins
                   it
 
   epp-password NAME and epp-cert NAME SHA256 set EPP credentials
-  (akshara registrar epp-password -h).
+  (akshara registrar epp-password -h); allow NAME CIDR… an address
+  allow-list, epp-password-lifetime NAME LIFETIME and epp-password-expire
+  NAME the EPP password's expiry (akshara registrar allow -h).
 
 Every change, and every refused attempt, is recorded in the audit log with
 its outcome (akshara audit-log -action registrar-revoke).

@@ -27,10 +27,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|reinstate|abuse|epp-password|epp-cert: registrars, API tokens, abuse contacts and EPP credentials",
+	register(&command{name: "registrar", order: 50, summary: "add|list|revoke|rotate|reinstate|abuse|allow|epp-password|epp-password-lifetime|epp-password-expire|epp-cert: registrars, API tokens, abuse contacts, address allow-lists and EPP credentials",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if len(args) > 0 && (args[0] == "epp-password" || args[0] == "epp-cert") {
 				return cmdRegistrarEPP(args[0], args[1:], stdin, stdout, stderr) // epp.go
+			}
+			if len(args) > 0 && accessSubcommands[args[0]] {
+				return cmdRegistrarAccess(args[0], args[1:], stdout, stderr) // access.go
 			}
 			return cmdRegistrar(args, stdout, stderr)
 		}})

@@ -23,32 +23,49 @@ func (s *Store) registrarID(ctx context.Context, tx *sql.Tx, name string) (int64
 // row (with empty other columns) if there is none.
 func (s *Store) setEPP(ctx context.Context, registrar, column, value string) error {
 	return internal("setting EPP credentials", s.tx(ctx, func(tx *sql.Tx) error {
-		id, err := s.registrarID(ctx, tx, registrar)
+		id, err := s.eppRow(ctx, tx, registrar)
 		if err != nil {
 			return err
 		}
-		now := time.Now().UnixNano()
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE epp_credentials SET `+column+` = ?, updated = ? WHERE registrar_id = ?`), value, now, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n > 0 {
-			return err
-		}
-		pw, cert := "", ""
-		if column == "pw_hash" {
-			pw = value
-		} else {
-			cert = value
-		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO epp_credentials (registrar_id, pw_hash, cert_sha256, updated) VALUES (?, ?, ?, ?)`), id, pw, cert, now)
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE epp_credentials SET `+column+` = ?, updated = ? WHERE registrar_id = ?`), value, time.Now().UnixNano(), id)
 		return err
 	}))
 }
 
+// eppRow returns the id of a registrar, creating its EPP credentials row
+// (with empty columns) if it has none.
+func (s *Store) eppRow(ctx context.Context, tx *sql.Tx, registrar string) (int64, error) {
+	id, err := s.registrarID(ctx, tx, registrar)
+	if err != nil {
+		return 0, err
+	}
+	var one int
+	err = tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM epp_credentials WHERE registrar_id = ?`), id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO epp_credentials (registrar_id, pw_hash, cert_sha256, updated) VALUES (?, '', '', ?)`), id, time.Now().UnixNano())
+	}
+	return id, err
+}
+
 // SetEPPPassword implements registry.EPPStore.
-func (s *Store) SetEPPPassword(ctx context.Context, registrar, hash string) error {
-	return s.setEPP(ctx, registrar, "pw_hash", hash)
+func (s *Store) SetEPPPassword(ctx context.Context, registrar, hash string, changed, expires time.Time) error {
+	return internal("setting EPP credentials", s.tx(ctx, func(tx *sql.Tx) error {
+		id, err := s.eppRow(ctx, tx, registrar)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE epp_credentials SET pw_hash = ?, pw_changed = ?, pw_expires = ?, updated = ? WHERE registrar_id = ?`),
+			hash, changed.UnixNano(), nullTime(expires), time.Now().UnixNano(), id)
+		return err
+	}))
+}
+
+// nullTime is t in Unix ns, NULL for the zero time.
+func nullTime(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
 }
 
 // SetEPPCertificate implements registry.EPPStore.
@@ -60,11 +77,12 @@ func (s *Store) SetEPPCertificate(ctx context.Context, registrar, sha256hex stri
 func (s *Store) EPPCredentials(ctx context.Context, registrar string) (*registry.Registrar, *registry.EPPCredentials, error) {
 	r := &registry.Registrar{}
 	c := &registry.EPPCredentials{}
-	var created int64
-	var revoked sql.NullInt64
+	var created, changed int64
+	var revoked, expires, lifetime sql.NullInt64
+	var allow string
 	err := s.do(ctx, func() error {
-		return s.queryRow(ctx, nil, `SELECT r.id, r.name, r.created, r.revoked, e.pw_hash, e.cert_sha256 FROM registrars r JOIN epp_credentials e ON e.registrar_id = r.id WHERE r.name = ?`,
-			registrar).Scan(&r.ID, &r.Name, &created, &revoked, &c.PasswordHash, &c.CertSHA256)
+		return s.queryRow(ctx, nil, `SELECT r.id, r.name, r.created, r.revoked, r.allow_from, e.pw_hash, e.cert_sha256, e.pw_changed, e.pw_expires, e.pw_lifetime FROM registrars r JOIN epp_credentials e ON e.registrar_id = r.id WHERE r.name = ?`,
+			registrar).Scan(&r.ID, &r.Name, &created, &revoked, &allow, &c.PasswordHash, &c.CertSHA256, &changed, &expires, &lifetime)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, registry.Errorf(registry.CodeNotFound, "registrar %q has no EPP credentials", registrar)
@@ -73,7 +91,18 @@ func (s *Store) EPPCredentials(ctx context.Context, registrar string) (*registry
 		return nil, nil, s.internal("reading EPP credentials", err)
 	}
 	r.Created = time.Unix(0, created).UTC()
+	r.AllowFrom = registry.ReadAllowList(allow)
 	c.Revoked = revoked.Valid
+	if changed != 0 {
+		c.PasswordChanged = time.Unix(0, changed).UTC()
+	}
+	if expires.Valid {
+		c.PasswordExpires = time.Unix(0, expires.Int64).UTC()
+	}
+	if lifetime.Valid {
+		d := time.Duration(lifetime.Int64) * time.Second
+		c.PasswordLifetime = &d
+	}
 	return r, c, nil
 }
 

@@ -689,13 +689,15 @@ func (s *Store) CreateRegistrar(ctx context.Context, name string, tokenHash []by
 func (s *Store) RegistrarByToken(ctx context.Context, tokenHash []byte) (*registry.Registrar, error) {
 	r := &registry.Registrar{}
 	var created int64
+	var allow string // the address allow-list (access.go)
 	err := s.do(ctx, func() error {
-		return s.queryRow(ctx, nil, `SELECT id, name, created FROM registrars WHERE token_hash = ? AND revoked IS NULL`, tokenHash).Scan(&r.ID, &r.Name, &created)
+		return s.queryRow(ctx, nil, `SELECT id, name, created, allow_from FROM registrars WHERE token_hash = ? AND revoked IS NULL`, tokenHash).Scan(&r.ID, &r.Name, &created, &allow)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, registry.Errorf(registry.CodeUnauthorized, "unknown API token")
 	}
 	r.Created = time.Unix(0, created).UTC()
+	r.AllowFrom = registry.ReadAllowList(allow)
 	return r, internal("finding registrar", err)
 }
 

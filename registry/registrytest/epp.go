@@ -20,7 +20,7 @@ func testEPPCredentials(t *testing.T, open func(*testing.T) registry.Store) {
 	if _, err := e.svc.EPPLogin(ctx, "acme", "secret12", ""); registry.CodeOf(err) != registry.CodeUnauthorized {
 		t.Errorf("login before a password is set: %v", err)
 	}
-	for _, bad := range []string{"short", "seventeen-chars-x", " spaced", "two  spaces", "tab\there"} {
+	for _, bad := range []string{"short", strings.Repeat("x", registry.EPPPasswordMax+1), " spaced", "two  spaces", "tab\there", registry.LoginSecPlaceholder} {
 		if err := e.svc.SetEPPPassword(ctx, "acme", bad); registry.CodeOf(err) != registry.CodeBadName {
 			t.Errorf("SetEPPPassword(%q) = %v, want BAD_NAME", bad, err)
 		}
@@ -126,7 +126,7 @@ func testEPPCredentials(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 	want := []string{
-		"acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME",
+		"acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME", "acme epp-password BAD_NAME",
 		"ab epp-password BAD_NAME", "a registrar with a long name epp-password BAD_NAME",
 		"nobody epp-password NOT_FOUND",
 		"acme epp-password ok",

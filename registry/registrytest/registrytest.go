@@ -45,6 +45,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"Errors", testErrors},
 		{"ASCIIZone", testASCIIZone},
 		{"EPPCredentials", testEPPCredentials},
+		{"LoginSecurity", testLoginSecurity}, // loginsec.go
+		{"AllowList", testAllowList},
 		{"Exemptions", testExemptions},
 		{"Recompute", testRecompute},
 		{"ExemptionModel", testExemptionModel},
