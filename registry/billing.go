@@ -216,6 +216,9 @@ type Shortfall struct {
 	Balance     Money
 	CreditLimit Money
 	Price       Money
+	// Own: the account is the caller's (its balance may be shown); false
+	// for another registrar's (a transfer the losing one approves).
+	Own bool
 }
 
 func (f *Shortfall) Error() string {
@@ -418,7 +421,7 @@ func (s *Service) chargeAs(ctx context.Context, actor string, payerID int64, pay
 		return err
 	}
 	if !posted {
-		sf := &Shortfall{Registrar: payer, Balance: a.Balance, CreditLimit: a.CreditLimit, Price: q.amount}
+		sf := &Shortfall{Registrar: payer, Balance: a.Balance, CreditLimit: a.CreditLimit, Price: q.amount, Own: true}
 		msg := fmt.Sprintf("the %s of %s costs ₹%s and the account of %s has ₹%s", command, d.Name, q.amount, payer, a.Balance)
 		if a.CreditLimit > 0 {
 			msg += fmt.Sprintf(" (and a credit limit of ₹%s)", a.CreditLimit)
@@ -567,7 +570,7 @@ func (s *Service) transferYears(ctx context.Context, r *Registrar, d *Domain, ye
 		return 0, err
 	}
 	if a.Balance-q.amount < -a.CreditLimit {
-		return 0, &Error{Code: CodeBillingFailure, Err: &Shortfall{Registrar: r.Name, Balance: a.Balance, CreditLimit: a.CreditLimit, Price: q.amount},
+		return 0, &Error{Code: CodeBillingFailure, Err: &Shortfall{Registrar: r.Name, Balance: a.Balance, CreditLimit: a.CreditLimit, Price: q.amount, Own: true},
 			Message: fmt.Sprintf("the transfer of %s costs ₹%s, paid at its approval, and the account of %s has ₹%s: top it up first", d.Name, q.amount, r.Name, a.Balance)}
 	}
 	if st := flowOf(ctx); st != nil {

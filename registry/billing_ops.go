@@ -69,7 +69,7 @@ func (s *Service) credit(ctx context.Context, registrar string, amount Money, ki
 			return err
 		}
 		if !posted {
-			return &Error{Code: CodeBillingFailure, Err: &Shortfall{Registrar: r.Name, Balance: a.Balance, CreditLimit: a.CreditLimit, Price: -amount},
+			return &Error{Code: CodeBillingFailure, Err: &Shortfall{Registrar: r.Name, Balance: a.Balance, CreditLimit: a.CreditLimit, Price: -amount, Own: true},
 				Message: fmt.Sprintf("an adjustment of ₹%s would take the account of %s (₹%s) below its credit limit of ₹%s", amount, r.Name, a.Balance, a.CreditLimit)}
 		}
 		e.Registrar = r.Name
