@@ -238,6 +238,7 @@ type Fees struct {
 
 	// Filled in by the command:
 	Priced   bool  // the command has a price (a zone with a price list)
+	Price    Money // its price (a transfer request: what its approval costs at today's price)
 	Charged  Money // what was debited
 	Refunded Money // what was given back (a delete in a grace period)
 	Months   int   // the period charged for
@@ -435,7 +436,7 @@ func (s *Service) chargeAs(ctx context.Context, actor string, payerID int64, pay
 	}
 	if st != nil {
 		st.billed = true
-		st.fees.Priced, st.fees.Months = true, q.months
+		st.fees.Priced, st.fees.Months, st.fees.Price = true, q.months, q.amount
 		st.fees.Charged += q.amount
 		st.fees.Balance, st.fees.Limit = a.Balance, a.CreditLimit
 	}
@@ -575,7 +576,7 @@ func (s *Service) transferYears(ctx context.Context, r *Registrar, d *Domain, ye
 	}
 	if st := flowOf(ctx); st != nil {
 		st.billed = true
-		st.fees.Priced, st.fees.Months, st.fees.Balance, st.fees.Limit = true, q.months, a.Balance, a.CreditLimit
+		st.fees.Priced, st.fees.Months, st.fees.Price, st.fees.Balance, st.fees.Limit = true, q.months, q.amount, a.Balance, a.CreditLimit
 	}
 	return max(years, 1), nil
 }
@@ -637,6 +638,9 @@ type Quote struct {
 	Amount   Money  `json:"amount"`
 	Currency string `json:"currency"`
 	Class    string `json:"class"` // standard or premium
+	// Grace is the grace period in which a delete refunds it (a create's
+	// add grace, a renewal's renew grace; 0: none).
+	Grace time.Duration `json:"-"`
 }
 
 // Quote prices command for a name and a period (the zero Period: the
@@ -667,7 +671,19 @@ func (s *Service) Quote(ctx context.Context, name, command string, p Period) (*Q
 	if q.class == "" {
 		q.class = "standard"
 	}
-	return &Quote{Name: name, Command: command, Months: q.months, Priced: q.priced, Amount: q.amount, Currency: Currency, Class: q.class}, nil
+	out := &Quote{Name: name, Command: command, Months: q.months, Priced: q.priced, Amount: q.amount, Currency: Currency, Class: q.class}
+	switch command {
+	case BillCreate:
+		out.Grace = z.Lifecycle.AddGrace
+	case BillRenew:
+		out.Grace = z.Lifecycle.RenewGrace
+	case BillAutoRenew:
+		out.Grace = z.Lifecycle.AutoRenewGrace
+	}
+	if !q.priced {
+		out.Grace = 0
+	}
+	return out, nil
 }
 
 // pendingDomain is the domain of a pending transfer as a charge needs it
