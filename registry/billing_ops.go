@@ -406,3 +406,17 @@ func CheckGST(gstin, state string) error {
 	}
 	return nil
 }
+
+// Balance returns a registrar's balance at until: the sum of its ledger
+// entries before it.
+func (s *Service) Balance(ctx context.Context, registrar string, until time.Time) (Money, error) {
+	bs, err := s.billingStore()
+	if err != nil {
+		return 0, err
+	}
+	r, err := s.registrarNamed(ctx, registrar)
+	if err != nil {
+		return 0, err
+	}
+	return bs.LedgerSum(ctx, r.ID, until)
+}

@@ -33,7 +33,7 @@ func init() {
 		}})
 }
 
-const accountUsage = `usage: akshara account SUBCOMMAND [-db FILE | -dsn DSN] [flags] ARGS
+const accountUsage = `usage: akshara account credit|adjust|show|entries|reconcile|set [-db FILE | -dsn DSN] [flags] ARGS
 
   credit REGISTRAR AMOUNT   add a payment received to the registrar's prepaid
                             account (AMOUNT in rupees: 1000 or 1000.50)

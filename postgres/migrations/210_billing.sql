@@ -42,7 +42,8 @@ CREATE TABLE ledger (
 	note         TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX ledger_registrar ON ledger (registrar_id, id);
-CREATE INDEX ledger_at ON ledger (at);
+CREATE INDEX ledger_registrar_at ON ledger (registrar_id, at);
+CREATE INDEX ledger_zone_at ON ledger (zone, at);
 CREATE INDEX ledger_domain ON ledger (domain_id, id);
 CREATE UNIQUE INDEX ledger_refund ON ledger (refund_of);
 -- The price lists: per zone (or a family's first zone, for the family),
