@@ -549,38 +549,62 @@ func testBillingTransfer(t *testing.T, open func(*testing.T) registry.Store) {
 	e.reconciled()
 }
 
-// CheckLedgerMatches is the exactly-once check of a load test: every
-// debit names the audit record of a successful command of its domain,
-// and each acknowledged billable command has exactly one debit at its
-// price. acked maps a name to the price its create paid.
-func CheckLedgerMatches(t testing.TB, ctx context.Context, svc *registry.Service, acked map[string]registry.Money) {
+// CheckExactlyOnce is the exactly-once check of a load of creates at one
+// price (a load test, a crash test): every debit names the audit record
+// of a create of a registered domain of its registrar, once; every
+// acknowledged create has its debit at the price; there are as many
+// debits as domains (no create committed without its debit, acknowledged
+// or not), each registrar's debits are its domains times the price; and
+// every account reconciles.
+func CheckExactlyOnce(t testing.TB, ctx context.Context, svc *registry.Service, price registry.Money, acked map[string]string) {
 	t.Helper()
 	es, err := svc.Ledger(ctx, registry.LedgerFilter{Kind: registry.EntryDebit})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]registry.Money{}
+	seen := map[string]int{}
+	paid := map[string]registry.Money{}
 	for _, e := range es {
-		if e.AuditID == 0 {
-			t.Errorf("debit %d of %s has no audit record", e.ID, e.Name)
+		seen[e.Name]++
+		paid[e.Registrar] -= e.Amount
+		if e.AuditID == 0 || e.Command != registry.BillCreate || e.Price != price || e.Amount != -price {
+			t.Errorf("debit %+v: not a create at %s with its audit record", e, price)
 		}
-		if _, dup := seen[e.Name]; dup {
+		if seen[e.Name] == 2 {
 			t.Errorf("%s debited twice", e.Name)
 		}
-		seen[e.Name] = -e.Amount
-	}
-	for name, price := range acked {
-		if got, ok := seen[name]; !ok || got != price {
-			t.Errorf("%s: acknowledged, debited %s (%v), want %s", name, got, ok, price)
+		d, err := svc.Info(ctx, e.Name)
+		if err != nil || d.Registrar != e.Registrar {
+			t.Errorf("debit %d of %s (%s): the domain is %+v, %v", e.ID, e.Name, e.Registrar, d, err)
 		}
 	}
-	rs, err := svc.Reconcile(ctx)
+	for name, r := range acked {
+		if seen[name] != 1 {
+			t.Errorf("%s (%s): acknowledged, debited %d times", name, r, seen[name])
+		}
+	}
+	rs, err := svc.Registrars(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	domains := 0
 	for _, r := range rs {
+		domains += r.Domains
+		if want := registry.Money(r.Domains) * price; paid[r.Name] != want {
+			t.Errorf("%s paid %s for %d domains, want %s", r.Name, paid[r.Name], r.Domains, want)
+		}
+	}
+	if domains != len(es) {
+		t.Errorf("%d domains, %d debits", domains, len(es))
+	}
+	recs, err := svc.Reconcile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
 		if !r.OK() {
 			t.Errorf("reconcile: %+v", r)
 		}
 	}
+	t.Logf("exactly once: %d acknowledged creates, %d domains, %d debits, %d accounts reconciled", len(acked), domains, len(es), len(recs))
 }
