@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,54 @@ func TestNetEPPFee(t *testing.T) {
 		`^logout: ok$`,
 	}
 	netEPP(t, e, "netfee.pl", want)
+}
+
+// BenchmarkFeeCheck: a domain <check> of 64 names with a <fee:check> of
+// create, renew, transfer and restore, in a zone with a price list, one
+// session: the latency of each (p50, p99) beside the same check without
+// the fee extension. go test ./epp -run '^$' -bench FeeCheck
+func BenchmarkFeeCheck(b *testing.B) {
+	for _, st := range registrytest.StoresWith {
+		b.Run(st.Name, func(b *testing.B) {
+			svc := st.Service(b, registry.ServiceOptions{Contacts: registrytest.NoContacts()})
+			e := newEnvOn(b, svc, epp.Options{})
+			e.mu.Lock()
+			e.norecord = true
+			e.mu.Unlock()
+			for _, c := range registry.BillableCommands {
+				if _, err := svc.SetPrice(b.Context(), registry.Price{Zone: "भारत", Command: c, Years: 1, Amount: 45000, From: time.Now().Add(-time.Hour)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			names := make([]string, 64)
+			for i := range names {
+				names[i] = registrytest.Label(i) + ".भारत"
+			}
+			c := e.dialT(b)
+			c.login("acme", "secret12")
+			for _, fee := range []bool{false, true} {
+				frame := domainCmd("check", names...)
+				if fee {
+					frame = feeCheckFrame("INR", names, "create", "renew", "transfer", "restore")
+				}
+				b.Run(fmt.Sprintf("fee=%v", fee), func(b *testing.B) {
+					lat := make([]time.Duration, 0, b.N)
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						t0 := time.Now()
+						r := c.do(frame)
+						lat = append(lat, time.Since(t0))
+						if code(r) != 1000 || (fee && strings.Count(r, "<fee:cd ") != 64) {
+							b.Fatalf("check: %.300s", r)
+						}
+					}
+					b.StopTimer()
+					slices.Sort(lat)
+					b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+					b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				})
+			}
+		})
+	}
 }
