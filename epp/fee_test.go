@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,6 +309,58 @@ func BenchmarkFeeCheck(b *testing.B) {
 					b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 					b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 				})
+			}
+		})
+	}
+}
+
+// TestBalanceEdgeEPP: two EPP sessions of one registrar race creates of
+// two names with a balance for exactly one, ten times, on both stores:
+// each time one is answered 1000 and the other 2104 with the price and
+// the balance left.
+func TestBalanceEdgeEPP(t *testing.T) {
+	t.Parallel()
+	for _, st := range registrytest.StoresWith {
+		t.Run(st.Name, func(t *testing.T) {
+			t.Parallel()
+			svc := st.Service(t, registry.ServiceOptions{Contacts: registrytest.NoContacts()})
+			e := newEnvOn(t, svc, epp.Options{})
+			ctx := t.Context()
+			if _, err := svc.SetPrice(ctx, registry.Price{Zone: "भारत", Command: registry.BillCreate, Years: 1, Amount: 45000, From: time.Now().Add(-time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			s1, s2 := e.dial(), e.dial()
+			s1.login("acme", "secret12")
+			s2.login("acme", "secret12")
+			for round := range 10 {
+				if _, err := svc.Credit(ctx, "acme", 45000, registry.EntryCredit, "edge"); err != nil {
+					t.Fatal(err)
+				}
+				rs := make([]string, 2)
+				var wg sync.WaitGroup
+				for i, c := range []*client{s1, s2} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						rs[i] = c.do(createFrame(registrytest.Label(2*round+i)+".भारत", "hi", ""))
+					}()
+				}
+				wg.Wait()
+				codes := []int{code(rs[0]), code(rs[1])}
+				slices.Sort(codes)
+				if codes[0] != 1000 || codes[1] != 2104 {
+					t.Fatalf("round %d: %d and %d, want 1000 and 2104:\n%s\n%s", round, code(rs[0]), code(rs[1]), rs[0], rs[1])
+				}
+				refused := rs[0]
+				if code(refused) != 2104 {
+					refused = rs[1]
+				}
+				if !strings.Contains(refused, "Billing failure: the create of") || !strings.Contains(refused, "costs ₹450.00 and the account of acme has ₹0.00") {
+					t.Errorf("round %d: the refusal: %s", round, refused)
+				}
+			}
+			if a, err := svc.AccountOf(ctx, "acme"); err != nil || a.Balance != 0 {
+				t.Errorf("acme's account after the races: %+v, %v", a, err)
 			}
 		})
 	}
