@@ -139,7 +139,7 @@ func (ss *session) dispatchFees(c *command) *response {
 		r.exts += ss.feeChkData
 		ss.feeChkData = ""
 	case ft != nil || (ss.feeSession && (fees.Priced || fees.Refunded > 0)):
-		r.exts += feeResult(c, fees, ft != nil)
+		r.exts += feeResult(c, fees)
 	}
 	return r
 }
@@ -147,7 +147,7 @@ func (ss *session) dispatchFees(c *command) *response {
 // feeResult renders the fee a transform charged (or, for a transfer
 // request, will charge at its approval) in the result element of the
 // command.
-func feeResult(c *command, f *registry.Fees, asked bool) string {
+func feeResult(c *command, f *registry.Fees) string {
 	el, desc, applied := "", "", "immediate"
 	switch {
 	case c.Create != nil:
