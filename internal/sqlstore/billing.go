@@ -16,6 +16,23 @@ import (
 // that race for the last of its balance serialize on the row, and the
 // second finds the balance the first left.
 
+// The statements every charged command runs, prepared when the store
+// opens (prepare) so that a command's transaction runs them without
+// parsing them again.
+const (
+	priceAtQuery = `SELECT zone, command, years, label, amount, valid_from, created FROM prices
+			WHERE zone IN (?, ?) AND command IN (?, ?) AND years IN (?, 1) AND label IN ('', ?) AND valid_from <= ?
+			ORDER BY CASE WHEN label = '' THEN 1 ELSE 0 END, CASE WHEN years = ? THEN 0 ELSE 1 END,
+				CASE WHEN zone = ? THEN 0 ELSE 1 END, CASE WHEN command = ? THEN 0 ELSE 1 END, valid_from DESC LIMIT 1`
+	debitQuery   = `UPDATE accounts SET balance = balance + ? WHERE registrar_id = ? AND balance + ? >= -credit_limit RETURNING ` + accountColumns
+	creditQuery  = `UPDATE accounts SET balance = balance + ? WHERE registrar_id = ? RETURNING ` + accountColumns
+	accountQuery = `SELECT ` + accountColumns + ` FROM accounts WHERE registrar_id = ?`
+	ledgerInsert = `INSERT INTO ledger (registrar_id, at, kind, command, zone, name, domain_id, months, price, amount, balance, audit_id, refund_of, note)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+)
+
+var billingStatements = []string{priceAtQuery, debitQuery, creditQuery, accountQuery, ledgerInsert}
+
 // PriceAt implements registry.BillingStore: one indexed query. Of the
 // rows in force at at (valid_from <= at) for the command or its
 // fallback, the years or 1, one of the zones, the label or every label,
@@ -35,11 +52,7 @@ func (s *Store) PriceAt(ctx context.Context, zones []string, command, fallback s
 	var p registry.Price
 	var from, created int64
 	err := s.do(ctx, func() error {
-		return s.queryRow(ctx, nil, `SELECT zone, command, years, label, amount, valid_from, created FROM prices
-			WHERE zone IN (?, ?) AND command IN (?, ?) AND years IN (?, 1) AND label IN ('', ?) AND valid_from <= ?
-			ORDER BY CASE WHEN label = '' THEN 1 ELSE 0 END, CASE WHEN years = ? THEN 0 ELSE 1 END,
-				CASE WHEN zone = ? THEN 0 ELSE 1 END, CASE WHEN command = ? THEN 0 ELSE 1 END, valid_from DESC LIMIT 1`,
-			zones[0], zone2, command, fallback, years, label, at.UnixNano(), years, zones[0], command).
+		return s.queryRow(ctx, nil, priceAtQuery, zones[0], zone2, command, fallback, years, label, at.UnixNano(), years, zones[0], command).
 			Scan(&p.Zone, &p.Command, &p.Years, &p.Label, &p.Amount, &from, &created)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
@@ -119,15 +132,12 @@ func (s *Store) Post(ctx context.Context, e *registry.LedgerEntry, limit bool) (
 			}
 			a.RegistrarID = e.RegistrarID
 		}
-		q := `UPDATE accounts SET balance = balance + ? WHERE registrar_id = ?`
-		args := []any{int64(e.Amount), e.RegistrarID}
+		q, args := creditQuery, []any{int64(e.Amount), e.RegistrarID}
 		if limit {
-			q += ` AND balance + ? >= -credit_limit`
-			args = append(args, int64(e.Amount))
+			q, args = debitQuery, append(args, int64(e.Amount))
 		}
-		q += ` RETURNING ` + accountColumns
 		for try := 0; ; try++ {
-			err := scanAccount(tx.QueryRowContext(ctx, s.q(q), args...), a)
+			err := scanAccount(s.queryRow(ctx, tx, q, args...), a)
 			if err == nil {
 				break
 			}
@@ -135,7 +145,7 @@ func (s *Store) Post(ctx context.Context, e *registry.LedgerEntry, limit bool) (
 				return err
 			}
 			// no row, or the balance cannot pay: which one
-			err = scanAccount(tx.QueryRowContext(ctx, s.q(`SELECT `+accountColumns+` FROM accounts WHERE registrar_id = ?`), e.RegistrarID), a)
+			err = scanAccount(s.queryRow(ctx, tx, accountQuery, e.RegistrarID), a)
 			if err == nil || !errors.Is(err, sql.ErrNoRows) || try > 0 {
 				return err // the account cannot pay (posted false)
 			}
@@ -152,8 +162,7 @@ func (s *Store) Post(ctx context.Context, e *registry.LedgerEntry, limit bool) (
 		if e.RefundOf != 0 {
 			refund = e.RefundOf
 		}
-		if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO ledger (registrar_id, at, kind, command, zone, name, domain_id, months, price, amount, balance, audit_id, refund_of, note)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		if err := s.queryRow(ctx, tx, ledgerInsert,
 			e.RegistrarID, e.At.UnixNano(), e.Kind, e.Command, e.Zone, e.Name, e.DomainID, e.Months, int64(e.Price), int64(e.Amount), int64(e.Balance),
 			audit, refund, e.Note).Scan(&e.ID); err != nil {
 			return err
@@ -175,7 +184,7 @@ func (s *Store) Account(ctx context.Context, registrarID int64) (*registry.Accou
 		if err := s.queryRow(ctx, nil, `SELECT id FROM registrars WHERE id = ?`, registrarID).Scan(&id); err != nil {
 			return err
 		}
-		err := scanAccount(s.queryRow(ctx, nil, `SELECT `+accountColumns+` FROM accounts WHERE registrar_id = ?`, registrarID), a)
+		err := scanAccount(s.queryRow(ctx, nil, accountQuery, registrarID), a)
 		if errors.Is(err, sql.ErrNoRows) {
 			*a = registry.Account{RegistrarID: registrarID} // none yet: empty
 			return nil

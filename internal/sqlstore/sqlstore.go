@@ -299,7 +299,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	if s.d.NoPrepare {
 		return nil
 	}
-	queries := []string{insertDomain, insertAudit}
+	queries := append([]string{insertDomain, insertAudit}, billingStatements...) // billing.go
 	for n := 1; n <= 16; n++ {
 		queries = append(queries, insertBlocks(n))
 	}
