@@ -217,70 +217,73 @@ func (ss *session) feeCheck(c *command) *response {
 			return fail(CodeRange, messages[CodeRange]+": this registry has no launch phases (<fee:command phase>)")
 		}
 	}
+	// the billable commands' prices of every name, in one read of each
+	// zone's price list
+	var reqs []registry.QuoteRequest
+	at := make([]int, len(fc.Commands)) // the request of each command (-1: none)
+	for k, fcmd := range fc.Commands {
+		per, bad := readPeriod(fcmd.Period)
+		if bad != nil {
+			return bad
+		}
+		at[k] = -1
+		if bill, ok := feeCommands[strings.TrimSpace(fcmd.Name)]; ok {
+			at[k] = len(reqs)
+			reqs = append(reqs, registry.QuoteRequest{Command: bill, Period: per})
+		}
+	}
+	names := make([]string, len(c.Check.Domain.Names))
+	for i, n := range c.Check.Domain.Names {
+		names[i] = strings.TrimSpace(n.V)
+	}
 	ctx, cancel := ss.contextFor()
 	defer cancel()
+	quotes, errs, err := ss.s.svc.QuoteAll(ctx, names, reqs)
+	if err != nil {
+		return ss.failed("fee check", "", err)
+	}
 	var b bytes.Buffer
 	b.WriteString(`<fee:chkData xmlns:fee="` + NSFee + `"><fee:currency>` + registry.Currency + `</fee:currency>`)
-	for _, n := range c.Check.Domain.Names {
-		name := strings.TrimSpace(n.V)
-		var cmds bytes.Buffer
-		class, reason := "", ""
-		for _, fcmd := range fc.Commands {
-			cname := strings.TrimSpace(fcmd.Name)
-			cmds.WriteString(`<fee:command name="`)
-			esc(&cmds, cname)
-			cmds.WriteString(`">`)
-			per, bad := readPeriod(fcmd.Period)
-			if bad != nil {
-				return bad
-			}
-			bill, billable := feeCommands[cname]
-			switch {
-			case cname == "delete" || cname == "update":
-				cmds.WriteString(`<fee:fee description="` + cname + `">0.00</fee:fee>`)
-			case !billable:
-				cmds.WriteString(`<fee:reason>not a command this registry prices</fee:reason>`)
-			default:
-				q, err := ss.s.svc.Quote(ctx, name, bill, per)
-				if err != nil {
-					if registry.CodeOf(err) == registry.CodeInternal || registry.CodeOf(err) == registry.CodeUnavailable {
-						return ss.failed("fee check", name, err)
-					}
-					reason = registry.InfoOf(registry.CodeOf(err)).Reason
-					cmds.Reset()
-					break
-				}
-				if class == "" || q.Class == "premium" { // premium if any of its prices is its own
-					class = q.Class
-				}
-				if bill != registry.BillRestore {
-					cmds.WriteString(periodXML("fee", q.Months))
-				}
-				cmds.WriteString(`<fee:fee description="` + cname + `"`)
-				if q.Grace > 0 {
-					cmds.WriteString(` refundable="1" grace-period="P` + strconv.Itoa(int(q.Grace/(24*time.Hour))) + `D"`)
-				}
-				cmds.WriteString(`>` + q.Amount.String() + `</fee:fee>`)
-			}
-			if reason != "" {
-				break
-			}
-			cmds.WriteString(`</fee:command>`)
-		}
-		b.WriteString(`<fee:cd avail="` + strconv.Itoa(boolInt(reason == "")) + `"><fee:objID>`)
+	for i, name := range names {
+		b.WriteString(`<fee:cd avail="` + strconv.Itoa(boolInt(errs[i] == nil)) + `"><fee:objID>`)
 		esc(&b, name)
 		b.WriteString(`</fee:objID>`)
-		if reason != "" {
+		if errs[i] != nil {
 			b.WriteString(`<fee:reason>`)
-			esc(&b, reason)
+			esc(&b, registry.InfoOf(registry.CodeOf(errs[i])).Reason)
 			b.WriteString(`</fee:reason></fee:cd>`)
 			continue
 		}
-		if class == "" {
-			class = "standard"
+		class := "standard"
+		for _, q := range quotes[i] {
+			if q.Class == "premium" { // premium if any of its prices is its own
+				class = q.Class
+			}
 		}
 		b.WriteString(`<fee:class>` + class + `</fee:class>`)
-		b.Write(cmds.Bytes())
+		for k, fcmd := range fc.Commands {
+			cname := strings.TrimSpace(fcmd.Name)
+			b.WriteString(`<fee:command name="`)
+			esc(&b, cname)
+			b.WriteString(`">`)
+			switch {
+			case cname == "delete" || cname == "update":
+				b.WriteString(`<fee:fee description="` + cname + `">0.00</fee:fee>`)
+			case at[k] < 0:
+				b.WriteString(`<fee:reason>not a command this registry prices</fee:reason>`)
+			default:
+				q := quotes[i][at[k]]
+				if q.Command != registry.BillRestore {
+					b.WriteString(periodXML("fee", q.Months))
+				}
+				b.WriteString(`<fee:fee description="` + cname + `"`)
+				if q.Grace > 0 {
+					b.WriteString(` refundable="1" grace-period="P` + strconv.Itoa(int(q.Grace/(24*time.Hour))) + `D"`)
+				}
+				b.WriteString(`>` + q.Amount.String() + `</fee:fee>`)
+			}
+			b.WriteString(`</fee:command>`)
+		}
 		b.WriteString(`</fee:cd>`)
 	}
 	b.WriteString(`</fee:chkData>`)

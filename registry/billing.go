@@ -347,17 +347,34 @@ func (s *Service) priceOf(ctx context.Context, bs BillingStore, z *Zone, command
 		months = 12
 	}
 	years := (months + 11) / 12
-	zones := []string{z.Name}
-	if z.Family != "" && z.Family != z.Name {
-		zones = append(zones, z.Family)
-	}
+	zones := priceZones(z)
 	fallback := ""
 	if command == BillAutoRenew {
 		fallback = BillRenew
 	}
 	p, err := bs.PriceAt(ctx, zones, command, fallback, years, label, at)
-	if err != nil || p == nil {
+	if err != nil {
 		return quote{months: months}, err
+	}
+	return quoteOf(p, months), nil
+}
+
+// priceZones are the zones whose price lists price z: its own, then its
+// family's first zone's.
+func priceZones(z *Zone) []string {
+	zones := []string{z.Name}
+	if z.Family != "" && z.Family != z.Name {
+		zones = append(zones, z.Family)
+	}
+	return zones
+}
+
+// quoteOf is the price of a period of months by the price list's row p
+// (nil: none, free).
+func quoteOf(p *Price, months int) quote {
+	years := (months + 11) / 12
+	if p == nil {
+		return quote{months: months}
 	}
 	q := quote{priced: true, months: months, class: "standard"}
 	if p.Label != "" {
@@ -371,7 +388,133 @@ func (s *Service) priceOf(ctx context.Context, bs BillingStore, z *Zone, command
 	default: // the 1-year row, for the period
 		q.amount = Money((int64(p.Amount)*int64(months) + 11) / 12)
 	}
-	return q, nil
+	return q
+}
+
+// pickPrice is PriceAt over rows read before (a zone's price list): of
+// the rows in force at at for command (or fallback), years (or 1), one of
+// zones, label (or every label), the label's own, then the years', then
+// the first zone's, then the command's own, then the latest. The SQL
+// stores' PriceAt orders the same (TestPickPrice holds them together).
+func pickPrice(rows []Price, zones []string, command, fallback string, years int, label string, at time.Time) *Price {
+	if fallback == "" {
+		fallback = command
+	}
+	var best *Price
+	rank := func(p *Price) [4]int {
+		b := func(c bool) int {
+			if c {
+				return 0
+			}
+			return 1
+		}
+		return [4]int{b(p.Label != ""), b(p.Years == years), b(p.Zone == zones[0]), b(p.Command == command)}
+	}
+	for i := range rows {
+		p := &rows[i]
+		if !slices.Contains(zones, p.Zone) || (p.Command != command && p.Command != fallback) || (p.Years != years && p.Years != 1) ||
+			(p.Label != "" && p.Label != label) || p.From.After(at) {
+			continue
+		}
+		if best == nil {
+			best = p
+			continue
+		}
+		rb, rp := rank(best), rank(p)
+		if rp != rb {
+			if slices.Compare(rp[:], rb[:]) < 0 {
+				best = p
+			}
+			continue
+		}
+		if p.From.After(best.From) {
+			best = p
+		}
+	}
+	return best
+}
+
+// QuoteRequest is a command and period a fee check asks the price of.
+type QuoteRequest struct {
+	Command string
+	Period  Period
+}
+
+// QuoteAll prices each request for each name, now, reading each zone's
+// price list once (a fee check of 64 names and 4 commands is one read
+// of a zone's list, not 256): out[i][j] is names[i]'s price of reqs[j],
+// or errs[i] the reason names[i] has none (not a name of the registry's
+// zones; a period out of the zone's range).
+func (s *Service) QuoteAll(ctx context.Context, names []string, reqs []QuoteRequest) (out [][]*Quote, errs []error, err error) {
+	for _, r := range reqs {
+		if !slices.Contains(BillableCommands, r.Command) {
+			return nil, nil, Errorf(CodeBadStatus, "%q is not a billable command (%s)", r.Command, strings.Join(BillableCommands, ", "))
+		}
+	}
+	bs, err := s.billingStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	lists := map[string][]Price{}
+	now := s.clock.Now()
+	out, errs = make([][]*Quote, len(names)), make([]error, len(names))
+	for i, name := range names {
+		z, label, err := s.locate(name)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		var rows []Price
+		for _, zn := range priceZones(z) {
+			l, ok := lists[zn]
+			if !ok {
+				if l, err = bs.Prices(ctx, zn); err != nil {
+					return nil, nil, err
+				}
+				lists[zn] = l
+			}
+			rows = append(rows, l...)
+		}
+		qs := make([]*Quote, len(reqs))
+		for j, r := range reqs {
+			months := 12
+			if r.Command != BillRestore {
+				if months, err = z.period(r.Period); err != nil {
+					errs[i] = err
+					break
+				}
+			}
+			fallback := ""
+			if r.Command == BillAutoRenew {
+				fallback = BillRenew
+			}
+			q := quoteOf(pickPrice(rows, priceZones(z), r.Command, fallback, (months+11)/12, label, now), months)
+			qs[j] = s.quote(z, name, r.Command, q)
+		}
+		if errs[i] == nil {
+			out[i] = qs
+		}
+	}
+	return out, errs, nil
+}
+
+// quote is the Quote of a computed price.
+func (s *Service) quote(z *Zone, name, command string, q quote) *Quote {
+	if q.class == "" {
+		q.class = "standard"
+	}
+	out := &Quote{Name: name, Command: command, Months: q.months, Priced: q.priced, Amount: q.amount, Currency: Currency, Class: q.class}
+	if q.priced {
+		switch command {
+		case BillCreate:
+			out.Grace = z.Lifecycle.AddGrace
+		case BillRenew:
+			out.Grace = z.Lifecycle.RenewGrace
+		case BillAutoRenew:
+			out.Grace = z.Lifecycle.AutoRenewGrace
+		}
+	}
+	return out
 }
 
 // charge debits payer's account the price of command for the domain d
@@ -668,22 +811,7 @@ func (s *Service) Quote(ctx context.Context, name, command string, p Period) (*Q
 	if err != nil {
 		return nil, err
 	}
-	if q.class == "" {
-		q.class = "standard"
-	}
-	out := &Quote{Name: name, Command: command, Months: q.months, Priced: q.priced, Amount: q.amount, Currency: Currency, Class: q.class}
-	switch command {
-	case BillCreate:
-		out.Grace = z.Lifecycle.AddGrace
-	case BillRenew:
-		out.Grace = z.Lifecycle.RenewGrace
-	case BillAutoRenew:
-		out.Grace = z.Lifecycle.AutoRenewGrace
-	}
-	if !q.priced {
-		out.Grace = 0
-	}
-	return out, nil
+	return s.quote(z, name, command, q), nil
 }
 
 // pendingDomain is the domain of a pending transfer as a charge needs it
