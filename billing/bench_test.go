@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/akshara-idn/akshara/billing"
+	"github.com/akshara-idn/akshara/internal/cputime"
 	"github.com/akshara-idn/akshara/internal/pgtest"
 	"github.com/akshara-idn/akshara/internal/sqlstore"
 	"github.com/akshara-idn/akshara/postgres"
@@ -76,6 +77,7 @@ func BenchmarkMonthlyPapers(b *testing.B) {
 				for range b.N {
 					peak := watchHeap()
 					t0 := time.Now()
+					cpu0, _ := cputime.Process()
 					entries := 0
 					for r := range 100 {
 						s, err := billing.NewStatement(ctx, svc, fmt.Sprintf("reg%03d", r), m, time.Now())
@@ -92,6 +94,9 @@ func BenchmarkMonthlyPapers(b *testing.B) {
 					}
 					el := time.Since(t0)
 					b.ReportMetric(el.Seconds(), "s/100-statements")
+					if cpu1, ok := cputime.Process(); ok {
+						b.ReportMetric((cpu1 - cpu0).Seconds(), "cpu-s")
+					}
 					b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 					b.ReportMetric(float64(entries), "entries")
 				}
@@ -100,6 +105,7 @@ func BenchmarkMonthlyPapers(b *testing.B) {
 				for range b.N {
 					peak := watchHeap()
 					t0 := time.Now()
+					cpu0, _ := cputime.Process()
 					rep, err := billing.NewReport(ctx, svc, "in", m)
 					if err != nil {
 						b.Fatal(err)
@@ -111,6 +117,9 @@ func BenchmarkMonthlyPapers(b *testing.B) {
 						b.Fatalf("the report counts %d creates, want %d", got, n)
 					}
 					b.ReportMetric(time.Since(t0).Seconds(), "s/report")
+					if cpu1, ok := cputime.Process(); ok {
+						b.ReportMetric((cpu1 - cpu0).Seconds(), "cpu-s")
+					}
 					b.ReportMetric(float64(peak())/(1<<20), "peak-heap-MiB")
 				}
 			})
