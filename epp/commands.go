@@ -56,7 +56,7 @@ func (ss *session) handle(frame []byte) ([]byte, bool) {
 	ss.trid = registry.Channel{Name: "epp", ClTRID: clTRID, SvTRID: svTRID}
 	r := ss.throttle(c) // the registrar's command rate (server.go)
 	if r == nil {
-		r = ss.dispatch(c)
+		r = ss.dispatchFees(c) // dispatch, with RFC 8748's fees (fee.go)
 	}
 	ss.s.commands.WithLabelValues(c.name(), c.object(), strconv.Itoa(r.code)).Inc() // metrics.go
 	if r.code >= 2000 {
@@ -240,7 +240,7 @@ func (ss *session) checkExtensions(c *command) *response {
 	}
 	if len(c.Ext.Other) > 0 {
 		n := c.Ext.Other[0].XMLName
-		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s, %s and %s)", messages[CodeUnimplExtension], n.Space, NSIDN, NSRGP, NSSecDNS))
+		return fail(CodeUnimplExtension, fmt.Sprintf("%s: %q (this server implements %s, %s, %s and %s)", messages[CodeUnimplExtension], n.Space, NSIDN, NSRGP, NSSecDNS, NSFee))
 	}
 	if c.Ext.IDN != nil {
 		if c.Create == nil {
@@ -253,7 +253,7 @@ func (ss *session) checkExtensions(c *command) *response {
 	if c.Ext.RGP != nil && c.Update == nil {
 		return fail(CodeSyntax, messages[CodeSyntax]+": <rgp:update> goes with a domain <update>")
 	}
-	return nil
+	return checkFee(c) // fee.go
 }
 
 // fromError maps a registry error to a response through the one code

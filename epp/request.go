@@ -179,6 +179,12 @@ type cmdExt struct {
 	SecUpdate *secDNSUpdate `xml:"urn:ietf:params:xml:ns:secDNS-1.1 update"`
 	RGP       *rgpUpdate    `xml:"urn:ietf:params:xml:ns:rgp-1.0 update"`
 	LoginSec  *loginSecExt  `xml:"urn:ietf:params:xml:ns:epp:loginSec-1.0 loginSec"` // loginsec.go
+	// fee.go (RFC 8748)
+	FeeCheck    *feeCheck     `xml:"urn:ietf:params:xml:ns:epp:fee-1.0 check"`
+	FeeCreate   *feeTransform `xml:"urn:ietf:params:xml:ns:epp:fee-1.0 create"`
+	FeeRenew    *feeTransform `xml:"urn:ietf:params:xml:ns:epp:fee-1.0 renew"`
+	FeeTransfer *feeTransform `xml:"urn:ietf:params:xml:ns:epp:fee-1.0 transfer"`
+	FeeUpdate   *feeTransform `xml:"urn:ietf:params:xml:ns:epp:fee-1.0 update"`
 }
 
 // rgpUpdate is RFC 3915's <rgp:update><rgp:restore op="request|report">.

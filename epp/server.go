@@ -256,6 +256,11 @@ type session struct {
 	trid         registry.Channel // the command being answered (its audit records carry it)
 	loginBy      time.Time        // the session is closed if it has not logged in by then
 	tableID      int64            // the registrar the session table has it under (0: none)
+	// RFC 8748 (fee.go): the session logged in with fee-1.0; the fees of
+	// the command being answered; a <fee:check>'s answer
+	feeSession bool
+	fees       *registry.Fees
+	feeChkData string
 }
 
 func (s *Server) session(raw net.Conn) {
@@ -461,7 +466,11 @@ func (l *lockout) fail(keys ...string) {
 // contextFor is the context of one command: the audit records it makes
 // carry the channel and the command's transaction identifiers.
 func (ss *session) contextFor() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(registry.WithChannel(context.Background(), ss.trid), ss.s.opts.CommandTimeout)
+	ctx := registry.WithChannel(context.Background(), ss.trid)
+	if ss.fees != nil { // the command's fees (fee.go)
+		ctx = registry.WithFees(ctx, ss.fees)
+	}
+	return context.WithTimeout(ctx, ss.s.opts.CommandTimeout)
 }
 
 // sessionTable is the server's session bookkeeping: the connections open

@@ -65,6 +65,11 @@ type ErrorBody struct {
 	// DataVersion is the policy data version of a verdict (INVALID_LABEL,
 	// CONFLICT, EXISTS).
 	DataVersion string `json:"data_version,omitempty"`
+	// BILLING_FAILURE (402): the account's balance and the command's
+	// price, in rupees (account.go).
+	Balance  *registry.Money `json:"balance,omitempty"`
+	Price    *registry.Money `json:"price,omitempty"`
+	Currency string          `json:"currency,omitempty"`
 }
 
 // Options configure a Server.
@@ -213,6 +218,7 @@ func New(svc *registry.Service, o Options) *Server {
 	route("PATCH /v1/contacts/{id}", s.auth(s.updateContact))
 	route("DELETE /v1/contacts/{id}", s.auth(s.deleteContact))
 	route("GET /v1/poll", s.auth(s.pollReq))
+	route("GET /v1/account", s.auth(s.account)) // account.go
 	route("DELETE /v1/poll/{id}", s.auth(s.pollAck))
 	route("/v1/", s.public(s.unmatched)) // 404 and 405 in JSON
 	route("GET /readyz", s.readyz)
@@ -426,6 +432,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		if re.Code == registry.CodeInvalid || re.Code == registry.CodeConflict || re.Code == registry.CodeExists {
 			body.DataVersion = s.svc.DataVersion()
 		}
+		shortfall(&body, err) // account.go
 	}
 	retryAfter(w, body.Code)
 	writeJSON(w, StatusOf(body.Code), body)

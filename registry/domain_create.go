@@ -117,6 +117,11 @@ func (s *Service) createDomain(ctx context.Context, r *Registrar, req DomainCrea
 		if err != nil {
 			return err
 		}
+		if !req.Exempt { // the price of the create, in its transaction (billing.go)
+			if err := s.charge(ctx, r.ID, r.Name, BillCreate, created, months); err != nil {
+				return err
+			}
+		}
 		if !deleg.empty() {
 			ds, err := s.delegationStore()
 			if err != nil {

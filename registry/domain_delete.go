@@ -52,6 +52,9 @@ func (s *Service) deleteDomain(ctx context.Context, r *Registrar, req DomainDele
 			enterDeletion(ch, z, now)
 		}
 		out, err = s.store.ApplyChange(ctx, d, ch)
+		if err == nil { // a delete in a grace period refunds it (billing.go)
+			err = s.refundDeleted(ctx, z, d, now)
+		}
 		return err
 	})
 	return out, err

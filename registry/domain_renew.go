@@ -65,6 +65,9 @@ func (s *Service) renewDomain(ctx context.Context, r *Registrar, req DomainRenew
 		ch.Expires, ch.Renewed = next, now
 		ch.Result = "ok until " + next.Format(time.RFC3339)
 		out, err = s.store.ApplyChange(ctx, d, ch)
+		if err == nil { // the price of the renewal (billing.go)
+			err = s.charge(ctx, r.ID, r.Name, BillRenew, out, months)
+		}
 		return err
 	})
 	return out, err

@@ -79,6 +79,9 @@ func (s *Service) restoreDomain(ctx context.Context, r *Registrar, req DomainRes
 			}
 		}
 		out, err = s.store.ApplyChange(ctx, d, ch)
+		if err == nil { // the price of the restore (billing.go)
+			err = s.chargeRestore(ctx, r, req.Op, d, out)
+		}
 		return err
 	})
 	return out, err

@@ -101,6 +101,9 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 			// the store checks who may act (approve and reject the
 			// sponsor, cancel the requester) and that one is pending
 			out, err = ts.ActOnTransfer(ctx, d.ID, r.ID, status, now, s.auditEntry(ctx, r.Name, "transfer-"+req.Op, d.Name))
+			if err == nil { // the gaining registrar pays an approval (billing.go)
+				err = s.chargeTransfer(ctx, r.Name, d, out)
+			}
 			return err
 		}
 		if d.Registrar == r.Name {
@@ -141,10 +144,14 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 		if err := s.transferLimited(ctx, r, d); err != nil {
 			return err
 		}
+		years, err := s.transferYears(ctx, r, d, req.Years) // a priced transfer adds a year at least (billing.go)
+		if err != nil {
+			return err
+		}
 		out, err = ts.RequestTransfer(ctx, &TransferRequest{
 			DomainID: d.ID, Name: d.Name, ALabel: d.ALabel,
 			GainingID: r.ID, Gaining: r.Name, Losing: d.Registrar,
-			AuthHash: hash, Requested: now, Due: now.Add(period), Period: req.Years,
+			AuthHash: hash, Requested: now, Due: now.Add(period), Period: years,
 			Audit: s.auditEntry(ctx, r.Name, "transfer-request", d.Name),
 		})
 		return err

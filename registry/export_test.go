@@ -11,3 +11,9 @@ func SetReauditSpill(spoolLimit, runLen int, fpBits uint) (restore func()) {
 	reauditTuning.fpMask = 1<<fpBits - 1
 	return func() { reauditTuning = old }
 }
+
+// PickPrice is pickPrice, for TestPickPrice.
+var PickPrice = pickPrice
+
+// StoreOf is a service's store, for tests.
+func StoreOf(s *Service) Store { return s.store }

@@ -31,12 +31,13 @@ import (
 // fault; f must therefore read everything it decides on through its
 // context, and change nothing outside the store.
 func (s *Service) transact(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, f, done := withFlow(ctx, f) // billing.go: the audit record's ID, the fees, what follows the commit
 	for attempt := 0; ; attempt++ {
 		err := s.store.Atomic(ctx, f)
 		if (errors.Is(err, ErrStale) || CodeOf(err) == CodeStale) && attempt < maxStale {
 			continue
 		}
-		return err
+		return done(err)
 	}
 }
 

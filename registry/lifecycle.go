@@ -260,8 +260,14 @@ func (s *Service) transition(ctx context.Context, z *Zone, label string, decide 
 		ch.Statuses = slices.Compact(ch.Statuses)
 		s.notify(ctx, d, ch)
 		out, err = s.store.ApplyChange(ctx, d, ch)
+		if err == nil { // an auto-renewal's price (billing.go)
+			err = s.chargeChange(ctx, d, out, ch)
+		}
 		return err
 	})
+	if err != nil && ch != nil && ch.Action == "autorenew" && CodeOf(err) == CodeBillingFailure {
+		return s.transition(ctx, z, label, unpaid(decide)) // the zone's policy for an unpaid one (billing.go)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

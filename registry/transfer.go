@@ -312,7 +312,17 @@ func (s *Service) settle(ctx context.Context, ts TransferStore, domainID int64) 
 	}
 	e := AuditEntry{At: now, Registrar: "server", Action: "transfer-auto-approve", Name: st.Pending.Name, Result: "ok"}
 	e.withChannel(ctx)
-	_, err = ts.ActOnTransfer(ctx, domainID, 0, TransferServerApproved, now, e)
+	err = s.transact(ctx, func(ctx context.Context) error { // the approval and its charge (billing.go), one transaction
+		out, err := ts.ActOnTransfer(ctx, domainID, 0, TransferServerApproved, now, e)
+		if err == nil {
+			err = s.chargeTransfer(ctx, "server", s.pendingDomain(st.Pending, domainID), out)
+		}
+		return err
+	})
+	if CodeOf(err) == CodeBillingFailure { // the gaining registrar cannot pay: the server cancels it (billing.go)
+		err = s.cancelUnpaid(ctx, ts, domainID, st.Pending, now)
+		return false, st, hash, err
+	}
 	if CodeOf(err) == CodeNotPendingTransfer {
 		// another server (or reader) approved it: read what it did
 		st, hash, err = ts.TransferState(ctx, domainID)

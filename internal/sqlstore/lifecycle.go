@@ -114,9 +114,8 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 		if err := s.enqueueTx(ctx, tx, ch.Notices); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-			ch.At.UnixNano(), ch.Actor, ch.Action, d.Name, result, ch.Channel, ch.ClTRID, ch.SvTRID)
-		return err
+		return s.noteAudit(ctx, tx.QueryRowContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			ch.At.UnixNano(), ch.Actor, ch.Action, d.Name, result, ch.Channel, ch.ClTRID, ch.SvTRID))
 	})
 	if errors.Is(err, registry.ErrStale) {
 		return nil, registry.ErrStale

@@ -285,7 +285,7 @@ func (s *Store) exec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 
 const (
 	insertDomain = `INSERT INTO domains (zone, label, alabel, lang, registrar_id, created, data_version, expires, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
-	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'create', ?, 'ok', ?, ?, ?)`
+	insertAudit  = `INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, 'create', ?, 'ok', ?, ?, ?) RETURNING id`
 )
 
 // insertBlocks is the statement that inserts n labels of a conflict set.
@@ -301,7 +301,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	if s.d.NoPrepare {
 		return nil
 	}
-	queries := []string{insertDomain, insertAudit}
+	queries := append([]string{insertDomain, insertAudit}, billingStatements...) // billing.go
 	for n := 1; n <= 16; n++ {
 		queries = append(queries, insertBlocks(n))
 	}
@@ -745,7 +745,7 @@ func (s *Store) CreateDomain(ctx context.Context, d *registry.Domain, registrarI
 				return err
 			}
 		}
-		return s.exec(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Name, ch.ClTRID, ch.SvTRID)
+		return s.noteAudit(ctx, s.queryRow(ctx, tx, insertAudit, out.Created.UnixNano(), d.Registrar, d.Name, ch.Name, ch.ClTRID, ch.SvTRID))
 	})
 	if err != nil && s.d.IsUnique(err) {
 		return nil, registry.Errorf(registry.CodeConflict, "%s conflicts with a registered domain", d.Name)
@@ -1074,9 +1074,8 @@ func (s *Store) Audit(ctx context.Context, e registry.AuditEntry) error {
 		e.At = time.Now()
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID)
-		return err
+		return s.noteAudit(ctx, tx.QueryRowContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			e.At.UnixNano(), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID))
 	})
 	return s.internal("writing audit log", err)
 }

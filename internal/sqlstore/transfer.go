@@ -65,9 +65,8 @@ func (s *Store) noPendingTransfer(ctx context.Context, tx *sql.Tx, domainID int6
 
 // auditTx writes an audit record in a transaction.
 func (s *Store) auditTx(ctx context.Context, tx *sql.Tx, e registry.AuditEntry) error {
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		nanos(e.At), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID)
-	return err
+	return s.noteAudit(ctx, tx.QueryRowContext(ctx, s.q(`INSERT INTO audit (at, registrar, action, name, result, channel, cltrid, svtrid) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		nanos(e.At), e.Registrar, e.Action, e.Name, e.Result, e.Channel, e.ClTRID, e.SvTRID))
 }
 
 const transferColumns = `t.id, t.domain_id, d.zone, d.label, d.alabel, g.name, l.name, t.status, t.requested, t.due, t.acted, t.period`

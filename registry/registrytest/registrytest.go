@@ -91,6 +91,13 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"FamilyImport", testFamilyImport},
 		{"FamilyReaudit", testFamilyReaudit},
 		{"FamilyReserved", testFamilyReserved},
+		// billing (billing.go)
+		{"BillingRace", testBillingRace},
+		{"BillingEdge", testBillingEdge},
+		{"BillingPrices", testBillingPrices},
+		{"BillingGrace", testBillingGrace},
+		{"BillingAutoRenew", testBillingAutoRenew},
+		{"BillingTransfer", testBillingTransfer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
