@@ -43,7 +43,7 @@ for my $cd ($r->getElementsByTagNameNS($FEE, 'cd')) {
 sub create {
     my $fee = shift;
     my $f = Net::EPP::Frame::Command::Create::Domain->new;
-    $f->setDomain('xn--11b4aya5ed.xn--h2brj9c'); $f->setPeriod(1); $f->setAuthInfo('2fooBAR!');
+    $f->setDomain('xn--11b4aya5ed.xn--h2brj9c'); $f->setPeriod(1); $f->setAuthInfo('2fooBAR!xQ7wK4pL');
     fee_ext($f, 'create', ['currency', 'INR'], ['fee', $fee]);
     return $epp->request($f);
 }
