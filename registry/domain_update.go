@@ -131,6 +131,9 @@ func (s *Service) updateDomain(ctx context.Context, r *Registrar, req DomainUpda
 			if err := s.changeContacts(ctx, d, z, r, addC, remC, req.Registrant != ""); err != nil {
 				return err
 			}
+			if err := s.groupRegistrant(ctx, d, r, addC, remC); err != nil { // sameentity.go
+				return err
+			}
 		}
 		if !deleg.empty() {
 			ds, err := s.delegationStore()

@@ -263,6 +263,12 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 			if err := s.extendOnTransfer(ctx, tx, domainID, t.Period, at); err != nil {
 				return err
 			}
+			// its variant group moves with it (variantgroup.go)
+			if err := s.moveGroup(ctx, tx, domainID, gaining, sponsor, at, func(name, alabel string) []registry.PollMessage {
+				return registry.GroupMoveMessages(name, alabel, t, gaining, sponsor, at)
+			}); err != nil {
+				return err
+			}
 		}
 		t.Status, t.ActDate = status, at
 		msgs := make([]registry.PollMessage, len(kinds))

@@ -84,6 +84,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"FamilyImport", testFamilyImport},
 		{"FamilyReaudit", testFamilyReaudit},
 		{"FamilyReserved", testFamilyReserved},
+		{"SameEntity", testSameEntity},
+		{"SameEntityRace", testSameEntityRace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
