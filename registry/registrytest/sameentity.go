@@ -265,7 +265,9 @@ func testSameEntityRace(t *testing.T, open func(*testing.T) registry.Store) {
 		run(0, func() error {
 			return Err(e.svc.TransferDomain(ctx, others[0], registry.DomainTransfer{Name: label + "." + asZone, Op: registry.TransferRequestOp, AuthInfo: groupPW}))
 		})
-		run(1, func() error { return Err(e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: label + "." + bnZone})) })
+		run(1, func() error {
+			return Err(e.svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: label + "." + bnZone}))
+		})
 		wg.Wait()
 		if (errs[0] == nil) == (errs[1] == nil) {
 			t.Fatalf("round %d: transfer request %v, member delete %v: want exactly one to win", round, errs[0], errs[1])
