@@ -346,7 +346,15 @@ func checkReason(res *registry.CheckResult) string {
 		}
 		return "invalid"
 	case registry.Blocked:
+		if res.SameEntity != "" { // docs/variants.md, "Same entity"
+			return "blocked: same entity only"
+		}
 		return "blocked variant"
+	case registry.Available:
+		if res.SameEntity != "" {
+			return "for the holder registrant only"
+		}
+		return ""
 	}
 	return clip(string(res.Status), 32)
 }
@@ -357,7 +365,7 @@ func (ss *session) check(names []string) *response {
 	items := make([]checked, 0, len(names))
 	for _, name := range names {
 		avail, reason := false, ""
-		res, err := ss.s.svc.Check(ctx, name, "")
+		res, err := ss.s.svc.CheckFor(ctx, ss.registrar, name, "") // available to a holder's registrar under same-entity
 		switch {
 		case err != nil && registry.CodeOf(err) == registry.CodeInternal:
 			ss.log.Error("epp: check", "name", name, "error", err)
@@ -368,7 +376,7 @@ func (ss *session) check(names []string) *response {
 		case err != nil:
 			reason = registry.InfoOf(registry.CodeOf(err)).Reason
 		case res.Status == registry.Available:
-			avail = true
+			avail, reason = true, checkReason(res)
 		default:
 			reason = checkReason(res)
 		}
