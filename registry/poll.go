@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -39,6 +40,9 @@ type PollMessage struct {
 	Transfer *Transfer `json:"transfer,omitempty"`
 	// ExDate is the domain's new expiry (auto-renew); zero: none.
 	ExDate time.Time `json:"ex_date,omitzero"`
+	// Change says what changed, who changed it, when and why, for a
+	// change the registrar did not make itself (RFC 8590; changepoll.go).
+	Change *ChangeData `json:"change,omitempty"`
 }
 
 // PollStore keeps the poll queues.
@@ -115,5 +119,10 @@ func transferText(kind, name string) string {
 // TransferMessage is the poll message of a transfer for a registrar.
 func TransferMessage(kind string, registrarID int64, t *Transfer, at time.Time) PollMessage {
 	c := *t
-	return PollMessage{RegistrarID: registrarID, Queued: at, Kind: kind, Name: t.Name, ALabel: t.ALabel, Text: transferText(kind, t.Name), Transfer: &c}
+	m := PollMessage{RegistrarID: registrarID, Queued: at, Kind: kind, Name: t.Name, ALabel: t.ALabel, Text: transferText(kind, t.Name), Transfer: &c}
+	if kind == PollTransferAuto { // the registry's own act: a change poll message (changepoll.go)
+		m.Change = &ChangeData{Operation: ChangeTransfer, Date: at, SvTRID: "AK-transfer-" + strconv.FormatInt(t.ID, 10), Who: "registry",
+			Reason: "transfer period over", Object: "domain", Sponsor: t.Gaining}
+	}
+	return m
 }

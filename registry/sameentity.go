@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/akshara-idn/akshara"
@@ -341,11 +342,13 @@ const PollGroupTransfer = "transfer-group"
 // GroupMoveMessages are the poll messages of a member (name) of a
 // variant group moved by transfer t of another member: to the gaining
 // and to the losing registrar.
-func GroupMoveMessages(name, alabel string, t *Transfer, gaining, losing int64, at time.Time) []PollMessage {
+func GroupMoveMessages(id int64, name, alabel string, t *Transfer, gaining, losing int64, at time.Time) []PollMessage {
 	text := "Transferred with its variant group (the transfer of " + t.Name + "): " + name
 	var out []PollMessage
 	for _, to := range []int64{gaining, losing} {
-		out = append(out, PollMessage{RegistrarID: to, Queued: at, Kind: PollGroupTransfer, Name: name, ALabel: alabel, Text: text})
+		out = append(out, PollMessage{RegistrarID: to, Queued: at, Kind: PollGroupTransfer, Name: name, ALabel: alabel, Text: text,
+			Change: &ChangeData{Operation: ChangeTransfer, Date: at, SvTRID: "AK-transfer-" + strconv.FormatInt(t.ID, 10), Who: "registry",
+				Reason: "moved with its variant group", Object: "domain", ObjectID: id, Statuses: []string{StatusOK}, Sponsor: t.Gaining}})
 	}
 	return out
 }

@@ -264,8 +264,8 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 				return err
 			}
 			// its variant group moves with it (variantgroup.go)
-			if err := s.moveGroup(ctx, tx, domainID, gaining, sponsor, at, func(name, alabel string) []registry.PollMessage {
-				return registry.GroupMoveMessages(name, alabel, t, gaining, sponsor, at)
+			if err := s.moveGroup(ctx, tx, domainID, gaining, sponsor, at, func(id int64, name, alabel string) []registry.PollMessage {
+				return registry.GroupMoveMessages(id, name, alabel, t, gaining, sponsor, at)
 			}); err != nil {
 				return err
 			}
@@ -371,8 +371,9 @@ func (s *Store) SetTransferPolicy(ctx context.Context, zone string, period, lock
 
 // pollData is what a poll message keeps beside its columns.
 type pollData struct {
-	Transfer *registry.Transfer `json:"transfer,omitempty"`
-	ExDate   *time.Time         `json:"ex_date,omitempty"`
+	Transfer *registry.Transfer   `json:"transfer,omitempty"`
+	ExDate   *time.Time           `json:"ex_date,omitempty"`
+	Change   *registry.ChangeData `json:"change,omitempty"` // RFC 8590 (registry/changepoll.go)
 }
 
 // EnqueuePoll appends messages to their registrars' queues in tx: for the
@@ -411,7 +412,7 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 			args := make([]any, 0, 8*(k1-k0))
 			for k := k0; k < k1; k++ {
 				m := &sorted[k]
-				d := pollData{Transfer: m.Transfer}
+				d := pollData{Transfer: m.Transfer, Change: m.Change}
 				if !m.ExDate.IsZero() {
 					d.ExDate = &m.ExDate
 				}
@@ -455,7 +456,7 @@ func (s *Store) PollHead(ctx context.Context, registrarID int64) (m *registry.Po
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
 			return err
 		}
-		m.Transfer = d.Transfer
+		m.Transfer, m.Change = d.Transfer, d.Change
 		if d.ExDate != nil {
 			m.ExDate = d.ExDate.UTC()
 		}

@@ -300,7 +300,7 @@ func (s *Store) regroupPurged(ctx context.Context, tx *sql.Tx, purged []int64) e
 // registrar: its group's other members move too, their authInfo removed
 // (the losing registrar knows it), their revision moved on; msg gives the
 // poll messages to queue for each member moved.
-func (s *Store) moveGroup(ctx context.Context, tx *sql.Tx, id, gaining, losing int64, at time.Time, msg func(name, alabel string) []registry.PollMessage) error {
+func (s *Store) moveGroup(ctx context.Context, tx *sql.Tx, id, gaining, losing int64, at time.Time, msg func(id int64, name, alabel string) []registry.PollMessage) error {
 	var group sql.NullInt64
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT variant_group FROM domains WHERE id = ?`), id).Scan(&group); err != nil || !group.Valid {
 		return err
@@ -335,7 +335,7 @@ func (s *Store) moveGroup(ctx context.Context, tx *sql.Tx, id, gaining, losing i
 			return err
 		}
 		if msg != nil {
-			notices = append(notices, msg(m.label+"."+m.zone, m.alabel)...)
+			notices = append(notices, msg(m.id, m.label+"."+m.zone, m.alabel)...)
 		}
 	}
 	return s.enqueueTx(ctx, tx, notices)
