@@ -151,6 +151,9 @@ func (ss *session) dispatch(c *command) *response {
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
+	if r := ss.dispatchMaint(obj, verb); r != nil { // maintenance (maintenance.go)
+		return r
+	}
 	if r := ss.dispatchContact(obj, verb, c.Ext); r != nil { // contacts (contact.go)
 		return r
 	}

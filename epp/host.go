@@ -49,7 +49,9 @@ type domainNS struct {
 func servedObject(u string) bool { return u == NSDomain || u == NSHost || u == NSCont }
 
 // servedExtension reports whether the server implements an extension.
-func servedExtension(u string) bool { return u == NSIDN || u == NSRGP || u == NSSecDNS }
+func servedExtension(u string) bool {
+	return u == NSIDN || u == NSRGP || u == NSSecDNS || u == NSChangePoll || u == NSMaint // changepoll.go, maintenance.go
+}
 
 // hostOpOf returns the host operation of an object, if it is one.
 func (o *object) hostOp() *hostOp {

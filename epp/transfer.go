@@ -154,6 +154,8 @@ func (ss *session) poll(p *poll) *response {
 			d.WriteString(`</domain:name><domain:exDate>` + m.ExDate.UTC().Format(timeFormat) + `</domain:exDate></domain:renData>`)
 			r.resData = d.String()
 		}
+		withChange(r, m) // RFC 8590 (changepoll.go)
+		withMaint(r, m)  // RFC 9167 (maintenance.go)
 		return r
 	case "ack":
 		id, err := strconv.ParseInt(strings.TrimSpace(p.MsgID), 10, 64)

@@ -43,6 +43,9 @@ type PollMessage struct {
 	// Change says what changed, who changed it, when and why, for a
 	// change the registrar did not make itself (RFC 8590; changepoll.go).
 	Change *ChangeData `json:"change,omitempty"`
+	// Maint is the maintenance window a maintenance message is of, with
+	// its poll type (RFC 9167; maintenance.go).
+	Maint *MaintNote `json:"maint,omitempty"`
 }
 
 // PollStore keeps the poll queues.

@@ -374,6 +374,7 @@ type pollData struct {
 	Transfer *registry.Transfer   `json:"transfer,omitempty"`
 	ExDate   *time.Time           `json:"ex_date,omitempty"`
 	Change   *registry.ChangeData `json:"change,omitempty"` // RFC 8590 (registry/changepoll.go)
+	Maint    *registry.MaintNote  `json:"maint,omitempty"`  // RFC 9167 (registry/maintenance.go)
 }
 
 // EnqueuePoll appends messages to their registrars' queues in tx: for the
@@ -412,7 +413,7 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 			args := make([]any, 0, 8*(k1-k0))
 			for k := k0; k < k1; k++ {
 				m := &sorted[k]
-				d := pollData{Transfer: m.Transfer, Change: m.Change}
+				d := pollData{Transfer: m.Transfer, Change: m.Change, Maint: m.Maint}
 				if !m.ExDate.IsZero() {
 					d.ExDate = &m.ExDate
 				}
@@ -456,7 +457,7 @@ func (s *Store) PollHead(ctx context.Context, registrarID int64) (m *registry.Po
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
 			return err
 		}
-		m.Transfer, m.Change = d.Transfer, d.Change
+		m.Transfer, m.Change, m.Maint = d.Transfer, d.Change, d.Maint
 		if d.ExDate != nil {
 			m.ExDate = d.ExDate.UTC()
 		}
