@@ -86,6 +86,8 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"FamilyReserved", testFamilyReserved},
 		{"SameEntity", testSameEntity},
 		{"SameEntityRace", testSameEntityRace},
+		{"RegistryLock", testRegistryLock},
+		{"OperatorStatusGlue", testOperatorStatusGlue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
