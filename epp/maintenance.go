@@ -20,8 +20,10 @@ const NSMaint = "urn:ietf:params:xml:ns:epp:maintenance-1.0"
 
 // maintInfo is a <maint:info>: an id or the list.
 type maintInfo struct {
-	ID   *struct{ V string `xml:",chardata"` } `xml:"urn:ietf:params:xml:ns:epp:maintenance-1.0 id"`
-	List *struct{}                              `xml:"urn:ietf:params:xml:ns:epp:maintenance-1.0 list"`
+	ID *struct {
+		V string `xml:",chardata"`
+	} `xml:"urn:ietf:params:xml:ns:epp:maintenance-1.0 id"`
+	List *struct{} `xml:"urn:ietf:params:xml:ns:epp:maintenance-1.0 list"`
 }
 
 // dispatchMaint answers a <maint:info> (nil for another command).
@@ -148,4 +150,3 @@ func withMaint(r *response, m *registry.PollMessage) {
 		r.resData = maintInfData(&m.Maint.Window, m.Maint.PollType)
 	}
 }
-
