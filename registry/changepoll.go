@@ -3,7 +3,10 @@ package registry
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
+
+	"golang.org/x/net/idna"
 )
 
 // Hearing of changes (issue 38; RFC 8590, docs/epp.md "Change poll"):
@@ -125,3 +128,44 @@ func workerChange(ctx context.Context, before *Domain, ch *Change) *ChangeData {
 	m.Change.State = state
 	return m.Change
 }
+
+// reauditNotices returns the hook that gives a re-audit's row the change
+// poll message of its domain's new exemptions (those it was not exempted
+// with before), for its sponsor.
+func (s *Service) reauditNotices(ctx context.Context, a *zoneAudit) (func(*auditRec, []int, *ReauditRow), error) {
+	regs, err := s.store.Registrars(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]int64{}
+	for _, r := range regs {
+		ids[r.Name] = r.ID
+	}
+	now := s.clock.Now()
+	return func(rec *auditRec, others []int, r *ReauditRow) {
+		var with []string
+		for _, o := range others {
+			if !slices.Contains(rec.exempt, a.ownLabel(o)) {
+				with = append(with, a.name(o))
+			}
+		}
+		reg := a.str[rec.reg]
+		if len(with) == 0 || ids[reg] == 0 {
+			return
+		}
+		name := rec.label + "." + a.str[rec.zone]
+		d := &Domain{ID: rec.id, Name: name, ALabel: name, Registrar: reg, RegistrarID: ids[reg]}
+		if z := s.zones[a.str[rec.zone]]; z != nil {
+			if al, err := toALabel(rec.label); err == nil {
+				d.ALabel = al + "." + z.ALabel
+			}
+		}
+		m := changeMessage(ctx, d, now, ChangeUpdate, "exempt", "re-audit", "exempted by a re-audit",
+			"Exempted by a re-audit (kept with "+strings.Join(with, ", ")+", which its conflict set meets under the current policy data): "+name)
+		m.Change.Statuses = nil // not read by the re-audit
+		r.Notices = append(r.Notices, m)
+	}, nil
+}
+
+// toALabel is a label's A-label.
+func toALabel(label string) (string, error) { return idna.Punycode.ToASCII(label) }

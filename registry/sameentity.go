@@ -57,6 +57,9 @@ type GroupStore interface {
 	// command deciding on the group's members waits until it ends) and
 	// returns the members as they are then, oldest first.
 	LockGroup(ctx context.Context, id int64) ([]*Domain, error)
+	// GroupsIn maps the members of variant groups of zone's family (or
+	// zone) to their groups.
+	GroupsIn(ctx context.Context, zone string) (map[int64]int64, error)
 }
 
 // VariantGroupMember is a member of a variant group, as escrow records

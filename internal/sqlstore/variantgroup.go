@@ -342,3 +342,25 @@ func (s *Store) moveGroup(ctx context.Context, tx *sql.Tx, id, gaining, losing i
 }
 
 var _ registry.GroupStore = (*Store)(nil)
+
+// GroupsIn implements registry.GroupStore.
+func (s *Store) GroupsIn(ctx context.Context, zone string) (map[int64]int64, error) {
+	zones := s.members(zone)
+	args := make([]any, len(zones))
+	for i, z := range zones {
+		args[i] = z
+	}
+	type pair struct{ id, group int64 }
+	ps, err := queryRows(ctx, s, `SELECT id, variant_group FROM domains WHERE variant_group IS NOT NULL AND zone IN (`+marks(len(zones))+`)`, func(rows *sql.Rows) (p pair, err error) {
+		err = rows.Scan(&p.id, &p.group)
+		return p, err
+	}, args...)
+	if err != nil {
+		return nil, internal("reading variant groups", err)
+	}
+	out := map[int64]int64{}
+	for _, p := range ps {
+		out[p.id] = p.group
+	}
+	return out, nil
+}

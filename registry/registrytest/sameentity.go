@@ -130,6 +130,22 @@ func testSameEntity(t *testing.T, open func(*testing.T) registry.Store) {
 		}
 	}
 
+	// a re-audit finds nothing: a group's members are no conflict, and
+	// its apply keeps the group as it is
+	for _, apply := range []bool{false, true} {
+		if _, err := e.svc.Reaudit(ctx, apply, func(f *registry.ReauditFinding) error {
+			if f.Name == holder || f.Name == variant {
+				t.Errorf("Reaudit(apply %v): a finding of the group: %+v", apply, f)
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("Reaudit(apply %v): %v", apply, err)
+		}
+	}
+	if d, err := e.svc.Info(ctx, variant); err != nil || d.Exempted || !slices.Equal(d.VariantGroup, []string{holder}) || !slices.Equal(d.Blocks, set) {
+		t.Errorf("Info(%s) after the re-audit's apply = %+v, %v; want the group as it was", variant, d, err)
+	}
+
 	// one registrant: a change propagates; a removal is refused
 	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: variant, Registrant: "reg-a3"})
 	must(t, "Update registrant", err)
