@@ -156,7 +156,9 @@ func TestChangePollCoverage(t *testing.T) {
 		}
 	}
 	change := func(op string) func(*registry.PollMessage) bool {
-		return func(m *registry.PollMessage) bool { return m.Change != nil && (m.Change.Op == op || m.Change.Operation == op) }
+		return func(m *registry.PollMessage) bool {
+			return m.Change != nil && (m.Change.Op == op || m.Change.Operation == op)
+		}
 	}
 
 	// the operator's statuses
@@ -216,7 +218,9 @@ func TestChangePollCoverage(t *testing.T) {
 	clock.Advance(6 * 24 * time.Hour)
 	_, err = svc.RunLifecycle(ctx, 0)
 	must("lifecycle", err)
-	note("purge", a, func(m *registry.PollMessage) bool { return m.Change != nil && m.Change.Operation == registry.ChangeAutoPurge && m.Change.State == "before" })
+	note("purge", a, func(m *registry.PollMessage) bool {
+		return m.Change != nil && m.Change.Operation == registry.ChangeAutoPurge && m.Change.State == "before"
+	})
 	// maintenance: every registrar hears
 	mw, err := svc.CreateMaintenance(ctx, registry.Maintenance{Start: clock.Now().Add(time.Hour), End: clock.Now().Add(2 * time.Hour),
 		Systems: []registry.MaintenanceSystem{{Name: "EPP", Impact: "full"}}})
