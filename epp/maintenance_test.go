@@ -19,7 +19,7 @@ func TestMaintenanceInfo(t *testing.T) {
 	start := time.Date(2031, 3, 1, 2, 0, 0, 0, time.UTC)
 	m, err := e.svc.CreateMaintenance(ctx, registry.Maintenance{Name: "March upgrade", Types: []string{"Routine maintenance"}, Start: start, End: start.Add(2 * time.Hour),
 		Systems: []registry.MaintenanceSystem{{Name: "EPP", Host: "epp.registry.in", Impact: "partial"}, {Name: "RDAP", Impact: "none"}},
-		Detail: "https://registry.in/maintenance/march", Description: "PostgreSQL upgrade", TLDs: []string{"भारत", "in"}, Connection: true})
+		Detail:  "https://registry.in/maintenance/march", Description: "PostgreSQL upgrade", TLDs: []string{"भारत", "in"}, Connection: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,12 @@ type LockRequest struct {
 	RelockAfter int64 `json:"relock_after"`
 }
 
-func (s *Server) lock(w http.ResponseWriter, r *http.Request) error   { return s.lockOrUnlock(w, r, true) }
-func (s *Server) unlock(w http.ResponseWriter, r *http.Request) error { return s.lockOrUnlock(w, r, false) }
+func (s *Server) lock(w http.ResponseWriter, r *http.Request) error {
+	return s.lockOrUnlock(w, r, true)
+}
+func (s *Server) unlock(w http.ResponseWriter, r *http.Request) error {
+	return s.lockOrUnlock(w, r, false)
+}
 
 func (s *Server) lockOrUnlock(w http.ResponseWriter, r *http.Request, lock bool) error {
 	name, err := s.pathName(r)
