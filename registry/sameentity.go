@@ -57,6 +57,10 @@ type GroupStore interface {
 	// command deciding on the group's members waits until it ends) and
 	// returns the members as they are then, oldest first.
 	LockGroup(ctx context.Context, id int64) ([]*Domain, error)
+	// DomainRow reads the domain label.zone's row alone (no conflict set,
+	// no exemptions): a check asks whether the name it answers for is a
+	// group member; ErrNotFound if none.
+	DomainRow(ctx context.Context, zone, label string) (*Domain, error)
 	// GroupsIn maps the members of variant groups of zone's family (or
 	// zone) to their groups.
 	GroupsIn(ctx context.Context, zone string) (map[int64]int64, error)
@@ -360,7 +364,11 @@ func GroupMoveMessages(id int64, name, alabel string, t *Transfer, gaining, losi
 // set holder blocks: the name itself if it is registered (a member of a
 // variant group whose set another member holds), else holder.
 func (s *Service) groupMemberFor(ctx context.Context, z *Zone, label string, holder *Domain) (*Domain, error) {
-	own, err := s.store.Domain(ctx, z.Name, label)
+	gs, ok := s.store.(GroupStore)
+	if !ok || holder.Group == 0 || (holder.Label != label && z.Variants.Of(false) != akshara.VariantsSameEntity) {
+		return holder, nil // the holder is of no group, or only a same-entity kind of variant joins one
+	}
+	own, err := gs.DomainRow(ctx, z.Name, label)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return holder, nil

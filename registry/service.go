@@ -97,6 +97,11 @@ type ServiceOptions struct {
 	// zones it names (by U-label; "*" for every zone) instead of the zones
 	// file's `contacts` (for tests that create domains without contacts).
 	Contacts map[string]akshara.ZoneContacts
+	// Variants replaces the variant policy of the zones it names (by
+	// U-label; a family's members each) instead of the zones file's (for
+	// tests and benchmarks comparing policies; docs/variants.md, "Same
+	// entity").
+	Variants map[string]akshara.VariantPolicy
 	// ContactsExempt names the front ends (channels: http, cli, epp;
 	// "" for calls that name none) whose domain creates and updates the
 	// zones' contact policy does not bind: an explicit setting of the
@@ -143,6 +148,9 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 		}
 		if lc, ok := opts.Lifecycle[z.Name]; ok {
 			z.Lifecycle = lc
+		}
+		if v, ok := opts.Variants[z.Name]; ok {
+			z.Variants = v
 		}
 		if c, ok := opts.Contacts["*"]; ok {
 			z.Contacts = c

@@ -46,7 +46,9 @@ func (s *Store) JoinGroup(ctx context.Context, d, holder *registry.Domain, regis
 			if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO variant_groups (zone, created) VALUES (?, ?) RETURNING id`), key, nanos(out.Created)).Scan(&group); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET variant_group = ? WHERE id = ?`), group, holder.ID); err != nil {
+			// (statuses = statuses: SQLite's read cache logs the holder as
+			// changed, so a check no longer reads it without its group)
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET variant_group = ?, statuses = statuses WHERE id = ?`), group, holder.ID); err != nil {
 				return err
 			}
 		} else if _, err := tx.ExecContext(ctx, s.q(`UPDATE variant_groups SET rev = rev + 1 WHERE id = ?`), group); err != nil {
@@ -363,4 +365,17 @@ func (s *Store) GroupsIn(ctx context.Context, zone string) (map[int64]int64, err
 		out[p.id] = p.group
 	}
 	return out, nil
+}
+
+// DomainRow implements registry.GroupStore: one statement, by the unique
+// index on (zone, label).
+func (s *Store) DomainRow(ctx context.Context, zone, label string) (d *registry.Domain, err error) {
+	err = s.read(ctx, func(ctx context.Context) error {
+		d, err = scanDomain(s.queryRow(ctx, nil, domainByLabelQuery, zone, label))
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, registry.Errorf(registry.CodeNotFound, "%s.%s is not registered", label, zone)
+	}
+	return d, internal("finding domain", err)
 }
