@@ -117,3 +117,18 @@ func ExampleParseVariantPolicy() {
 	fmt.Println(p.Of(true), p.Of(false))
 	// Output: same-entity block
 }
+
+// TestVariantsNotDataVersion: the `variants` policy, like lifecycle and
+// contacts, is registration policy: setting it leaves the policy data
+// version (what domains record and the LGRs carry) as it was; prose that
+// starts with the word stays hashed.
+func TestVariantsNotDataVersion(t *testing.T) {
+	base := "zone a\n  languages bn\n# variants of one another\n"
+	with := "zone a\n  languages bn\n  variants same-label=same-entity other=block  # why\n# variants of one another\n#   variants POLICY: what it is\n"
+	if a, b := string(withoutLifecycle([]byte(base))), string(withoutLifecycle([]byte(with))); a != b {
+		t.Errorf("hashed with a variants line:\n%s\nwithout:\n%s", b, a)
+	}
+	if !strings.Contains(string(withoutLifecycle([]byte(base))), "variants of one another") {
+		t.Error("prose starting with \"variants\" was left out of the hash")
+	}
+}
