@@ -145,7 +145,7 @@ func variantsLine(t []byte) bool {
 		return false
 	}
 	k, _, _ := bytes.Cut(f[1], []byte("="))
-	switch string(bytes.TrimRight(k, ",")) {
+	switch string(bytes.TrimRight(k, ",:")) {
 	case VariantsBlock, VariantsSameEntity, "same-label", "other", "POLICY":
 		return true
 	}
