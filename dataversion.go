@@ -116,19 +116,38 @@ func VersionsOf(files map[string][]byte) Versions {
 	return v
 }
 
-// withoutLifecycle is a zones file without its lifecycle and contacts
-// lines (and the comment lines about them): the registration policy
-// (periods, grace and deletion periods, docs/lifecycle.md; the contacts a
-// domain needs, docs/contacts.md) does not change what any label is
-// judged to be, so it is not part of the policy data DataVersion hashes.
+// withoutLifecycle is a zones file without its lifecycle, contacts and
+// variants lines (and the comment lines about them): the registration
+// policy (periods, grace and deletion periods, docs/lifecycle.md; the
+// contacts a domain needs, docs/contacts.md; who may hold a name's
+// variants, docs/variants.md "Same entity") does not change what any
+// label is judged to be, nor its conflict set, so it is not part of the
+// policy data DataVersion hashes.
 func withoutLifecycle(file []byte) []byte {
 	var out []byte
 	for _, line := range bytes.SplitAfter(file, []byte("\n")) {
 		t := bytes.TrimLeft(bytes.TrimSpace(line), "#")
-		if t = bytes.TrimSpace(t); bytes.HasPrefix(t, []byte("lifecycle")) || bytes.HasPrefix(t, []byte("contacts")) {
+		if t = bytes.TrimSpace(t); bytes.HasPrefix(t, []byte("lifecycle")) || bytes.HasPrefix(t, []byte("contacts")) || variantsLine(t) {
 			continue
 		}
 		out = append(out, line...)
 	}
 	return out
+}
+
+// variantsLine reports whether a zones file line (comment marks and
+// blanks trimmed) is a `variants` setting or the comment describing one:
+// "variants" and then a policy, a kind or POLICY (not prose that starts
+// with the word).
+func variantsLine(t []byte) bool {
+	f := bytes.Fields(t)
+	if len(f) < 2 || string(f[0]) != "variants" {
+		return false
+	}
+	k, _, _ := bytes.Cut(f[1], []byte("="))
+	switch string(bytes.TrimRight(k, ",:")) {
+	case VariantsBlock, VariantsSameEntity, "same-label", "other", "POLICY":
+		return true
+	}
+	return false
 }

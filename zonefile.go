@@ -39,6 +39,11 @@ type ZoneSpec struct {
 	// Contacts says which contacts a domain of the zone must have
 	// (`contacts` line; none required when the file sets none).
 	Contacts ZoneContacts
+	// Variants is who may hold a registered name's variants (`variants`
+	// line, variantpolicy.go): block (the default) or same-entity, by the
+	// kind of variant. A family's is given under its first member and is
+	// every member's.
+	Variants VariantPolicy
 }
 
 // ZoneContacts is which contacts a domain create must carry
@@ -264,6 +269,7 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 	}
 	var zones []ZoneSpec
 	seen := map[string]bool{}
+	variantsSet := map[int]bool{} // the zones (by index) whose file sets `variants`
 	for n, line := range strings.Split(string(data), "\n") {
 		errf := func(format string, args ...any) error {
 			return fmt.Errorf("%s:%d: %s", name, n+1, fmt.Sprintf(format, args...))
@@ -338,8 +344,17 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 			if err := z.Contacts.set(f[1:]); err != nil {
 				return nil, errf("zone %s: contacts: %v", z.Name, err)
 			}
+		case "variants":
+			if variantsSet[len(zones)-1] {
+				return nil, errf("zone %s: `variants` given twice", z.Name)
+			}
+			p, err := ParseVariantPolicy(f[1:])
+			if err != nil {
+				return nil, errf("zone %s: variants: %v", z.Name, err)
+			}
+			z.Variants, variantsSet[len(zones)-1] = p, true
 		default:
-			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle, contacts, family, family-variant)", f[0])
+			return nil, errf("unknown setting %q (languages, ldh, source, max-nameservers, lifecycle, contacts, family, family-variant, variants)", f[0])
 		}
 	}
 	for _, z := range zones {
@@ -351,6 +366,9 @@ func ParseZones(name string, data []byte) ([]ZoneSpec, error) {
 		return nil, fmt.Errorf("%s: no zones", name)
 	}
 	if err := checkFamilies(name, zones); err != nil {
+		return nil, err
+	}
+	if err := familyVariants(name, zones, variantsSet); err != nil {
 		return nil, err
 	}
 	return zones, nil
@@ -383,6 +401,29 @@ func checkFamilies(name string, zones []ZoneSpec) error {
 		if n < 2 {
 			return fmt.Errorf("%s: family %s has one member", name, f)
 		}
+	}
+	return nil
+}
+
+// familyVariants gives every member of a family its first member's
+// variant policy: a family's `variants` goes under its first member, as
+// its family-variant rows do (set: the zones whose file sets one).
+func familyVariants(name string, zones []ZoneSpec, set map[int]bool) error {
+	first := map[string]int{}
+	for i := range zones {
+		z := &zones[i]
+		if z.Family == "" {
+			continue
+		}
+		f, ok := first[z.Family]
+		if !ok {
+			first[z.Family] = i
+			continue
+		}
+		if set[i] {
+			return fmt.Errorf("%s: zone %s: the `variants` policy of family %s goes under its first member", name, z.Name, z.Family)
+		}
+		z.Variants = zones[f].Variants
 	}
 	return nil
 }

@@ -151,6 +151,9 @@ func (ss *session) dispatch(c *command) *response {
 		}
 		return fail(CodeUnknownCommand, fmt.Sprintf("%s: <%s>", messages[CodeUnknownCommand], name.Local))
 	}
+	if r := ss.dispatchMaint(obj, verb); r != nil { // maintenance (maintenance.go)
+		return r
+	}
 	if r := ss.dispatchContact(obj, verb, c.Ext); r != nil { // contacts (contact.go)
 		return r
 	}
@@ -283,7 +286,15 @@ func checkReason(res *registry.CheckResult) string {
 		}
 		return "invalid"
 	case registry.Blocked:
+		if res.SameEntity != "" { // docs/variants.md, "Same entity"
+			return "blocked: same entity only"
+		}
 		return "blocked variant"
+	case registry.Available:
+		if res.SameEntity != "" {
+			return "for the holder registrant only"
+		}
+		return ""
 	}
 	return clip(string(res.Status), 32)
 }
@@ -294,7 +305,7 @@ func (ss *session) check(names []string) *response {
 	items := make([]checked, 0, len(names))
 	for _, name := range names {
 		avail, reason := false, ""
-		res, err := ss.s.svc.Check(ctx, name, "")
+		res, err := ss.s.svc.CheckFor(ctx, ss.registrar, name, "") // available to a holder's registrar under same-entity
 		switch {
 		case err != nil && registry.CodeOf(err) == registry.CodeInternal:
 			ss.log.Error("epp: check", "name", name, "error", err)
@@ -305,7 +316,7 @@ func (ss *session) check(names []string) *response {
 		case err != nil:
 			reason = registry.InfoOf(registry.CodeOf(err)).Reason
 		case res.Status == registry.Available:
-			avail = true
+			avail, reason = true, checkReason(res)
 		default:
 			reason = checkReason(res)
 		}

@@ -50,7 +50,7 @@ func servedObject(u string) bool { return u == NSDomain || u == NSHost || u == N
 
 // servedExtension reports whether the server implements an extension.
 func servedExtension(u string) bool {
-	return u == NSIDN || u == NSRGP || u == NSSecDNS || u == NSLoginSec || u == NSFee
+	return u == NSIDN || u == NSRGP || u == NSSecDNS || u == NSLoginSec || u == NSFee || u == NSChangePoll || u == NSMaint // loginsec.go, fee.go, changepoll.go, maintenance.go
 }
 
 // hostOpOf returns the host operation of an object, if it is one.

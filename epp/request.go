@@ -83,6 +83,8 @@ type object struct {
 	CCre   *contactOp `xml:"urn:ietf:params:xml:ns:contact-1.0 create"`
 	CDel   *contactOp `xml:"urn:ietf:params:xml:ns:contact-1.0 delete"`
 	CUpd   *contactOp `xml:"-"` // from update.Contact
+
+	MInfo *maintInfo `xml:"urn:ietf:params:xml:ns:epp:maintenance-1.0 info"` // RFC 9167 (maintenance.go)
 }
 
 // domainOp is what the registry reads of a domain command: the names

@@ -173,7 +173,7 @@ func greeting(svID string, now time.Time) []byte {
 	b.WriteString(now.UTC().Format("2006-01-02T15:04:05.0Z"))
 	b.WriteString(`</svDate><svcMenu><version>1.0</version><lang>en</lang>`)
 	b.WriteString(`<objURI>` + NSDomain + `</objURI><objURI>` + NSHost + `</objURI><objURI>` + NSCont + `</objURI>`)
-	b.WriteString(`<svcExtension><extURI>` + NSIDN + `</extURI><extURI>` + NSRGP + `</extURI><extURI>` + NSSecDNS + `</extURI><extURI>` + NSLoginSec + `</extURI><extURI>` + NSFee + `</extURI></svcExtension></svcMenu>`)
+	b.WriteString(`<svcExtension><extURI>` + NSIDN + `</extURI><extURI>` + NSRGP + `</extURI><extURI>` + NSSecDNS + `</extURI><extURI>` + NSLoginSec + `</extURI><extURI>` + NSFee + `</extURI><extURI>` + NSChangePoll + `</extURI><extURI>` + NSMaint + `</extURI></svcExtension></svcMenu>`)
 	// Data collection policy: the registry keeps the registrar's
 	// provisioning data (names, their language, the registrar), public
 	// through RDAP, for as long as the domain is registered.

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	domainr "github.com/domainr/epp"
+	"golang.org/x/net/idna"
 
 	"github.com/akshara-idn/akshara/epp"
+	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
@@ -297,5 +299,98 @@ func netEPP(t *testing.T, e *env, script string, want []string) {
 		if !regexp.MustCompile(w).MatchString(lines[i]) {
 			t.Errorf("line %d: %q, want %s", i+1, lines[i], w)
 		}
+	}
+}
+
+// TestNetEPPIssue38 drives issue 38 with Debian's Net::EPP
+// (testdata/netepp_issue38.pl): the check and creates of the same label
+// under the other variant TLD (available to the holder's registrar, for
+// the holder's registrant only; 2302 for everyone else), every command on
+// a domain the operator locked with its registrant's one-time code (2304;
+// renew allowed), and the change poll (RFC 8590) and maintenance (RFC
+// 9167) messages of the queue. Every frame the server sends is validated
+// with xmllint against the RFC schemas (changePoll and maintenance
+// vendored in testdata/xsd).
+func TestNetEPPIssue38(t *testing.T) {
+	t.Parallel()
+	needNetEPP(t)
+	ctx := t.Context()
+	clock := registry.NewManualClock(time.Now())
+	opts := registrytest.ContactsOptional()
+	opts.Clock = clock
+	e := newEnvOn(t, registrytest.SQLiteServiceWith(t, opts), epp.Options{})
+	regs := map[string]*registry.Registrar{}
+	rs, err := e.svc.Registrars(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		regs[r.Name] = &registry.Registrar{ID: r.ID, Name: r.Name}
+	}
+	acme, other := regs["acme"], regs["other"]
+	for _, c := range []struct {
+		r  *registry.Registrar
+		id string
+	}{{acme, "rs-9"}, {acme, "rs-x"}, {other, "rs-o"}} {
+		if _, err := e.svc.CreateContact(ctx, c.r, registry.ContactCreate{ID: c.id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg := []registry.DomainContact{{Role: registry.RoleRegistrant, ID: "rs-9"}}
+	for _, n := range []string{"কিতাব.ভারত", kitab} {
+		if _, err := e.svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: n, Contacts: reg, AuthInfo: "2fooBAR!"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.svc.CreateHost(ctx, acme, registry.HostCreate{Name: "ns1." + kitab, Addrs: []registry.Addr{{IP: "8.8.8.8"}}}); err != nil {
+		t.Fatal(err)
+	}
+	uri := registrytest.EnrolLocked(t, ctx, e.svc, clock, "rs-9")
+	if _, err := e.svc.LockDomain(ctx, nil, registry.DomainLockRequest{Name: kitab, Code: registrytest.LockCode(t, uri, clock.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.CreateMaintenance(ctx, registry.Maintenance{Start: clock.Now().Add(24 * time.Hour), End: clock.Now().Add(26 * time.Hour),
+		Systems: []registry.MaintenanceSystem{{Name: "EPP", Host: "epp.registry.in", Impact: "full"}}, Description: "database upgrade", TLDs: []string{"भारत"}}); err != nil {
+		t.Fatal(err)
+	}
+	holder, _ := idna.Punycode.ToASCII("কিতাব.ভারত")
+	variant, _ := idna.Punycode.ToASCII("কিতাব.ভাৰত")
+	_, port, _ := net.SplitHostPort(e.addr)
+	cmd := exec.Command("perl", "testdata/netepp_issue38.pl")
+	cmd.Env = append(os.Environ(), "PORT="+port, "HOLDER="+holder, "VARIANT="+variant, "LOCKED="+kitabA, "LOCKEDNS=ns1."+kitabA)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("netepp_issue38.pl: %v\n%s", err, out)
+	}
+	want := []string{
+		"login: 1000",
+		"check other: avail=0 reason=blocked: same entity only",
+		"check acme: avail=1 reason=for the holder registrant only",
+		"create by other: 2302",
+		"create by acme, another registrant: 2302",
+		"create by acme, the holder's registrant: 1000",
+		"update: 2304",
+		"delete: 2304",
+		"transfer: 2304",
+		"host update: 2304",
+		"host delete: 2304",
+		"host create: 2304",
+		"renew: ok (1000)",
+		"poll: 1301 changePoll update op=lock who=operator reason=registry lock object=urn:ietf:params:xml:ns:domain-1.0",
+		"poll: 1301 changePoll update op=lock who=operator reason=registry lock object=urn:ietf:params:xml:ns:host-1.0",
+		"poll: 1301 maintenance pollType=create",
+		"logout: ok",
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("netepp_issue38.pl printed:\n%s", out)
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("line %d: %q, want %q", i+1, lines[i], w)
+		}
+	}
+	if d, err := e.svc.Info(ctx, "কিতাব.ভাৰত"); err != nil || len(d.VariantGroup) != 1 {
+		t.Errorf("Info(কিতাব.ভাৰত) after the create = %+v, %v; want of কিতাব.ভারত's group", d, err)
 	}
 }

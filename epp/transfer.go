@@ -156,6 +156,8 @@ func (ss *session) poll(p *poll) *response {
 		default: // a purge, a deletion at expiry (pollmsg.go)
 			r.resData, r.exts = lifecycleData(m, ss.registrar.Name)
 		}
+		withChange(r, m) // RFC 8590 (changepoll.go)
+		withMaint(r, m)  // RFC 9167 (maintenance.go)
 		return r
 	case "ack":
 		id, err := strconv.ParseInt(strings.TrimSpace(p.MsgID), 10, 64)

@@ -201,7 +201,9 @@ func New(svc *registry.Service, o Options) *Server {
 	route("DELETE /v1/domains/{name}", s.auth(s.delete))
 	route("POST /v1/domains/{name}/renew", s.auth(s.renew))     // lifecycle.go
 	route("POST /v1/domains/{name}/restore", s.auth(s.restore)) // lifecycle.go
-	route("PATCH /v1/domains/{name}", s.auth(s.update))         // update.go
+	route("POST /v1/domains/{name}/lock", s.auth(s.lock))       // lock.go
+	route("POST /v1/domains/{name}/unlock", s.auth(s.unlock))
+	route("PATCH /v1/domains/{name}", s.auth(s.update)) // update.go
 	route("POST /v1/domains/{name}/statuses", s.auth(s.statuses))
 	route("GET /v1/audit", s.auth(s.audit))
 	route("PUT /v1/domains/{name}/auth-info", s.auth(s.setAuthInfo))

@@ -364,6 +364,15 @@ func DomainOf(d *registry.Domain) *Domain {
 	if len(registered) > 0 {
 		out.Variants = append(out.Variants, Variants{Relation: exemptRelation, IDNTable: table, VariantNames: registered})
 	}
+	// the other members of its variant group (docs/variants.md, "Same
+	// entity"): registered variants, one registrant's
+	if len(d.VariantGroup) > 0 {
+		group := make([]VariantName, len(d.VariantGroup))
+		for i, o := range d.VariantGroup {
+			group[i] = VariantName{LDHName: toASCII(o), UnicodeName: o}
+		}
+		out.Variants = append(out.Variants, Variants{Relation: exemptRelation, IDNTable: table, VariantNames: group})
+	}
 	return out
 }
 

@@ -111,7 +111,7 @@ func (s *Service) createDomain(ctx context.Context, r *Registrar, req DomainCrea
 		var err error
 		if req.Exempt {
 			created, err = s.store.CreateExemptDomain(ctx, d, r.ID)
-		} else {
+		} else if created, err = s.joinVariantGroup(ctx, z, &c, d, r, req.Contacts); err == nil && created == nil { // sameentity.go
 			created, err = s.store.CreateDomain(ctx, d, r.ID)
 		}
 		if err != nil {
@@ -207,6 +207,8 @@ func (s *Service) conflict(ctx context.Context, z *Zone, c *canonical, full stri
 		}
 		if b.Label == c.label && b.Zone == z.Name {
 			e.Code, e.Message = CodeExists, full+" is already registered"
+		} else {
+			e.Message += sameEntityNote(z, c.label, b) // sameentity.go
 		}
 	}
 	return e

@@ -41,6 +41,9 @@ func (s *Service) deleteDomain(ctx context.Context, r *Registrar, req DomainDele
 		if err := prohibits(d, "deletion", StatusPendingDelete, StatusClientDeleteProhibited, StatusServerDeleteProhibited, StatusPendingTransfer); err != nil {
 			return err
 		}
+		if err := s.groupDeletable(ctx, d); err != nil { // sameentity.go
+			return err
+		}
 		now := s.clock.Now()
 		ch := change(ctx, d, "delete", r.Name, now)
 		// the store refuses a pending transfer and hosts under the domain,

@@ -130,6 +130,9 @@ func (s *Service) transferDomain(ctx context.Context, r *Registrar, req DomainTr
 		if p := TransferProhibitedBy(d.Statuses); p != "" {
 			return Errorf(CodeStatusProhibits, "%s has status %s, which prohibits a transfer", d.Name, p)
 		}
+		if err := s.groupTransferable(ctx, d); err != nil { // sameentity.go
+			return err
+		}
 		period, lock, err := ts.TransferPolicy(ctx, d.Zone)
 		if err != nil {
 			return err

@@ -28,6 +28,10 @@ type DomainUpdate struct {
 	RemAllDS     bool
 	// AuthInfo, if set, replaces the domain's authInfo ("" removes it).
 	AuthInfo *string
+	// Reason is why the operator changes the statuses (at most 32
+	// characters), told to the sponsor in the change poll message
+	// (changepoll.go); a registrar's update has none.
+	Reason string
 }
 
 // empty reports whether the update changes nothing.
@@ -127,11 +131,17 @@ func (s *Service) updateDomain(ctx context.Context, r *Registrar, req DomainUpda
 		slices.Sort(ch.Statuses)
 		ch.Result = updateResult(&req)
 		ch.RefusePendingTransfer = r != nil && !req.empty()
+		if r == nil && !req.empty() {
+			notifyOperator(ctx, d, ch, req.Reason) // the sponsor hears of it (changepoll.go)
+		}
 		if out, err = s.store.ApplyChange(ctx, d, ch); err != nil { // the statuses, the revision, the audit record
 			return err
 		}
 		if len(addC)+len(remC) > 0 {
 			if err := s.changeContacts(ctx, d, z, r, addC, remC, req.Registrant != ""); err != nil {
+				return err
+			}
+			if err := s.groupRegistrant(ctx, d, r, addC, remC); err != nil { // sameentity.go
 				return err
 			}
 		}

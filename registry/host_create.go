@@ -43,6 +43,9 @@ func (s *Service) createHost(ctx context.Context, r *Registrar, req HostCreate) 
 	h.Created, h.Updated = now, now
 	var out *Host
 	err = s.transact(ctx, func(ctx context.Context) error {
+		if err := s.superLocked(ctx, h.Name, h.SuperZone, h.SuperLabel, "the creation"); err != nil { // lock.go
+			return err
+		}
 		// the store checks the superordinate domain is the registrar's
 		if out, err = ds.CreateHost(ctx, h, r.ID); err != nil {
 			return err

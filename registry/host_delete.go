@@ -32,6 +32,9 @@ func (s *Service) deleteHost(ctx context.Context, r *Registrar, req HostDelete) 
 		if err != nil {
 			return err
 		}
+		if err := s.hostLocked(ctx, h, "deletion", StatusServerDeleteProhibited); err != nil { // lock.go
+			return err
+		}
 		if has(h.Statuses, HostDeleteProhibited) {
 			return Errorf(CodeStatusProhibits, "host %s has status %s", h.Name, HostDeleteProhibited)
 		}

@@ -62,6 +62,14 @@ func (s *Service) updateHost(ctx context.Context, r *Registrar, req HostUpdate) 
 		if err != nil {
 			return err
 		}
+		if err := s.hostLocked(ctx, h, "updates", StatusServerUpdateProhibited); err != nil { // lock.go
+			return err
+		}
+		if nn.zone != nil && nn.alabel != hn.alabel {
+			if err := s.superLocked(ctx, nn.alabel, nn.zone.Name, nn.label, "a rename into it"); err != nil {
+				return err
+			}
+		}
 		if has(h.Statuses, HostUpdateProhibited) && !has(req.RemStatuses, HostUpdateProhibited) {
 			return Errorf(CodeStatusProhibits, "host %s has status %s: remove it first", h.Name, HostUpdateProhibited)
 		}

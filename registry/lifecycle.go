@@ -295,9 +295,13 @@ func (s *Service) notify(ctx context.Context, before *Domain, ch *Change) {
 	case "purge":
 		m.Kind = PollPurge
 		m.Text = "Purged, its conflict set freed: " + before.Name
+	case "redemption-end":
+		m.Kind = PollChange
+		m.Text = "Its redemption period ended, purged at " + ch.PurgeAt.Format(time.DateOnly) + ": " + before.Name
 	default:
 		return
 	}
+	m.Change = workerChange(ctx, before, ch) // changepoll.go
 	ch.Notices = append(ch.Notices, m)
 }
 
@@ -359,6 +363,7 @@ type LifecycleReport struct {
 	Expired     int `json:"expired"`    // deleted at expiry (zones without auto-renew)
 	Redeemed    int `json:"redemption"` // redemption periods ended
 	Purged      int `json:"purged"`
+	Relocked    int `json:"relocked"` // registry locks back after an unlock (lock.go)
 }
 
 // advance is the worker's decision for a domain at now: the first step
@@ -413,6 +418,10 @@ func (s *Service) RunLifecycle(ctx context.Context, limit int) (*LifecycleReport
 	}
 	rep := &LifecycleReport{}
 	ctx = WithChannel(ctx, Channel{Name: "worker"})
+	var err error
+	if rep.Relocked, err = s.relockDue(ctx, s.clock.Now()); err != nil { // lock.go
+		return rep, err
+	}
 	for {
 		now := s.clock.Now()
 		due, err := s.store.LifecycleDue(ctx, now, limit)

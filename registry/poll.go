@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -55,6 +56,12 @@ type PollMessage struct {
 	// AuthFailures is, for PollAuthFailures, the object (Name is the
 	// domain or the contact's id) and how many failures.
 	AuthFailures *AuthFailureNotice `json:"auth_failures,omitempty"`
+	// Change says what changed, who changed it, when and why, for a
+	// change the registrar did not make itself (RFC 8590; changepoll.go).
+	Change *ChangeData `json:"change,omitempty"`
+	// Maint is the maintenance window a maintenance message is of, with
+	// its poll type (RFC 9167; maintenance.go).
+	Maint *MaintNote `json:"maint,omitempty"`
 }
 
 // PollStore keeps the poll queues.
@@ -135,5 +142,10 @@ func transferText(kind, name string) string {
 // TransferMessage is the poll message of a transfer for a registrar.
 func TransferMessage(kind string, registrarID int64, t *Transfer, at time.Time) PollMessage {
 	c := *t
-	return PollMessage{RegistrarID: registrarID, Queued: at, Kind: kind, Name: t.Name, ALabel: t.ALabel, Text: transferText(kind, t.Name), Transfer: &c}
+	m := PollMessage{RegistrarID: registrarID, Queued: at, Kind: kind, Name: t.Name, ALabel: t.ALabel, Text: transferText(kind, t.Name), Transfer: &c}
+	if kind == PollTransferAuto { // the registry's own act: a change poll message (changepoll.go)
+		m.Change = &ChangeData{Operation: ChangeTransfer, Date: at, SvTRID: "AK-transfer-" + strconv.FormatInt(t.ID, 10), Who: "registry",
+			Reason: "transfer period over", Object: "domain", Sponsor: t.Gaining}
+	}
+	return m
 }

@@ -53,6 +53,10 @@ type ReauditRow struct {
 	ExemptWith []int64
 	// Legacy: the rule codes the policy now refuses it with.
 	Legacy []string
+	// Notices are the poll messages of its new exemptions, for its
+	// sponsor (changepoll.go): ApplyReaudit writes them once, in its
+	// transaction.
+	Notices []PollMessage
 }
 
 // ReauditFinding is a registered domain that the current data judge
@@ -145,11 +149,20 @@ func (s *Service) reaudit(ctx context.Context, apply bool, found func(*ReauditFi
 func (s *Service) reauditZone(ctx context.Context, ra Reauditor, z *Zone, apply bool, relation string, sum *ReauditSummary, codes map[string]int64, found func(*ReauditFinding) error) error {
 	a := newZoneAudit(z.Name)
 	defer a.close()
+	if gs, ok := s.store.(GroupStore); ok {
+		var err error
+		if a.groups, err = gs.GroupsIn(ctx, z.Name); err != nil {
+			return err
+		}
+	}
 	add := func(d *Domain) error { return a.add(s, z, d) }
 	// with apply, the scan is the apply's own, under its locks: a
 	// domain created after a scan of its own would lose its set
 	var err error
 	if apply {
+		if a.notify, err = s.reauditNotices(ctx, a); err != nil { // changepoll.go
+			return err
+		}
 		err = ra.ApplyReaudit(ctx, z.Name, relation, s.version, a.reset, add, a.rows)
 	} else {
 		err = ra.ScanZone(ctx, z.Name, a.reset, add)
@@ -213,6 +226,13 @@ var reauditTuning = struct {
 // that have them (the domains concerned).
 type zoneAudit struct {
 	zone string
+	// notify, if set, gives a row the poll messages of its domain's new
+	// exemptions (reauditNotices, changepoll.go)
+	notify func(rec *auditRec, others []int, r *ReauditRow)
+	// groups maps the zone's members of variant groups to their group:
+	// one holder's names, which hold one set and never conflict with each
+	// other (sameentity.go)
+	groups map[int64]int64
 	// strings of the few distinct values: zones, languages, registrars,
 	// versions, rule codes
 	str   []string
@@ -286,7 +306,7 @@ func newZoneAudit(zone string) *zoneAudit {
 
 func (a *zoneAudit) reset() {
 	a.close()
-	*a = zoneAudit{zone: a.zone, strID: map[string]uint32{}, seed: maphash.MakeSeed(),
+	*a = zoneAudit{zone: a.zone, notify: a.notify, groups: a.groups, strID: map[string]uint32{}, seed: maphash.MakeSeed(),
 		recs: spool.New(reauditTuning.spoolLimit), fps: spool.NewRepeats(reauditTuning.runLen)}
 }
 
@@ -382,6 +402,9 @@ func (a *zoneAudit) add(s *Service, z *Zone, d *Domain) error {
 	}
 	if flags&recOwnSet == 0 {
 		putStrings(w, set)
+	}
+	if a.groups[d.ID] != 0 && len(d.Blocks) == 0 {
+		d.Blocks = set // a group's member: another member holds the group's set
 	}
 	added, removed := setDiff(set, d.Blocks)
 	putStrings(w, added)
@@ -687,6 +710,9 @@ func (a *zoneAudit) walk(fn func(k int, r *auditRec, others []int) error) error 
 			}
 			sort.Ints(others)
 		}
+		if g := a.groups[r.id]; g != 0 { // its variant group's members are no conflict
+			others = slices.DeleteFunc(others, func(o int) bool { return a.groups[a.domID[a.domIndex(o)]] == g })
+		}
 		if err := fn(k, &r, others); err != nil {
 			return err
 		}
@@ -731,6 +757,9 @@ func (a *zoneAudit) rows(each func(*ReauditRow) error) error {
 			for _, o := range others {
 				r.ExemptWith = append(r.ExemptWith, a.domID[a.domIndex(o)])
 			}
+		}
+		if a.notify != nil {
+			a.notify(rec, others, r)
 		}
 		return each(r)
 	})

@@ -43,6 +43,9 @@ type Zone struct {
 	// Contacts is which contacts an EPP domain create must carry (the
 	// zones file's `contacts`; docs/contacts.md).
 	Contacts akshara.ZoneContacts `json:"-"`
+	// Variants is who may hold a registered name's variants (the zones
+	// file's `variants`; docs/variants.md, "Same entity").
+	Variants akshara.VariantPolicy `json:"-"`
 }
 
 // Registrar is an account that registers domains.
@@ -115,6 +118,13 @@ type Domain struct {
 	// AuthInfoHash is, for a create, the hash of the authInfo to store
 	// with the domain (HashAuthInfo); never read back.
 	AuthInfoHash string `json:"-"`
+	// Group is the domain's variant group (docs/variants.md, "Same
+	// entity"), 0 for none: the names of one registrant under a zone's
+	// same-entity policy, which hold one conflict set. VariantGroup names
+	// its other members (label.zone, oldest first), loaded by Service.Info
+	// (Service.VariantGroup reads the whole group).
+	Group        int64    `json:"-"`
+	VariantGroup []string `json:"variant_group,omitempty"`
 }
 
 // RecomputeReport says what recomputing the stored conflict sets under a
@@ -178,6 +188,12 @@ type CheckResult struct {
 	// domains it is kept with.
 	Exempted   bool     `json:"exempted,omitempty"`
 	ExemptWith []string `json:"exempt_with,omitempty"`
+	// SameEntity names, for a name blocked under its zone's same-entity
+	// policy (docs/variants.md, "Same entity"), the holder whose
+	// registrant alone may register it (through the holder's registrar,
+	// to whom CheckFor says available).
+	SameEntity      string `json:"same_entity,omitempty"`
+	holderRegistrar string
 }
 
 // Error codes of the registry, beside the policy's rule codes (which come

@@ -39,6 +39,7 @@ func DefaultZones() []Zone {
 		z.MinLength, z.MaxLength = akshara.MinLength, akshara.MaxALabelLength
 		z.MaxNameServers, z.Contacts = sp.MaxNameServers, sp.Contacts
 		z.Family, z.FamilyVariants = sp.Family, sp.FamilyVariants
+		z.Variants = sp.Variants
 		z.ALabel, _ = idna.Punycode.ToASCII(z.Name)
 	}
 	return zones
@@ -96,6 +97,11 @@ type ServiceOptions struct {
 	// zones it names (by U-label; "*" for every zone) instead of the zones
 	// file's `contacts` (for tests that create domains without contacts).
 	Contacts map[string]akshara.ZoneContacts
+	// Variants replaces the variant policy of the zones it names (by
+	// U-label; a family's members each) instead of the zones file's (for
+	// tests and benchmarks comparing policies; docs/variants.md, "Same
+	// entity").
+	Variants map[string]akshara.VariantPolicy
 	// ContactsExempt names the front ends (channels: http, cli, epp;
 	// "" for calls that name none) whose domain creates and updates the
 	// zones' contact policy does not bind: an explicit setting of the
@@ -137,10 +143,14 @@ func NewServiceWith(ctx context.Context, store Store, opts ServiceOptions) (*Ser
 			if d.Name == z.Name {
 				z.Lifecycle = d.Lifecycle // the zones file's policy
 				z.Family, z.FamilyVariants = d.Family, d.FamilyVariants
+				z.Variants = d.Variants // sameentity.go
 			}
 		}
 		if lc, ok := opts.Lifecycle[z.Name]; ok {
 			z.Lifecycle = lc
+		}
+		if v, ok := opts.Variants[z.Name]; ok {
+			z.Variants = v
 		}
 		if c, ok := opts.Contacts["*"]; ok {
 			z.Contacts = c
@@ -534,6 +544,12 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		}
 	}
 	d, reserved, err := s.findForCheck(ctx, n.zone.Name, c.blocks)
+	if err == nil && d != nil && n.zone.Variants.Any() && (d.Label != c.label || d.Zone != n.zone.Name) {
+		// a member of a variant group: its set is held by another member
+		if d, err = s.groupMemberFor(ctx, n.zone, c.label, d); err != nil { // sameentity.go
+			return nil, err
+		}
+	}
 	switch {
 	case err != nil:
 		return nil, err
@@ -547,6 +563,7 @@ func (s *Service) Check(ctx context.Context, input, lang string) (*CheckResult, 
 		res.Status = Registered
 	default:
 		res.Status, res.BlockedBy = Blocked, d.Name
+		checkSameEntity(n.zone, c.label, d, res) // sameentity.go
 	}
 	if d != nil && d.Deleted() {
 		// held by a deleted domain its registrar may still restore: say
@@ -626,6 +643,9 @@ func (s *Service) Info(ctx context.Context, input string) (*Domain, error) {
 		return nil, err
 	}
 	if err := s.loadDelegation(ctx, d); err != nil { // hosts.go
+		return nil, err
+	}
+	if err := s.loadGroup(ctx, d); err != nil { // sameentity.go
 		return nil, err
 	}
 	return d, s.loadContacts(ctx, d) // contacts.go

@@ -255,6 +255,14 @@ func TestMigration180(t *testing.T) {
 					t.Errorf("tables %v, want %v", slices.Sorted(maps.Keys(after.rows)), slices.Sorted(maps.Keys(before.rows)))
 				}
 			}
+			// migration 230 adds domains.variant_group (a reference to
+			// variant_groups) and its index: not 180's
+			after.columns = slices.DeleteFunc(after.columns, func(c string) bool { return strings.Contains(c, `name="variant_group"`) })
+			after.refs = slices.DeleteFunc(after.refs, func(r string) bool { return strings.Contains(r, `table="variant_groups"`) })
+			for i, r := range after.refs { // the ids of the references renumbered without it
+				after.refs[i] = strings.Replace(r, "id="+strings.Fields(r)[0][3:], fmt.Sprintf("id=%d", i), 1)
+			}
+			delete(after.objects, "domains_variant_group")
 			if !slices.Equal(after.columns, before.columns) {
 				t.Errorf("columns of domains\n%q\nwant\n%q", after.columns, before.columns)
 			}

@@ -470,6 +470,9 @@ func (s *Server) domain(ctx context.Context, w *writer, d *registry.Domain) {
 	for _, v := range d.ExemptWith {
 		w.field("Registered Variant", v+" ("+toASCII(v)+")")
 	}
+	for _, v := range d.VariantGroup { // its variant group's other members (same entity)
+		w.field("Registered Variant", v+" ("+toASCII(v)+")")
+	}
 	w.field("URL of the ICANN Whois Inaccuracy Complaint Form", InaccuracyFormURL)
 	if len(d.BlockedVariants()) > 0 {
 		w.line("")

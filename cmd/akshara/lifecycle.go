@@ -62,13 +62,17 @@ func cmdLifecycle(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-const statusUsage = `usage: akshara status add|rem [-db FILE | -dsn DSN] NAME STATUS...
+const statusUsage = `usage: akshara status add|rem [-db FILE | -dsn DSN] [-reason TEXT] NAME STATUS...
        akshara status show [-db FILE | -dsn DSN] NAME
 
 Sets (add) or removes (rem) the operator's statuses of a domain:
 serverHold, serverUpdateProhibited, serverDeleteProhibited,
 serverRenewProhibited, serverTransferProhibited (RFC 5731 §2.3). A
 registrar sets the client* statuses over EPP <update> or the HTTP API.
+The sponsor gets a change poll message (RFC 8590) saying what changed,
+who (the operator) and why (-reason). The registry lock sets the server
+statuses of a domain and its hosts with the registrant's confirmation:
+akshara lock.
 show prints the domain's statuses and lifecycle dates as JSON.
 
 Flags:
@@ -81,6 +85,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlags("status "+sub, statusUsage, stderr)
 	openStore := storeFlags(fs)
+	reason := fs.String("reason", "", "why (at most 32 characters): the sponsor's change poll message says it")
 	if status, ok := parseFlags(fs, rest, 1); !ok {
 		return status
 	}
@@ -95,9 +100,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) int {
 		var err error
 		switch sub {
 		case "add":
-			d, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: name, AddStatuses: fs.Args()[1:]})
+			d, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: name, AddStatuses: fs.Args()[1:], Reason: *reason})
 		case "rem":
-			d, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: name, RemStatuses: fs.Args()[1:]})
+			d, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: name, RemStatuses: fs.Args()[1:], Reason: *reason})
 		default:
 			d, err = svc.Info(ctx, name)
 		}

@@ -305,16 +305,25 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 			}
 		}
 		byID := map[int64]*registry.Domain{}
+		carrier := map[int64]int64{} // a variant group's: its members' sets are one (variantgroup.go)
 		for _, d := range ds {
 			byID[d.ID] = d
 			set, err := sets(d)
 			if err != nil {
 				return fmt.Errorf("%s: %w", d.Name, err)
 			}
-			if !sameSet(set, old[d.ID]) {
+			holder := d.ID
+			if d.Group != 0 {
+				if c, ok := carrier[d.Group]; ok {
+					holder = c
+				} else {
+					carrier[d.Group] = d.ID
+				}
+			}
+			if holder == d.ID && !sameSet(set, old[d.ID]) {
 				rep.Changed++
 			}
-			others, err := s.insertExempt(ctx, tx, s.key(d.Zone), d.ID, set)
+			others, err := s.insertExempt(ctx, tx, s.key(d.Zone), holder, set)
 			if err != nil {
 				return err
 			}
@@ -330,6 +339,11 @@ func (s *Store) Recompute(ctx context.Context, version string, sets func(*regist
 				rep.Exempted = append(rep.Exempted, [2]string{other.Name, d.Name})
 			}
 			rep.Domains++
+		}
+		for g := range carrier {
+			if err := s.regroupGroup(ctx, tx, g, nil); err != nil {
+				return err
+			}
 		}
 		if rep.From == "" {
 			_, err = tx.ExecContext(ctx, s.q(`INSERT INTO settings (name, value) VALUES (?, ?)`), relationSetting, version)

@@ -13,23 +13,24 @@ import (
 
 // The lifecycle's columns of domains (migration 040), as domainColumns
 // reads them.
-const lifeColumns = `d.expires, d.statuses, d.redemption_end, d.purge_at, d.renewed, d.autorenewed, d.updated, d.rev, d.registrar_id`
+const lifeColumns = `d.expires, d.statuses, d.redemption_end, d.purge_at, d.renewed, d.autorenewed, d.updated, d.rev, d.registrar_id, COALESCE(d.variant_group, 0) AS variant_group`
 
 // lifeScan receives lifeColumns.
 type lifeScan struct {
 	expires, rend, purge, renewed, autorenewed, updated, rev, registrar int64
+	group                                                               int64 // the variant group (migration 230), 0 for none
 	statuses                                                            string
 }
 
 func (l *lifeScan) dest() []any {
-	return []any{&l.expires, &l.statuses, &l.rend, &l.purge, &l.renewed, &l.autorenewed, &l.updated, &l.rev, &l.registrar}
+	return []any{&l.expires, &l.statuses, &l.rend, &l.purge, &l.renewed, &l.autorenewed, &l.updated, &l.rev, &l.registrar, &l.group}
 }
 
 func (l *lifeScan) set(d *registry.Domain) {
 	d.Expires, d.RedemptionEnds, d.PurgeAt = fromNanos(l.expires), fromNanos(l.rend), fromNanos(l.purge)
 	d.Renewed, d.AutoRenewed, d.Updated = fromNanos(l.renewed), fromNanos(l.autorenewed), fromNanos(l.updated)
 	d.Statuses = strings.Fields(l.statuses)
-	d.Rev, d.RegistrarID = l.rev, l.registrar
+	d.Rev, d.RegistrarID, d.Group = l.rev, l.registrar, l.group
 }
 
 // nanos is a time as the lifecycle's columns keep it (0: none).
@@ -72,6 +73,9 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 		return got.ID == d.ID && got.Rev == d.Rev+1 && !ch.Purge, nil
 	}
 	err := s.txResolved(ctx, committed, func(tx *sql.Tx) error {
+		if err := s.lockGroupFirst(ctx, tx, d.Group); err != nil { // variantgroup.go
+			return err
+		}
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?, rev = rev + 1 WHERE id = ? AND rev = ?`),
 			nanos(ch.Expires), strings.Join(ch.Statuses, " "), nanos(ch.RedemptionEnds), nanos(ch.PurgeAt), nanos(ch.Renewed), nanos(ch.AutoRenewed), nanos(ch.At), d.ID, d.Rev)
 		if err != nil {
@@ -96,6 +100,13 @@ func (s *Store) ApplyChange(ctx context.Context, d *registry.Domain, ch *registr
 			if err := s.EndTransfers(ctx, tx, d.ID, ch.At); err != nil {
 				return err
 			}
+		}
+		var gone map[int64]bool
+		if ch.Purge {
+			gone = map[int64]bool{d.ID: true}
+		}
+		if err := s.regroup(ctx, tx, d.ID, gone); err != nil { // its variant group's carrier (variantgroup.go)
+			return err
 		}
 		if ch.Purge {
 			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), d.ID); err != nil {
@@ -272,6 +283,9 @@ func (s *Store) ApplyChanges(ctx context.Context, ds []*registry.Domain, chs []*
 					record(i)
 				} // else changed since: left for the next round
 			}
+		}
+		if err := s.regroupPurged(ctx, tx, purged); err != nil { // their variant groups' carriers (variantgroup.go)
+			return err
 		}
 		for i := 0; i < len(purged); i += chunk {
 			part := purged[i:min(i+chunk, len(purged))]

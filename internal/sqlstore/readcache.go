@@ -526,7 +526,7 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 	for _, l := range labels {
 		args = append(args, l)
 	}
-	query := `SELECT bl.id, bl.zone, bl.label, bl.alabel, bl.lang, bl.name, bl.created, bl.data_version, bl.legacy, bl.exempt, bl.statuses, bl.purge_at, bl.redemption_end,
+	query := `SELECT bl.id, bl.zone, bl.label, bl.alabel, bl.lang, bl.name, bl.created, bl.data_version, bl.legacy, bl.exempt, bl.statuses, bl.purge_at, bl.redemption_end, bl.variant_group,
 		rv.zone, rv.label, rv.reason, rv.created
 		FROM (SELECT 1 AS one) o
 		LEFT JOIN (SELECT ` + domainColumns + `, (SELECT COUNT(*) FROM exemptions e WHERE e.domain_id = d.id) AS exempt
@@ -541,9 +541,10 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 		rcreated                                    sql.NullInt64
 		statuses                                    sql.NullString
 		purge, rend                                 sql.NullInt64
+		group                                       sql.NullInt64 // its variant group (variantgroup.go)
 	)
 	err := s.read(ctx, func(ctx context.Context) error {
-		return s.queryRow(ctx, nil, query, args...).Scan(&id, &dzone, &label, &alabel, &lang, &reg, &created, &dv, &legacy, &exempt, &statuses, &purge, &rend,
+		return s.queryRow(ctx, nil, query, args...).Scan(&id, &dzone, &label, &alabel, &lang, &reg, &created, &dv, &legacy, &exempt, &statuses, &purge, &rend, &group,
 			&rzone, &rlabel, &reason, &rcreated)
 	})
 	if err != nil {
@@ -557,6 +558,7 @@ func (s *Store) findForCheck(ctx context.Context, zone string, labels []string) 
 		d.Legacy = strings.Fields(legacy.String)
 		d.Statuses = strings.Fields(statuses.String)
 		d.PurgeAt, d.RedemptionEnds = fromNanos(purge.Int64), fromNanos(rend.Int64)
+		d.Group = group.Int64
 		return cacheEntry{blocker: d}, nil
 	}
 	if rlabel.Valid {

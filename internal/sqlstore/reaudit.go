@@ -306,6 +306,9 @@ func (s *Store) applyReaudit(ctx context.Context, zone, relation, version string
 			if len(r.ExemptWith) > 0 {
 				exempted++
 			}
+			if err := s.enqueueTx(ctx, tx, r.Notices); err != nil { // once: this pass runs once (change poll)
+				return err
+			}
 			if storedHash(keep.seed, r.Held, r.Set, r.ExemptWith) != hash {
 				changed[k/64] |= 1 << (k % 64)
 				nchanged++

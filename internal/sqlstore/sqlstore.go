@@ -779,9 +779,14 @@ func scanDomain(row interface{ Scan(...any) error }) (*registry.Domain, error) {
 	return d, nil
 }
 
-// blocksOf loads a domain's conflict set.
+// blocksOf loads a domain's conflict set (a variant group's member: its
+// group's, which its carrier holds: variantgroup.go).
 func (s *Store) blocksOf(ctx context.Context, d *registry.Domain) error {
-	rows, err := s.rdb(ctx).QueryContext(ctx, s.q(`SELECT label FROM blocks WHERE domain_id = ? ORDER BY label`), d.ID)
+	q, arg := `SELECT label FROM blocks WHERE domain_id = ? ORDER BY label`, d.ID
+	if d.Group != 0 {
+		q, arg = `SELECT b.label FROM blocks b JOIN domains d ON d.id = b.domain_id WHERE d.variant_group = ? ORDER BY b.label`, d.Group
+	}
+	rows, err := s.rdb(ctx).QueryContext(ctx, s.q(q), arg)
 	if err != nil {
 		return err
 	}
@@ -917,6 +922,9 @@ func (s *Store) DeleteDomain(ctx context.Context, zone, label string, registrarI
 		if err := s.deleteDelegation(ctx, tx, id, label+"."+zone); err != nil { // hosts.go
 			return err
 		}
+		if err := s.regroup(ctx, tx, id, map[int64]bool{id: true}); err != nil { // variantgroup.go
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM blocks WHERE domain_id = ?`), id); err != nil {
 			return err
 		}
@@ -1045,6 +1053,13 @@ func (s *Store) domainsPage(ctx context.Context, registrarID, after int64, limit
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, internal("loading conflict sets", err)
+	}
+	for _, d := range ds {
+		if d.Group != 0 { // a variant group's member: its group's set (variantgroup.go)
+			if err := s.blocksOf(ctx, d); err != nil {
+				return nil, internal("loading conflict sets", err)
+			}
+		}
 	}
 	// the exempted domains of the page (few): their own reading
 	rows, err = s.conn(ctx).QueryContext(ctx, s.q(`SELECT DISTINCT domain_id FROM exemptions WHERE domain_id IN (`+in+`)`), ids...)

@@ -268,6 +268,12 @@ func (s *Store) ActOnTransfer(ctx context.Context, domainID, registrarID int64, 
 			if err := s.extendOnTransfer(ctx, tx, domainID, t.Period, at); err != nil {
 				return err
 			}
+			// its variant group moves with it (variantgroup.go)
+			if err := s.moveGroup(ctx, tx, domainID, gaining, sponsor, at, func(id int64, name, alabel string) []registry.PollMessage {
+				return registry.GroupMoveMessages(id, name, alabel, t, gaining, sponsor, at)
+			}); err != nil {
+				return err
+			}
 		}
 		t.Status, t.ActDate = status, at
 		msgs := make([]registry.PollMessage, len(kinds))
@@ -395,6 +401,8 @@ type pollData struct {
 	DomainID     int64                       `json:"domain_id,omitempty"` // a deletion's (registry/pollaction.go)
 	Statuses     []string                    `json:"statuses,omitempty"`
 	AuthFailures *registry.AuthFailureNotice `json:"auth_failures,omitempty"`
+	Change       *registry.ChangeData        `json:"change,omitempty"` // RFC 8590 (registry/changepoll.go)
+	Maint        *registry.MaintNote         `json:"maint,omitempty"`  // RFC 9167 (registry/maintenance.go)
 }
 
 // EnqueuePoll appends messages to their registrars' queues in tx: for the
@@ -433,7 +441,7 @@ func (s *Store) enqueueTx(ctx context.Context, tx *sql.Tx, msgs []registry.PollM
 			args := make([]any, 0, 8*(k1-k0))
 			for k := k0; k < k1; k++ {
 				m := &sorted[k]
-				d := pollData{Transfer: m.Transfer, DomainID: m.DomainID, Statuses: m.Statuses, AuthFailures: m.AuthFailures}
+				d := pollData{Transfer: m.Transfer, DomainID: m.DomainID, Statuses: m.Statuses, AuthFailures: m.AuthFailures, Change: m.Change, Maint: m.Maint}
 				if !m.ExDate.IsZero() {
 					d.ExDate = &m.ExDate
 				}
@@ -477,7 +485,7 @@ func (s *Store) PollHead(ctx context.Context, registrarID int64) (m *registry.Po
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
 			return err
 		}
-		m.Transfer, m.DomainID, m.Statuses, m.AuthFailures = d.Transfer, d.DomainID, d.Statuses, d.AuthFailures
+		m.Transfer, m.DomainID, m.Statuses, m.AuthFailures, m.Change, m.Maint = d.Transfer, d.DomainID, d.Statuses, d.AuthFailures, d.Change, d.Maint
 		if d.ExDate != nil {
 			m.ExDate = d.ExDate.UTC()
 		}

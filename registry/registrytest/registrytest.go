@@ -98,6 +98,10 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"BillingGrace", testBillingGrace},
 		{"BillingAutoRenew", testBillingAutoRenew},
 		{"BillingTransfer", testBillingTransfer},
+		{"SameEntity", testSameEntity},
+		{"SameEntityRace", testSameEntityRace},
+		{"RegistryLock", testRegistryLock},
+		{"OperatorStatusGlue", testOperatorStatusGlue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
