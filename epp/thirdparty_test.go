@@ -338,7 +338,7 @@ func TestNetEPPIssue38(t *testing.T) {
 	}
 	reg := []registry.DomainContact{{Role: registry.RoleRegistrant, ID: "rs-9"}}
 	for _, n := range []string{"কিতাব.ভারত", kitab} {
-		if _, err := e.svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: n, Contacts: reg, AuthInfo: "2fooBAR!"}); err != nil {
+		if _, err := e.svc.CreateDomain(ctx, acme, registry.DomainCreate{Name: n, Contacts: reg, AuthInfo: "2fooBAR!xQ7wK4pL"}); err != nil {
 			t.Fatal(err)
 		}
 	}
