@@ -92,8 +92,10 @@ func withChange(r *response, m *registry.PollMessage) {
 	if m.Change == nil {
 		return
 	}
-	r.exts = changeData(m.Change)
-	if m.Transfer == nil {
+	r.exts += changeData(m.Change)
+	if r.resData == "" && m.Transfer == nil {
+		// the object's info, unless the message has its own data (a
+		// purge's panData, a deletion's infData: pollmsg.go)
 		r.resData = changeInfData(m)
 	}
 }

@@ -89,7 +89,7 @@ func TestLifecyclePollData(t *testing.T) {
 			poll("the deletion at expiry", `<msg lang="en">Deleted at its expiry`,
 				`<resData><domain:infData xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>expiring.in</domain:name><domain:roid>D\d+-AKSHARA</domain:roid>`+
 					`<domain:status s="pendingDelete"/><domain:clID>acme</domain:clID></domain:infData></resData>`,
-				`<extension><rgp:infData xmlns:rgp="urn:ietf:params:xml:ns:rgp-1.0"><rgp:rgpStatus s="redemptionPeriod"/></rgp:infData></extension>`)
+				`<extension><rgp:infData xmlns:rgp="urn:ietf:params:xml:ns:rgp-1.0"><rgp:rgpStatus s="redemptionPeriod"/></rgp:infData>`) // and RFC 8590's change data (changepoll.go)
 
 			run(expiry.AddDate(0, 0, 36))
 			poll("the purge of a domain deleted at expiry", `<domain:name paResult="1">expiring.in</domain:name><domain:paTRID><svTRID>AKSHARA-AUDIT-\d+</svTRID></domain:paTRID>`)

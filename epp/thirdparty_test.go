@@ -332,7 +332,7 @@ func TestNetEPPIssue38(t *testing.T) {
 		r  *registry.Registrar
 		id string
 	}{{acme, "rs-9"}, {acme, "rs-x"}, {other, "rs-o"}} {
-		if _, err := e.svc.CreateContact(ctx, c.r, registry.ContactCreate{ID: c.id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+		if _, err := e.svc.CreateContact(ctx, c.r, registry.ContactCreate{ID: c.id, ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -28,10 +28,10 @@ func TestRegistryLock(t *testing.T) {
 	t.Cleanup(ts.Close)
 	e := &env{t, svc, ts.URL, a, b}
 	const name = "किताब.भारत"
-	if _, err := svc.CreateContact(ctx, ra, registry.ContactCreate{ID: "rs-1", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+	if _, err := svc.CreateContact(ctx, ra, registry.ContactCreate{ID: "rs-1", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := svc.CreateDomain(ctx, ra, registry.DomainCreate{Name: name, AuthInfo: "2fooBAR!x", Contacts: []registry.DomainContact{{Role: registry.RoleRegistrant, ID: "rs-1"}}})
+	d, err := svc.CreateDomain(ctx, ra, registry.DomainCreate{Name: name, AuthInfo: "2fooBAR!xQ7wK4pL", Contacts: []registry.DomainContact{{Role: registry.RoleRegistrant, ID: "rs-1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func TestRegistryLock(t *testing.T) {
 		{"PATCH", p, a, `{"add": {"statuses": ["clientHold"]}}`},
 		{"PATCH", p, a, `{"remove": {"name_servers": ["ns1.` + name + `"]}}`},
 		{"POST", p + "/statuses", a, `{"add": ["clientTransferProhibited"]}`},
-		{"PUT", p + "/auth-info", a, `{"auth_info": "New-pw-12345!"}`},
+		{"PUT", p + "/auth-info", a, `{"auth_info": "New-pw-12345!-strong"}`},
 		{"DELETE", p + "/auth-info", a, ``},
 		{"DELETE", p, a, ``},
 		{"POST", p + "/restore", a, `{"op": "request"}`},
-		{"POST", p + "/transfer", b, `{"auth_info": "2fooBAR!x"}`},
+		{"POST", p + "/transfer", b, `{"auth_info": "2fooBAR!xQ7wK4pL"}`},
 		{"PATCH", host, a, `{"add": {"addrs": ["8.8.4.4"]}}`},
 		{"PATCH", host, a, `{"new_name": "ns9.` + name + `"}`},
 		{"DELETE", host, a, ``},

@@ -33,7 +33,7 @@ func TestLockCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _, _ := svc.AddRegistrar(ctx, "acme")
-	if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: "rs-1", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1"}); err != nil {
+	if _, err := svc.CreateContact(ctx, r, registry.ContactCreate{ID: "rs-1", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.CreateDomain(ctx, r, registry.DomainCreate{Name: "किताब.भारत", Contacts: []registry.DomainContact{{Role: registry.RoleRegistrant, ID: "rs-1"}}}); err != nil {

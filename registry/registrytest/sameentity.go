@@ -17,7 +17,7 @@ import (
 // ships `variants same-label=same-entity other=block`.
 
 // groupPW is the authInfo of the group tests' domains.
-const groupPW = "Group-pw-2024!"
+const groupPW = "Group-pw-2024!-strong"
 
 // registrant is a create's contacts: the registrant alone.
 func registrant(id string) []registry.DomainContact {
