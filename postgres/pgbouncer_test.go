@@ -57,6 +57,7 @@ auth_file = %s
 pool_mode = transaction
 max_client_conn = 1000
 default_pool_size = 20
+server_idle_timeout = 2
 logfile = %s
 `, c.port, port, users, filepath.Join(c.dir, "pgbouncer.log"))
 	for name, body := range map[string]string{ini: conf, users: `"postgres" ""` + "\n"} {

@@ -69,9 +69,6 @@ func TestReplicaReads(t *testing.T) {
 	// routed: a lag bound it will not reach; bounded: a short one
 	routed, svc := open(postgres.Options{ReplicaDSN: standby.dsn(), MaxLag: time.Hour, Poll: 10 * time.Millisecond})
 	bounded, bsvc := open(postgres.Options{ReplicaDSN: standby.dsn(), MaxLag: 200 * time.Millisecond, Poll: 10 * time.Millisecond})
-	// unpolled: the standby's state read once, when it opened; it learns
-	// that the standby is down from a read that fails there
-	unpolled, usvc := open(postgres.Options{ReplicaDSN: standby.dsn(), MaxLag: time.Hour, Poll: time.Hour})
 	_, other := open(postgres.Options{}) // another process, on the primary only
 	r, _, err := svc.AddRegistrar(ctx, "alpha")
 	if err != nil {
@@ -97,6 +94,12 @@ func TestReplicaReads(t *testing.T) {
 		}
 		return routed.ReplicaReads() > before
 	})
+	// unpolled: the standby's state read once, when it opened (here,
+	// once the standby has replayed the first create: opened before, on
+	// a loaded machine, it may read a standby still starting and keep
+	// that for its hour); it learns that the standby is down from a read
+	// that fails there
+	unpolled, usvc := open(postgres.Options{ReplicaDSN: standby.dsn(), MaxLag: time.Hour, Poll: time.Hour})
 
 	// replay paused: the standby does not have what the primary gets now
 	sqlOn(t, standby, "SELECT pg_wal_replay_pause()")

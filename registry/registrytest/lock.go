@@ -108,7 +108,7 @@ func testRegistryLock(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 
 	// every command of the registrar on them is refused
-	pw := "New-pw-12345!"
+	pw := "New-pw-12345!-strong"
 	for _, tc := range []struct {
 		what string
 		err  error
