@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -514,32 +513,12 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 	return page, internal("reading zone data", err)
 }
 
-// hostIDList runs query (with one IN (%s)) over ids, in chunks of
-// importChunk (one array on PostgreSQL: Dialect.ArrayParams), and f on
-// each row; nothing for no ids.
+// hostIDList runs query (with one IN (%s)) over ids in chunks (idChunks)
+// and f on each row; nothing for no ids.
 func (s *Store) hostIDList(ctx context.Context, query string, ids []int64, f func(*sql.Rows) error) error {
-	chunk := importChunk
-	if s.d.ArrayParams {
-		chunk = max(len(ids), 1)
-	}
-	for i := 0; i < len(ids); i += chunk {
-		part := ids[i:min(i+chunk, len(ids))]
-		var a []any
-		q := query
-		if s.d.ArrayParams {
-			a = []any{part}
-			q = strings.Replace(q, "IN (%s)", "= ANY(?)", 1)
-		} else {
-			for _, id := range part {
-				a = append(a, id)
-			}
-			q = fmt.Sprintf(q, marks(len(part)))
-		}
-		if err := s.eachRow(ctx, q, a, f); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.idChunks(query, ids, func(q string, a []any) error {
+		return s.eachRow(ctx, q, a, f)
+	})
 }
 
 // eachRow runs a query and f on each of its rows.

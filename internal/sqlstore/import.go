@@ -301,9 +301,10 @@ func queryEach(ctx context.Context, tx queryer, q string, args []any, f func(*sq
 	return rows.Err()
 }
 
-// idList runs query (with one IN (%s) for ids) over ids in chunks (one
-// array on PostgreSQL), calling f, if set, for each row.
-func (s *Store) idList(ctx context.Context, tx *sql.Tx, query string, ids []int64, f func(*sql.Rows) error) error {
+// idChunks calls run with query (with one IN (%s)) made for each chunk of
+// ids, importChunk ids a chunk (one array on PostgreSQL:
+// Dialect.ArrayParams), and its arguments; nothing for no ids.
+func (s *Store) idChunks(query string, ids []int64, run func(q string, a []any) error) error {
 	chunk := importChunk
 	if s.d.ArrayParams {
 		chunk = max(len(ids), 1)
@@ -321,17 +322,23 @@ func (s *Store) idList(ctx context.Context, tx *sql.Tx, query string, ids []int6
 			}
 			q = fmt.Sprintf(q, marks(len(part)))
 		}
-		if f == nil {
-			if _, err := tx.ExecContext(ctx, s.q(q), a...); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := queryEach(ctx, tx, s.q(q), a, f); err != nil {
+		if err := run(q, a); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// idList runs query (with one IN (%s) for ids) over ids in chunks (one
+// array on PostgreSQL), calling f, if set, for each row.
+func (s *Store) idList(ctx context.Context, tx *sql.Tx, query string, ids []int64, f func(*sql.Rows) error) error {
+	return s.idChunks(query, ids, func(q string, a []any) error {
+		if f == nil {
+			_, err := tx.ExecContext(ctx, s.q(q), a...)
+			return err
+		}
+		return queryEach(ctx, tx, s.q(q), a, f)
+	})
 }
 
 // rowInserter inserts rows of a table with multi-row INSERTs of up to
