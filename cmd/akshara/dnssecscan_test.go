@@ -16,7 +16,8 @@ import (
 )
 
 // TestDNSSECScanCLI: akshara dnssec scan against a child that knotd signs
-// (Knot publishes the CDS of its KSK): the child asked at its name
+// (Knot publishes the CDS of its first KSK while it waits for its DS,
+// cds-cdnskey-publish: rollover, the default): the child asked at its name
 // server's -ns address, validated, the outcome printed as a JSON line
 // (in-sync: the DS are the KSK's), its DS kept; a
 // child whose server does not answer is rejected; -zone is required.
