@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -65,6 +66,8 @@ type Scanner struct {
 	Bootstrap bool
 	// Resolve finds the name servers' addresses (DefaultResolver if nil).
 	Resolve Resolver
+	// Parallel is how many children are asked at once (1 if zero).
+	Parallel int
 	// Timeout bounds each query (5 s if zero).
 	Timeout time.Duration
 	// Now is the time signatures must be valid at (time.Now if nil).
@@ -100,16 +103,25 @@ func (s *Scanner) Scan(ctx context.Context) ([]Result, error) {
 		if err != nil {
 			return out, err
 		}
-		for _, d := range page {
-			if len(d.DS) == 0 && !s.Bootstrap {
-				continue
-			}
-			rep := s.Observe(ctx, d)
-			res := Result{Name: d.Name, Report: rep}
-			res.Outcome, res.Err = s.Service.ObserveCDS(ctx, rep, acc)
-			s.count(res)
-			out = append(out, res)
+		page = slices.DeleteFunc(page, func(d registry.ZoneDelegation) bool { return len(d.DS) == 0 && !s.Bootstrap })
+		// the children asked Parallel at a time; each report is its
+		// domain's own transaction
+		res := make([]Result, len(page))
+		sem := make(chan struct{}, max(s.Parallel, 1))
+		var wg sync.WaitGroup
+		for i, d := range page {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				rep := s.Observe(ctx, d)
+				res[i] = Result{Name: d.Name, Report: rep}
+				res[i].Outcome, res[i].Err = s.Service.ObserveCDS(ctx, rep, acc)
+				s.count(res[i])
+			}()
 		}
+		wg.Wait()
+		out = append(out, res...)
 		if next == "" {
 			break
 		}

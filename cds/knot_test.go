@@ -281,7 +281,7 @@ log:
 	}
 	servers := map[string]string{"ns1.example.net": a, "ns2.example.net": b}
 	reg := prometheus.NewRegistry()
-	sc := &cds.Scanner{Service: svc, Zone: "in", Bootstrap: true, Metrics: cds.NewMetrics(reg),
+	sc := &cds.Scanner{Service: svc, Zone: "in", Bootstrap: true, Parallel: 4, Metrics: cds.NewMetrics(reg),
 		Accept: registry.CDSAcceptance{Scans: 3, Age: 2 * time.Hour, BootstrapAge: 72 * time.Hour},
 		Resolve: func(ctx context.Context, host string, glue []string) ([]string, error) {
 			if s, ok := servers[host]; ok {

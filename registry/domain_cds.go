@@ -181,14 +181,14 @@ func (s *Service) ObserveCDS(ctx context.Context, rep CDSReport, acc CDSAcceptan
 		case !slices.Equal(cur, stored):
 			return reset(CDSStale, "the DS records changed since the scan")
 		}
-		if err := prohibits(d, "a change of its DS records by CDS", CDSProhibiting...); err != nil {
-			return reset(CDSProhibited, err.Error())
-		}
 		if rep.Delete {
 			want = nil
 		}
 		if slices.Equal(want, stored) {
 			return reset(CDSInSync, "")
+		}
+		if err := prohibits(d, "a change of its DS records by CDS", CDSProhibiting...); err != nil {
+			return reset(CDSProhibited, err.Error())
 		}
 		now := s.clock.Now()
 		fp := cdsFingerprint(rep.Delete, want)

@@ -51,6 +51,7 @@ type cdsSettings struct {
 	acc       registry.CDSAcceptance
 	ns        nsMap
 	timeout   time.Duration
+	parallel  int
 }
 
 // nsMap is -ns HOST=ADDR:PORT, repeated: where to ask a name server
@@ -78,6 +79,7 @@ func addCDSFlags(fs *flag.FlagSet, prefix string) *cdsSettings {
 	fs.DurationVar(&s.acc.BootstrapAge, prefix+"bootstrap-age", def.BootstrapAge, "the same, for a domain without DS records")
 	fs.Var(s.ns, prefix+"ns", "ask name server HOST at `HOST=ADDR:PORT` (repeatable; default: the glue, else the system's resolver, port 53)")
 	fs.DurationVar(&s.timeout, prefix+"timeout", 5*time.Second, "bound on each query of a child's name server")
+	fs.IntVar(&s.parallel, prefix+"parallel", 16, "children asked at once")
 	return s
 }
 
@@ -88,7 +90,7 @@ func (s *cdsSettings) scanners(svc *registry.Service, m *cds.Metrics, log *slog.
 		if z = strings.TrimSpace(z); z == "" {
 			continue
 		}
-		sc := &cds.Scanner{Service: svc, Zone: z, Accept: s.acc, Bootstrap: s.bootstrap, Timeout: s.timeout, Metrics: m, Log: log}
+		sc := &cds.Scanner{Service: svc, Zone: z, Accept: s.acc, Bootstrap: s.bootstrap, Timeout: s.timeout, Parallel: s.parallel, Metrics: m, Log: log}
 		if len(s.ns) > 0 {
 			ns := s.ns
 			sc.Resolve = func(ctx context.Context, host string, glue []string) ([]string, error) {
