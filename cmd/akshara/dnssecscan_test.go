@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/sqlite"
@@ -87,5 +90,51 @@ func TestDNSSECScanCLI(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "", "dnssec", "scan", "-db", db); code != exitUsage || !strings.Contains(errOut, "-zone") {
 		t.Errorf("without -zone: exit %d, %q", code, errOut)
+	}
+}
+
+// TestCDSWorker: serve's -cds-interval runs a pass at once and then every
+// interval, its counters on serve's metrics; 0 (the default) runs none.
+func TestCDSWorker(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := registry.NewService(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes := func(reg *prometheus.Registry) float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == "akshara_cds_scans_total" {
+				return mf.GetMetric()[0].GetCounter().GetValue()
+			}
+		}
+		return -1
+	}
+	fs := newFlags("serve", "", io.Discard)
+	set := addCDSFlags(fs, "cds-")
+	if err := fs.Parse([]string{"-cds-zone", "in"}); err != nil {
+		t.Fatal(err)
+	}
+	off := prometheus.NewRegistry()
+	cdsWorker(ctx, svc, set, 0, off, nil)
+	if n := passes(off); n != -1 {
+		t.Errorf("-cds-interval 0: %v passes counted, want no scanner", n)
+	}
+	on := prometheus.NewRegistry()
+	cdsWorker(ctx, svc, set, 20*time.Millisecond, on, nil)
+	for i := 0; passes(on) < 3; i++ {
+		if i == 500 {
+			t.Fatalf("%v passes after 5 s of a 20 ms interval", passes(on))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
