@@ -207,6 +207,9 @@ func (s *Scanner) Observe(ctx context.Context, d registry.ZoneDelegation) regist
 			answers = append(answers, ans)
 		}
 	}
+	if len(answers) == 0 {
+		return problem("no name servers")
+	}
 	// every server the same CDS and CDNSKEY sets
 	first := answers[0]
 	for _, a := range answers[1:] {

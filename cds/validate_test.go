@@ -135,3 +135,12 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveNoServers: a delegation without name servers is a problem,
+// not a panic.
+func TestObserveNoServers(t *testing.T) {
+	rep := (&Scanner{}).Observe(t.Context(), registry.ZoneDelegation{Name: "kid.in"})
+	if rep.Problem == "" {
+		t.Fatalf("%+v, want a problem", rep)
+	}
+}
