@@ -3,6 +3,7 @@ package registrytest
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,5 +126,36 @@ func testCDS(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	if _, err := e.svc.ObserveCDS(ctx, registry.CDSReport{Name: "nosuch.भारत", None: true}, acc); registry.CodeOf(err) != registry.CodeNotFound {
 		t.Fatalf("a domain that is not: %v", err)
+	}
+	drain()
+
+	// several scanners (serve processes) report the accepted request at
+	// once: it is applied once, the others find it stale, one message
+	race := registry.CDSReport{Name: kitab, Current: []registry.DS{dsA, dsC}, DS: []registry.DS{dsB}}
+	outcomes := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range outcomes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.svc.ObserveCDS(ctx, race, registry.CDSAcceptance{Scans: 1})
+			if err != nil {
+				outcomes[i] = err.Error()
+				return
+			}
+			outcomes[i] = res.Outcome
+		}()
+	}
+	wg.Wait()
+	slices.Sort(outcomes)
+	want := append([]string{registry.CDSApplied}, slices.Repeat([]string{registry.CDSStale}, 7)...)
+	if !slices.Equal(outcomes, want) {
+		t.Errorf("8 scanners at once: %v, want one applied, the others stale", outcomes)
+	}
+	if got := dsOf(); !slices.Equal(got, []registry.DS{dsB}) {
+		t.Errorf("DS after the race: %v", got)
+	}
+	if msgs := drain(); len(msgs) != 1 {
+		t.Errorf("%d poll messages after the race, want 1", len(msgs))
 	}
 }
