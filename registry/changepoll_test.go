@@ -43,6 +43,7 @@ var changePollMethods = map[string]string{
 	"CreateMaintenance":   "heard: maintenance-create",
 	"UpdateMaintenance":   "heard: maintenance-update",
 	"CancelMaintenance":   "heard: maintenance-delete",
+	"ObserveCDS":          "heard: cds", // the child's CDS applied by the registry (domain_cds.go)
 	// own: the registrar's commands
 	"CreateDomain": "own", "RenewDomain": "own", "DeleteDomain": "own", "RestoreDomain": "own",
 	"CreateHost": "own", "UpdateHost": "own", "DeleteHost": "own",
@@ -75,7 +76,7 @@ var changePollMethods = map[string]string{
 	"PublicRegistrarByID": "none: read", "Ready": "none: read", "Recomputed": "none: read", "RegistrarActive": "none: read",
 	"Registrars": "none: read", "RelationVersion": "none: read", "SearchDomains": "none: read", "Statuses": "none: read",
 	"StatusesNow": "none: read", "Store": "none: read", "TransferPolicy": "none: read", "VariantGroup": "none: read",
-	"Zones": "none: read", "ReservedNames": "none: read",
+	"Zones": "none: read", "ReservedNames": "none: read", "CDSCandidates": "none: read",
 	// billing (billing.go, billing_ops.go): the account is the registrar's
 	// with the registry, not an object of its customers; a low balance is
 	// told by a poll message of its own
@@ -181,6 +182,11 @@ func TestChangePollCoverage(t *testing.T) {
 	_, err = svc.UpdateDomain(ctx, nil, registry.DomainUpdate{Name: "कमल.भारत", AddStatuses: []string{registry.StatusServerRenewProhibited}, Reason: "billing dispute"})
 	must("operator status", err)
 	note("operator-status", a, change(registry.ChangeUpdate))
+	// the child's CDS, accepted at once here
+	_, err = svc.ObserveCDS(ctx, registry.CDSReport{Name: "कमल.भारत", Bootstrap: true,
+		DS: []registry.DS{{KeyTag: 7, Algorithm: 13, DigestType: 2, Digest: strings.Repeat("AB", 32)}}}, registry.CDSAcceptance{Scans: 1})
+	must("cds", err)
+	note("cds", a, change("cds"))
 	// the operator's lock and unlock, the worker's relock
 	uri := registrytest.EnrolLocked(t, ctx, svc, clock, "cp-reg")
 	_, err = svc.LockDomain(ctx, nil, registry.DomainLockRequest{Name: "किताब.भारत", Code: registrytest.LockCode(t, uri, clock.Now())})

@@ -134,6 +134,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	jsonLogs := fs.Bool("json-logs", false, "write every line as JSON: the logs (net/http's messages included) on standard error, the listening addresses on standard output")
 	rateLimit := fs.Float64("rate", 50, "requests per second per registrar")
 	lifeEvery := fs.Duration("lifecycle-interval", time.Minute, "run the lifecycle worker (expiry, auto-renew, redemption, purge; docs/lifecycle.md) this often; 0: never (run akshara lifecycle run instead)")
+	cdsEvery := fs.Duration("cds-interval", 0, "scan the children's CDS (-cds-zone; docs/dnssec.md) this often; 0: never (run akshara dnssec scan instead)")
+	cdsSet := addCDSFlags(fs, "cds-") // dnssec.go
 	o := serveFlags(fs)
 	startEPP := eppFlags(fs) // epp.go
 	startWHOIS := whoisFlags(fs)
@@ -245,8 +247,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopWHOIS()
-	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
-	go svc.RunTransferWorker(ctx, time.Minute)    // pending transfers past their period (docs/registry.md)
+	go lifecycleWorker(ctx, svc, log, *lifeEvery)        // lifecycle.go
+	cdsWorker(ctx, svc, cdsSet, *cdsEvery, metrics, log) // dnssec.go
+	go svc.RunTransferWorker(ctx, time.Minute)           // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()
 	if msrv != nil {
 		log.Info("serving metrics", "addr", maddr)

@@ -102,6 +102,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"SameEntityRace", testSameEntityRace},
 		{"RegistryLock", testRegistryLock},
 		{"OperatorStatusGlue", testOperatorStatusGlue},
+		{"CDS", testCDS}, // cds.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
