@@ -254,7 +254,7 @@ type equivStore interface {
 // pairs, legacy names and names the modified Hindi file judges otherwise.
 func seedEquiv(t *testing.T, s registry.Store) {
 	ctx := t.Context()
-	svc, err := registry.NewService(ctx, s)
+	svc, err := registry.NewServiceWith(ctx, s, registrytest.Exempt(registry.ServiceOptions{}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
