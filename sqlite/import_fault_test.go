@@ -92,7 +92,7 @@ func TestImportBatchFault(t *testing.T) {
 	registerFaults.Do(func() { sql.Register("sqlite-faults", faults) })
 	busy := busyError(t)
 	opener := registrytest.GeneratedImport(t, 700, 5)
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100, Workers: 2}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100, Workers: 2}
 	checkpoint := func(q string) bool { return strings.Contains(q, "INSERT INTO import_checkpoints") }
 	run := func(t *testing.T, plan faultdriver.Plan) (*sqlstore.Store, *registry.ImportSummary, error) {
 		store, svc := openFaulted(t)

@@ -66,7 +66,7 @@ func TestReauditRace(t *testing.T) {
 func TestImportGivesCacheBack(t *testing.T) {
 	ctx := t.Context()
 	s, svc := newService(t)
-	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100})
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestImportKeepsConnection(t *testing.T) {
 	// Refused is called by the import's writer after each batch, before
 	// the next: the kept connection is then out of the pool (in use)
 	inUse := map[int]int{}
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100,
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100,
 		Refused: func(registry.ImportRefusal) { inUse[s.DB().Stats().InUse]++ }}
 	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), opts)
 	if err != nil {
@@ -176,7 +176,7 @@ func TestImportBatchSizeFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := small + small/2 // names: two batches of the small size
-	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, n, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true})
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, n, 3), registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true})
 	if err != nil && sum == nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestImportBatchSizeFor(t *testing.T) {
 func TestImportForeignKeys(t *testing.T) {
 	ctx := t.Context()
 	s, svc := newService(t)
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100}
 	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 1000, 3), opts)
 	if err != nil {
 		t.Fatal(err)
