@@ -24,7 +24,7 @@ func BenchImport(b *testing.B, records int, open func(b *testing.B) registry.Sto
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		store := open(b)
-		svc, err := registry.NewService(b.Context(), store)
+		svc, err := registry.NewServiceWith(b.Context(), store, Exempt(registry.ServiceOptions{}, ""))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -24,7 +24,7 @@ import (
 func BenchPages(b *testing.B, open func(b *testing.B) *sqlstore.Store, n int) {
 	ctx := context.Background()
 	store := open(b)
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, Exempt(registry.ServiceOptions{}, ""))
 	if err != nil {
 		b.Fatal(err)
 	}
