@@ -49,14 +49,15 @@ the contact as JSON; a refusal's code on standard error, exit 1.
 Flags:
 `
 
-const domainUsage = `usage: akshara domain create [-db FILE | -dsn DSN] -registrar NAME [-lang TAG] [-contact ROLE=ID]... [-auth-info PW] NAME
+const domainUsage = `usage: akshara domain create [-db FILE | -dsn DSN] -registrar NAME [-lang TAG] [-contact ROLE=ID]... [-auth-info PW] [-contacts-exempt] NAME
 
 Registers NAME (label.zone) for the registrar -registrar names, as
 POST /v1/domains and an EPP <domain:create> do: the same policy, prices,
 and the zone's required contacts (-contact registrant=ID, admin=ID,
 tech=ID, billing=ID, repeated; the registrar's own contacts: akshara
 contact create). Prints the domain as JSON; a refusal's code on standard
-error, exit 1 (CONTACT_REQUIRED for a required role missing).
+error, exit 1 (CONTACT_REQUIRED for a required role missing; -contacts-exempt
+registers it without, an explicit exemption).
 
 Flags:
 `
@@ -228,6 +229,7 @@ func cmdDomain(args []string, stdout, stderr io.Writer) int {
 	authInfo := fs.String("auth-info", "", "the domain's authInfo (strong: 16 characters of 3 kinds)")
 	var contacts listFlag
 	fs.Var(&contacts, "contact", "a contact, `ROLE=ID` (registrant, admin, tech, billing; repeat)")
+	exempt := fs.Bool("contacts-exempt", false, "register the name without the contacts its zone requires (an explicit exemption of this command: WHOIS and RDAP show it without a registrant)")
 	if status, ok := parseFlags(fs, rest, 1); !ok {
 		return status
 	}
@@ -244,7 +246,11 @@ func cmdDomain(args []string, stdout, stderr io.Writer) int {
 		}
 		dcs = append(dcs, registry.DomainContact{Role: role, ID: id})
 	}
-	return withService("domain create", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
+	var exemptCLI []string
+	if *exempt {
+		exemptCLI = []string{"cli"}
+	}
+	return withServiceExempt("domain create", openStore, stderr, exemptCLI, func(ctx context.Context, svc *registry.Service) error {
 		ctx = registry.WithChannel(ctx, registry.Channel{Name: "cli"})
 		r, err := cliRegistrar(ctx, svc, *reg)
 		if err != nil {
