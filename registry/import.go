@@ -110,8 +110,11 @@ type Importer interface {
 	// or an earlier item) is ImportDuplicate and changes nothing; a name
 	// whose conflict set meets a label held (by a registered domain, an
 	// exempted domain's set or an earlier item) is inserted exempted with
-	// those domains (Store.CreateExemptDomain); any other is registered
-	// with its whole conflict set. It sets each item's Outcome, records the
+	// those domains (Store.CreateExemptDomain), or, with
+	// b.RefuseConflicts, is ImportRefusedConflict (nothing written) if one
+	// of those domains is another registrar's; any other is registered
+	// with its whole conflict set. A name written is linked to its
+	// Contacts. It sets each item's Outcome, records the
 	// checkpoint and an audit entry. The unique indexes decide: a batch
 	// that loses a race with a concurrent create is retried.
 	ImportBatch(ctx context.Context, b *ImportBatch) error
@@ -506,7 +509,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 			sum.addJudged(j, codes, legacyCodes)
 			refusals := j.refusals
 			for _, it := range j.items {
-				if it.Outcome != ImportDuplicate && it.Domain.Expires.IsZero() {
+				if (it.Outcome == ImportRegistered || it.Outcome == ImportExempted) && it.Domain.Expires.IsZero() {
 					sum.WithoutExpiry++
 				}
 				if len(it.Contacts) > 0 && (it.Outcome == ImportRegistered || it.Outcome == ImportExempted) {
