@@ -70,7 +70,7 @@ func TestReadCacheEveryWritePath(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
-		svc, err := registry.NewService(t.Context(), s)
+		svc, err := registry.NewServiceWith(t.Context(), s, registry.ServiceOptions{ContactsExempt: []string{""}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -129,7 +129,7 @@ func TestImportKeepsConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc2, err := registry.NewService(ctx, s2)
+	svc2, err := registry.NewServiceWith(ctx, s2, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestImportBatchSizeFor(t *testing.T) {
 	if small <= 0 || small != s.ImportBatchSize() || large <= small {
 		t.Errorf("batch sizes: %d for 5 MiB, %d for 300 MiB, default %d; want the default for the small file and more for the large one", small, large, s.ImportBatchSize())
 	}
-	svc, err := registry.NewService(ctx, s)
+	svc, err := registry.NewServiceWith(ctx, s, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
