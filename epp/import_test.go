@@ -18,7 +18,7 @@ func TestInfoExempted(t *testing.T) {
 	sum, err := svc.Import(t.Context(), func() (io.ReadCloser, error) {
 		return io.NopCloser(strings.NewReader("किताब\nकित्ताब\nकमल\n")), nil
 	},
-		registry.ImportOptions{Zone: "भारत", Registrar: "acme"})
+		registry.ImportOptions{ContactsExempt: true, Zone: "भारत", Registrar: "acme"})
 	if err != nil || sum.Exempted != 1 {
 		t.Fatalf("Import: %+v, %v", sum, err)
 	}

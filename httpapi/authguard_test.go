@@ -24,7 +24,7 @@ func TestAuthInfoGuessHTTP(t *testing.T) {
 	for _, st := range registrytest.StoresWith {
 		t.Run(st.Name, func(t *testing.T) {
 			clk := registry.NewManualClock(registrytest.T0)
-			svc := st.Service(t, registry.ServiceOptions{Clock: clk})
+			svc := st.Service(t, registrytest.Exempt(registry.ServiceOptions{Clock: clk}, "http", ""))
 			ctx := t.Context()
 			_, a, _ := svc.AddRegistrar(ctx, "a")
 			_, b, _ := svc.AddRegistrar(ctx, "b")

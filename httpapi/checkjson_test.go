@@ -59,7 +59,7 @@ func TestCheckJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{"http", ""}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestFamily(t *testing.T) {
 // TestFamilyRDAP: RDAP answers a name blocked across the family as a
 // blocked variant naming its blocker under the other member TLD.
 func TestFamilyRDAP(t *testing.T) {
-	svc := registrytest.SQLiteService(t)
+	svc := registrytest.SQLiteServiceWith(t, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	r, _, err := svc.AddRegistrar(t.Context(), "a")
 	if err != nil {
 		t.Fatal(err)

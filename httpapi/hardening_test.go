@@ -71,10 +71,10 @@ func auditCount(t *testing.T, svc *registry.Service, f registry.AuditFilter) []r
 // audit record of refused creates with a NUL; a 60 KB name was stored
 // whole in the audit log.
 func TestHostileNames(t *testing.T) {
-	for _, st := range registrytest.Stores {
+	for _, st := range registrytest.StoresWith {
 		t.Run(st.Name, func(t *testing.T) {
 			var logs syncBuffer
-			e := newStoreEnv(t, st.Service(t), httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			e := newStoreEnv(t, st.Service(t, registrytest.Exempt(registry.ServiceOptions{}, "http", "")), httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			huge := strings.Repeat("a", 60<<10) + ".in"
 			for _, tc := range []struct {
 				method, path, body string
@@ -328,7 +328,7 @@ func TestAuditEndpoint(t *testing.T) {
 // UNAVAILABLE, /readyz fails while /healthz stays up, and the error log is
 // rate-limited with a count of what it suppressed.
 func TestDiskFull(t *testing.T) {
-	svc := registrytest.SQLiteService(t)
+	svc := registrytest.SQLiteServiceWith(t, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	var logs syncBuffer
 	lh := logrl.New(slog.NewTextHandler(&logs, nil), 1e-9, 5)
 	e := newStoreEnv(t, svc, httpapi.Options{Logger: slog.New(lh), RateLimit: 1e9, RateBurst: 1e9})

@@ -35,10 +35,10 @@ var hostile = []string{
 // endpoint, on both stores: no answer is a 5xx and nothing is logged as an
 // error (issue 10: before, PostgreSQL answered some with 500).
 func TestHostileInputs(t *testing.T) {
-	for _, st := range registrytest.Stores {
+	for _, st := range registrytest.StoresWith {
 		t.Run(st.Name, func(t *testing.T) {
 			var logs syncBuffer
-			e := newStoreEnv(t, st.Service(t), httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+			e := newStoreEnv(t, st.Service(t, registrytest.Exempt(registry.ServiceOptions{}, "http", "")), httpapi.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 				RateLimit: 1e9, RateBurst: 1e9, PublicRate: -1, AuthFailRate: -1})
 			cases := 0
 			send := func(method, path, token, body string) {
@@ -114,7 +114,7 @@ func FuzzPaths(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s)
 	}
-	svc := registrytest.SQLiteService(f)
+	svc := registrytest.SQLiteServiceWith(f, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	_, token, _ := svc.AddRegistrar(t0, "fuzz")
 	h := httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1e9, PublicRate: -1, AuthFailRate: -1})
 	f.Fuzz(func(t *testing.T, name string) {

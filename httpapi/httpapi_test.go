@@ -31,7 +31,7 @@ type env struct {
 func newEnv(t *testing.T, o httpapi.Options) *env {
 	t.Helper()
 	ctx := context.Background()
-	svc := registrytest.SQLiteService(t)
+	svc := registrytest.SQLiteServiceWith(t, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	_, a, _ := svc.AddRegistrar(ctx, "a")
 	_, b, _ := svc.AddRegistrar(ctx, "b")
 	ts := httptest.NewServer(httpapi.New(svc, o))
@@ -222,7 +222,7 @@ func TestGracefulShutdown(t *testing.T) {
 		<-release
 		io.WriteString(w, "done")
 	})
-	svc := registrytest.SQLiteService(t)
+	svc := registrytest.SQLiteServiceWith(t, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	srv := httpapi.NewHTTPServer("127.0.0.1:0", httpapi.New(svc, httpapi.Options{Page: page}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -265,7 +265,7 @@ func FuzzAPI(f *testing.F) {
 		f.Add(s, "hi")
 	}
 	ctx := context.Background()
-	svc := registrytest.SQLiteService(f)
+	svc := registrytest.SQLiteServiceWith(f, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	_, token, _ := svc.AddRegistrar(ctx, "fuzz")
 	h := httpapi.New(svc, httpapi.Options{RateLimit: 1e9, RateBurst: 1e9, PublicRate: -1, AuthFailRate: -1})
 	f.Fuzz(func(t *testing.T, name, lang string) {

@@ -20,7 +20,7 @@ func TestExemptedInAPI(t *testing.T) {
 	e := newEnv(t, httpapi.Options{})
 	file := "किताब\nकित्ताब\nक्अब\n"
 	sum, err := e.svc.Import(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil },
-		registry.ImportOptions{Zone: "भारत", Registrar: "a", AllowInvalid: true})
+		registry.ImportOptions{ContactsExempt: true, Zone: "भारत", Registrar: "a", AllowInvalid: true})
 	if err != nil || sum.Registered != 2 || sum.Exempted != 1 || sum.Legacy != 1 {
 		t.Fatalf("Import: %+v, %v", sum, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/akshara-idn/akshara/httpapi"
 	"github.com/akshara-idn/akshara/rdap"
+	"github.com/akshara-idn/akshara/registry"
 	"github.com/akshara-idn/akshara/registry/registrytest"
 )
 
@@ -21,7 +22,7 @@ import (
 // came in on, never from the Host header.
 func TestRDAPUnderTheAPI(t *testing.T) {
 	var logs syncBuffer
-	svc := registrytest.SQLiteService(t)
+	svc := registrytest.SQLiteServiceWith(t, registrytest.Exempt(registry.ServiceOptions{}, "http", ""))
 	for _, base := range []string{"", "https://rdap.example.in"} {
 		api := httpapi.New(svc, httpapi.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), PublicRate: 0.001, PublicBurst: 3,
 			Public: map[string]http.Handler{rdap.Prefix: rdap.Handler(svc, rdap.Options{BaseURL: base})}})

@@ -185,10 +185,10 @@ func TestImportLostCommit(t *testing.T) {
 	proxy := newLossyProxy(t, u.Host)
 	u.Host = proxy.ln.Addr().String()
 	opener := registrytest.GeneratedImport(t, 700, 5)
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 100, Workers: 2}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, BatchSize: 100, Workers: 2}
 	base, want, err := func() (*sqlstore.Store, *registry.ImportSummary, error) {
 		store := open(t).(*sqlstore.Store)
-		svc, err := registry.NewService(t.Context(), store)
+		svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{ContactsExempt: []string{""}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +214,7 @@ func TestImportLostCommit(t *testing.T) {
 	}
 	defer store.Close()
 	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 10 * time.Millisecond})
-	svc, err := registry.NewService(t.Context(), store)
+	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -451,11 +451,7 @@ func (s *Service) PublicContact(ctx context.Context, id string) (*Contact, error
 // exempted (ServiceOptions.ContactsExempt, akshara serve -contacts-exempt;
 // docs/contacts.md).
 func (s *Service) contactPolicyBinds(ctx context.Context) bool {
-	ch := ChannelOf(ctx).Name
-	if s.contactsExempt[ch] {
-		return false
-	}
-	return ch == "epp" // TRANSITIONAL (issue 34 item 4): every front end
+	return !s.contactsExempt[ChannelOf(ctx).Name]
 }
 
 // joinRoles lists roles for a message.

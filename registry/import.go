@@ -26,6 +26,10 @@ const (
 	ImportRegistered ImportOutcome = iota + 1 // conflicts with nothing: registered
 	ImportExempted                            // conflicts with a registered or earlier name: kept, exempted with it
 	ImportDuplicate                           // the same name is registered already (earlier in the file, or before)
+	// ImportRefusedConflict: with ImportBatch.RefuseConflicts, the name's
+	// conflict set meets a name another registrar holds (or an earlier
+	// name of the file of another registrar): nothing is written.
+	ImportRefusedConflict
 )
 
 // ImportItem is one judged name of an import, for Importer.ImportBatch.
@@ -33,9 +37,12 @@ type ImportItem struct {
 	Line        int64
 	Domain      ImportDomain
 	RegistrarID int64
+	// Contacts are the name's contacts, linked when it is written
+	// (registered or exempted).
+	Contacts []ImportContact
 	// Set by ImportBatch:
 	Outcome    ImportOutcome
-	ExemptWith []string // for ImportExempted: the domains it conflicts with (label.zone)
+	ExemptWith []string // for ImportExempted: the domains it conflicts with (label.zone); for ImportRefusedConflict, the other registrars' it meets
 }
 
 // ImportDomain is the domain of an ImportItem: the fields of a Domain
@@ -69,6 +76,11 @@ type ImportBatch struct {
 	Done     bool   // the last batch of the file
 	Note     string // for the audit log: what the batch did apart from Items
 	Items    []*ImportItem
+	// RefuseConflicts: a name whose conflict set meets a name of another
+	// registrar is ImportRefusedConflict, not exempted (akshara import
+	// -conflicts refuse); names of one registrar are exempted with each
+	// other as without it.
+	RefuseConflicts bool
 	// Ahead is what the store looked up of the batch's labels before its
 	// transaction (ImportAheader), or nil.
 	Ahead any
@@ -98,8 +110,11 @@ type Importer interface {
 	// or an earlier item) is ImportDuplicate and changes nothing; a name
 	// whose conflict set meets a label held (by a registered domain, an
 	// exempted domain's set or an earlier item) is inserted exempted with
-	// those domains (Store.CreateExemptDomain); any other is registered
-	// with its whole conflict set. It sets each item's Outcome, records the
+	// those domains (Store.CreateExemptDomain), or, with
+	// b.RefuseConflicts, is ImportRefusedConflict (nothing written) if one
+	// of those domains is another registrar's; any other is registered
+	// with its whole conflict set. A name written is linked to its
+	// Contacts. It sets each item's Outcome, records the
 	// checkpoint and an audit entry. The unique indexes decide: a batch
 	// that loses a race with a concurrent create is retried.
 	ImportBatch(ctx context.Context, b *ImportBatch) error
@@ -139,7 +154,31 @@ type ImportOptions struct {
 	// "building the indexes" (the last two in the store's transaction),
 	// "done".
 	StageHook func(stage string)
+	// Contacts, if set, opens a contacts file (ReadImportContacts) whose
+	// contacts are created, each as its registrar, before the names are
+	// read (docs/import.md, "Contacts").
+	Contacts func() (io.ReadCloser, error)
+	// ContactsExempt: the zone's required contacts do not bind this
+	// import (akshara import -contacts-exempt): names without them are
+	// imported. The contacts a record names are checked all the same.
+	ContactsExempt bool
+	// Conflicts is what becomes of a name whose conflict set meets a
+	// registered (or earlier) name: "exempt" (or ""), kept exempted with
+	// it; "refuse", refused (CONFLICT) if that name is another
+	// registrar's, exempted if it is the same registrar's.
+	Conflicts string
+
+	// set by Import for judgeChunk: the contacts the file names, and
+	// whether the zone's required contacts bind the import
+	known map[string]importContactRef
+	binds bool
 }
+
+// The import's conflict modes (ImportOptions.Conflicts).
+const (
+	ImportConflictsExempt = "exempt"
+	ImportConflictsRefuse = "refuse"
+)
 
 // ImportStage is a stage of a built import and how long it took; the
 // first, "reading and judging", ends when ImportProgress.Stage is first
@@ -163,6 +202,7 @@ type ImportProgress struct {
 
 // ImportRefusal is a record an import did not register.
 type ImportRefusal struct {
+	File   string `json:"file,omitempty"` // "contacts" for a line of the contacts file
 	Line   int64  `json:"line"`
 	Name   string `json:"name"`
 	Code   string `json:"code"` // the first code; DUPLICATE for a duplicate
@@ -194,6 +234,13 @@ type ImportSummary struct {
 	Legacy     int64 `json:"legacy"`
 	Duplicates int64 `json:"duplicates"`
 	Refused    int64 `json:"refused"`
+	// The contacts file's contacts: created, there already (the same id
+	// and registrar: left as they are), refused.
+	ContactsCreated  int64 `json:"contacts_created,omitempty"`
+	ContactsExisting int64 `json:"contacts_existing,omitempty"`
+	ContactsRefused  int64 `json:"contacts_refused,omitempty"`
+	// Linked is the names written with contacts.
+	Linked int64 `json:"linked,omitempty"`
 	// WithoutExpiry is the domains written (registered or exempted)
 	// whose record gave no expiry date: stored with none, the lifecycle
 	// never expires them until one is given.
@@ -290,7 +337,26 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	if opts.Progress == nil {
 		opts.Progress = &ImportProgress{}
 	}
+	switch opts.Conflicts {
+	case "", ImportConflictsExempt, ImportConflictsRefuse:
+	default:
+		return nil, fmt.Errorf("conflicts %q: exempt or refuse", opts.Conflicts)
+	}
+	refuseConflicts := opts.Conflicts == ImportConflictsRefuse
+	opts.binds = !opts.ContactsExempt && s.contactPolicyBinds(WithChannel(ctx, Channel{Name: "import"}))
 	sum := &ImportSummary{Zone: zone.Name, DataVersion: s.version}
+	var contactRows []ImportContactRow
+	if opts.Contacts != nil {
+		rc, err := opts.Contacts()
+		if err != nil {
+			return nil, err
+		}
+		contactRows, err = ReadImportContacts(rc)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
 	// the zone's reserved labels, read once: a name whose conflict set
 	// meets one is refused with RESERVED (a label reserved while the
 	// import runs is not seen by it)
@@ -307,9 +373,21 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	}
 
 	// Pass 1: the registrars, the hash, the size.
-	regs, source, size, err := prescan(open, opts.Registrar)
+	contactIDs := map[string]bool{}
+	regs, source, size, err := prescan(open, opts.Registrar, contactIDs)
 	if err != nil {
 		return nil, err
+	}
+	for _, row := range contactRows {
+		switch {
+		case row.Err != nil:
+		case row.Registrar != "":
+			regs[row.Registrar] = true
+		case opts.Registrar != "":
+			regs[opts.Registrar] = true
+		default:
+			return nil, fmt.Errorf("contacts file line %d names no registrar and no default registrar (-registrar) is given", row.Line)
+		}
 	}
 	sum.Source = source
 	opts.Progress.Total.Store(size)
@@ -325,6 +403,12 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.importContactsFile(ctx, contactRows, opts.Registrar, ids, sum, opts.Refused); err != nil {
+		return sum, err
+	}
+	if opts.known, err = s.importKnownContacts(ctx, contactIDs); err != nil {
+		return sum, err
+	}
 
 	from, finished := int64(0), false
 	if !opts.Restart {
@@ -337,7 +421,8 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 
 	// An import into a zone whose family holds nothing is built: judged
 	// whole, decided, and written in one transaction (importbuild.go).
-	if bld, ok := imp.(ImportBuilder); ok && !opts.Batched && !finished {
+	// (names with contacts, or conflicts refused, are written in batches)
+	if bld, ok := imp.(ImportBuilder); ok && !opts.Batched && !finished && len(contactIDs) == 0 && !refuseConflicts {
 		empty, err := bld.ImportBuildable(ctx, zone.Name)
 		if err != nil {
 			return nil, err
@@ -387,7 +472,7 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 			}
 			select {
 			case j := <-c.out:
-				b := &ImportBatch{Source: source, Zone: zone.Name, LastLine: c.last, Done: c.done, Items: j.items,
+				b := &ImportBatch{Source: source, Zone: zone.Name, LastLine: c.last, Done: c.done, Items: j.items, RefuseConflicts: refuseConflicts,
 					Note: fmt.Sprintf("lines to %d: %d refused", c.last, len(j.refusals))}
 				return &pending{c, j, b}
 			case <-ctx.Done():
@@ -424,10 +509,26 @@ func (s *Service) Import(ctx context.Context, open func() (io.ReadCloser, error)
 			sum.addJudged(j, codes, legacyCodes)
 			refusals := j.refusals
 			for _, it := range j.items {
-				if it.Outcome != ImportDuplicate && it.Domain.Expires.IsZero() {
+				if (it.Outcome == ImportRegistered || it.Outcome == ImportExempted) && it.Domain.Expires.IsZero() {
 					sum.WithoutExpiry++
 				}
+				if len(it.Contacts) > 0 && (it.Outcome == ImportRegistered || it.Outcome == ImportExempted) {
+					sum.Linked++
+				}
 				switch it.Outcome {
+				case ImportRefusedConflict:
+					sum.Refused++
+					codes[CodeConflict]++
+					if len(it.Domain.Legacy) > 0 { // refused after all: not legacy
+						sum.Legacy--
+						for _, c := range it.Domain.Legacy {
+							if legacyCodes[c]--; legacyCodes[c] == 0 {
+								delete(legacyCodes, c)
+							}
+						}
+					}
+					refusals = append(refusals, ImportRefusal{Line: it.Line, Name: it.Domain.Name, Code: CodeConflict,
+						Reason: it.Domain.Name + " conflicts with " + strings.Join(it.ExemptWith, ", ") + ", another registrar's (-conflicts refuse)"})
 				case ImportRegistered:
 					sum.Registered++
 				case ImportExempted:
@@ -531,7 +632,7 @@ func (sum *ImportSummary) addJudged(j *judgedChunk, codes, legacy map[string]int
 
 // prescan reads the file once: the registrars it names (with def for
 // records that name none), its SHA-256 and size.
-func prescan(open func() (io.ReadCloser, error), def string) (map[string]bool, string, int64, error) {
+func prescan(open func() (io.ReadCloser, error), def string, contactIDs map[string]bool) (map[string]bool, string, int64, error) {
 	rc, err := open()
 	if err != nil {
 		return nil, "", 0, err
@@ -551,6 +652,9 @@ func prescan(open func() (io.ReadCloser, error), def string) (map[string]bool, s
 		}
 		if rec.Err != nil {
 			continue
+		}
+		for _, c := range rec.Contacts {
+			contactIDs[c.ID] = true
 		}
 		switch {
 		case rec.Registrar != "":
@@ -689,6 +793,17 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 		j.refusals = append(j.refusals, ImportRefusal{Line: rec.Line, Name: name, Code: e.Code, Reason: e.Message})
 		j.codes[e.Code]++
 	}
+	// unlegacy: a legacy name refused after all is not legacy
+	unlegacy := func(d *ImportDomain) {
+		if len(d.Legacy) > 0 {
+			j.nlegacy--
+			for _, c := range d.Legacy {
+				if j.legacy[c]--; j.legacy[c] == 0 {
+					delete(j.legacy, c)
+				}
+			}
+		}
+	}
 	now := s.clock.Now() // the Created of records without one
 	for _, rec := range recs {
 		if rec.Err != nil {
@@ -758,15 +873,7 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 		}
 		d.Name, d.ALabel = d.Label+"."+zone.Name, d.ALabel+"."+zone.ALabel
 		if r := reservedIn(reserved, d.Blocks); r != "" {
-			if len(d.Legacy) > 0 {
-				// refused after all: not legacy
-				j.nlegacy--
-				for _, c := range d.Legacy {
-					if j.legacy[c]--; j.legacy[c] == 0 {
-						delete(j.legacy, c)
-					}
-				}
-			}
+			unlegacy(&d)
 			msg := d.Name + " is reserved by the registry"
 			if r != d.Label {
 				msg = d.Name + " is a variant of " + r + "." + zone.Name + ", which is reserved by the registry"
@@ -774,7 +881,16 @@ func (s *Service) judgeChunk(recs []*ImportRecord, zone *Zone, ids map[string]in
 			refuse(rec, rec.Name, &Error{Code: CodeReserved, Message: msg})
 			continue
 		}
-		j.items = append(j.items, &ImportItem{Line: rec.Line, Domain: d, RegistrarID: ids[reg]})
+		var contacts []ImportContact
+		if len(rec.Contacts) > 0 || opts.binds {
+			var e *Error
+			if contacts, e = judgeImportContacts(rec.Contacts, reg, zone, opts.binds, opts.known); e != nil {
+				unlegacy(&d)
+				refuse(rec, rec.Name, e)
+				continue
+			}
+		}
+		j.items = append(j.items, &ImportItem{Line: rec.Line, Domain: d, RegistrarID: ids[reg], Contacts: contacts})
 	}
 	return j
 }

@@ -45,7 +45,7 @@ func TestImportOutcomes(t *testing.T) {
 	for _, c := range cases {
 		var refused []registry.ImportRefusal
 		sum, err := svc.Import(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(c.line + "\n")), nil },
-			registry.ImportOptions{Zone: "भारत", Refused: func(r registry.ImportRefusal) { refused = append(refused, r) }})
+			registry.ImportOptions{ContactsExempt: true, Zone: "भारत", Refused: func(r registry.ImportRefusal) { refused = append(refused, r) }})
 		if err != nil {
 			t.Fatalf("%s: %v", c.line, err)
 		}
@@ -71,7 +71,7 @@ func TestImportOutcomes(t *testing.T) {
 	}
 	// a zone that does not exist
 	if _, err := svc.Import(t.Context(), func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("x\n")), nil },
-		registry.ImportOptions{Zone: "nozone", Registrar: "reg"}); registry.CodeOf(err) != registry.CodeUnknownZone {
+		registry.ImportOptions{ContactsExempt: true, Zone: "nozone", Registrar: "reg"}); registry.CodeOf(err) != registry.CodeUnknownZone {
 		t.Errorf("Import into nozone: %v, want UNKNOWN_ZONE", err)
 	}
 }
@@ -89,7 +89,7 @@ func TestImportInterrupted(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		svc := registrytest.SQLiteService(t)
 		ctx, cancel := context.WithTimeout(t.Context(), time.Duration(i)*3*time.Millisecond)
-		opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 50}
+		opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, BatchSize: 50}
 		done := make(chan error, 1)
 		go func() {
 			_, err := svc.Import(ctx, open, opts)
@@ -171,7 +171,7 @@ func TestImportReadAhead(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := svc.Import(ctx, open, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: batch, Workers: 4})
+		_, err := svc.Import(ctx, open, registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: batch, Workers: 4})
 		done <- err
 	}()
 	select {

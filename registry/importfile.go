@@ -35,6 +35,10 @@ type ImportRecord struct {
 	Lang      string    // "" for the zone's language order
 	Created   time.Time // zero for the time of the import
 	Expires   time.Time // zero for none: the domain does not expire
+	// Contacts are the record's registrant, admin, tech and billing
+	// columns (ids of contacts of the record's registrar; several of a
+	// role separated by spaces or ';').
+	Contacts []DomainContact
 	// Err is set for a line that is not a record (the other fields may be
 	// partly set): CodeBadLine, or CodeBadName for a line that is not
 	// UTF-8.
@@ -56,7 +60,7 @@ type ImportReader struct {
 	r       *bufio.Reader
 	line    int64
 	offset  int64 // bytes consumed
-	cols    [5]int
+	cols    [numColumns]int
 	started bool // the first record (or header) has been seen
 }
 
@@ -67,13 +71,18 @@ const (
 	colLang
 	colCreated
 	colExpires
+	colRegistrant
+	colAdmin
+	colTech
+	colBilling
+	numColumns
 )
 
-var columnNames = [...]string{"name", "registrar", "lang", "created", "expires"}
+var columnNames = [numColumns]string{"name", "registrar", "lang", "created", "expires", RoleRegistrant, RoleAdmin, RoleTech, RoleBilling}
 
 // NewImportReader reads an import file from r.
 func NewImportReader(r io.Reader) *ImportReader {
-	return &ImportReader{r: bufio.NewReaderSize(r, 64<<10), cols: [5]int{0, 1, 2, 3, 4}}
+	return &ImportReader{r: bufio.NewReaderSize(r, 64<<10), cols: [numColumns]int{0, 1, 2, 3, 4, -1, -1, -1, -1}} // contact columns by a header only
 }
 
 // Offset is the number of bytes read so far.
@@ -167,7 +176,9 @@ func isHeader(fields []string) bool {
 
 // header sets the columns from a header line.
 func (ir *ImportReader) header(fields []string) error {
-	ir.cols = [5]int{-1, -1, -1, -1, -1}
+	for i := range ir.cols {
+		ir.cols[i] = -1
+	}
 	for i, f := range fields {
 		k := -1
 		for c, name := range columnNames {
@@ -212,6 +223,16 @@ func (ir *ImportReader) fill(rec *ImportRecord, fields []string) {
 	}
 	if rec.Err != nil {
 		return
+	}
+	for col := colRegistrant; col <= colBilling; col++ {
+		v := get(col)
+		if !utf8.ValidString(v) {
+			rec.Err = Errorf(CodeBadName, "line %d is not valid UTF-8", rec.Line)
+			return
+		}
+		for _, id := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ';' }) {
+			rec.Contacts = append(rec.Contacts, DomainContact{Role: columnNames[col], ID: id})
+		}
 	}
 	for _, d := range []struct {
 		col  int

@@ -102,11 +102,13 @@ type ServiceOptions struct {
 	// tests and benchmarks comparing policies; docs/variants.md, "Same
 	// entity").
 	Variants map[string]akshara.VariantPolicy
-	// ContactsExempt names the front ends (channels: http, cli, epp;
-	// "" for calls that name none) whose domain creates and updates the
-	// zones' contact policy does not bind: an explicit setting of the
-	// operator (akshara serve -contacts-exempt), for a registry whose
-	// clients of that front end carry no contacts yet (docs/contacts.md).
+	// ContactsExempt names the front ends (channels: http, cli, epp,
+	// import; "" for Go calls that name none) whose domain creates and
+	// updates the zones' contact policy does not bind; it binds every
+	// other. An explicit setting of the operator (akshara serve
+	// -contacts-exempt, domain create -contacts-exempt, import
+	// -contacts-exempt), for a registry whose clients of that front end
+	// carry no contacts yet (docs/contacts.md, "Front ends").
 	ContactsExempt []string
 }
 

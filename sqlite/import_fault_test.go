@@ -38,7 +38,7 @@ func openFaulted(t *testing.T) (*sqlstore.Store, *registry.Service) {
 	}
 	t.Cleanup(func() { store.Close() })
 	store.SetRetry(sqlstore.Retry{Attempts: 5, Base: time.Millisecond, Max: 10 * time.Millisecond})
-	svc, err := registry.NewService(t.Context(), store)
+	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestImportBatchFault(t *testing.T) {
 	registerFaults.Do(func() { sql.Register("sqlite-faults", faults) })
 	busy := busyError(t)
 	opener := registrytest.GeneratedImport(t, 700, 5)
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100, Workers: 2}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100, Workers: 2}
 	checkpoint := func(q string) bool { return strings.Contains(q, "INSERT INTO import_checkpoints") }
 	run := func(t *testing.T, plan faultdriver.Plan) (*sqlstore.Store, *registry.ImportSummary, error) {
 		store, svc := openFaulted(t)
@@ -202,7 +202,7 @@ func TestReauditScanFault(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mod, err := registry.NewServiceWith(t.Context(), store, registrytest.ModifiedHindi(t))
+	mod, err := registry.NewServiceWith(t.Context(), store, registrytest.Exempt(registrytest.ModifiedHindi(t), ""))
 	if err != nil {
 		t.Fatal(err)
 	}

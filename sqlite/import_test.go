@@ -66,7 +66,7 @@ func TestReauditRace(t *testing.T) {
 func TestImportGivesCacheBack(t *testing.T) {
 	ctx := t.Context()
 	s, svc := newService(t)
-	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100})
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestImportKeepsConnection(t *testing.T) {
 	// Refused is called by the import's writer after each batch, before
 	// the next: the kept connection is then out of the pool (in use)
 	inUse := map[int]int{}
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100,
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100,
 		Refused: func(registry.ImportRefusal) { inUse[s.DB().Stats().InUse]++ }}
 	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 2000, 3), opts)
 	if err != nil {
@@ -129,7 +129,7 @@ func TestImportKeepsConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc2, err := registry.NewService(ctx, s2)
+	svc2, err := registry.NewServiceWith(ctx, s2, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,12 +171,12 @@ func TestImportBatchSizeFor(t *testing.T) {
 	if small <= 0 || small != s.ImportBatchSize() || large <= small {
 		t.Errorf("batch sizes: %d for 5 MiB, %d for 300 MiB, default %d; want the default for the small file and more for the large one", small, large, s.ImportBatchSize())
 	}
-	svc, err := registry.NewService(ctx, s)
+	svc, err := registry.NewServiceWith(ctx, s, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := small + small/2 // names: two batches of the small size
-	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, n, 3), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true})
+	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, n, 3), registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true})
 	if err != nil && sum == nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestImportBatchSizeFor(t *testing.T) {
 func TestImportForeignKeys(t *testing.T) {
 	ctx := t.Context()
 	s, svc := newService(t)
-	opts := registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, Batched: true, BatchSize: 100}
 	sum, err := svc.Import(ctx, registrytest.GeneratedImport(t, 1000, 3), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,7 @@ func billingCrashLoad(t *testing.T, open func() (*sqlstore.Store, error), storeA
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func billingCrashLoad(t *testing.T, open func() (*sqlstore.Store, error), storeA
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err = registry.NewService(ctx, store)
+	svc, err = registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}

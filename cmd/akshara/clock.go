@@ -43,14 +43,21 @@ func newService(ctx context.Context, store registry.Store) (*registry.Service, e
 // database keeps no offset yet when staging is set (akshara clock
 // advance makes it a staging registry's).
 func newServiceStaging(ctx context.Context, store registry.Store, staging bool) (*registry.Service, error) {
+	return newServiceExempt(ctx, store, staging, nil)
+}
+
+// newServiceExempt is newServiceStaging whose contact policy does not bind
+// the front ends exempt names (ServiceOptions.ContactsExempt: an explicit
+// flag of the command, docs/contacts.md).
+func newServiceExempt(ctx context.Context, store registry.Store, staging bool, exempt []string) (*registry.Service, error) {
 	off, ok, err := registry.StoredClockOffset(ctx, store)
 	if err != nil {
 		return nil, err
 	}
 	if !ok && !staging {
-		return registry.NewService(ctx, store)
+		return registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: exempt})
 	}
-	return registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: registry.NewStagingClock(registry.SystemClock{}, off)})
+	return registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: registry.NewStagingClock(registry.SystemClock{}, off), ContactsExempt: exempt})
 }
 
 // stagingOptions are serve's -staging and -clock-offset.

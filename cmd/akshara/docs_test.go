@@ -146,7 +146,7 @@ func TestReadmeRegistry(t *testing.T) {
 		if store, err = sqlite.Open(ctx, "akshara.db"); err != nil {
 			t.Fatal(err)
 		}
-		svc, err := registry.NewService(ctx, store)
+		svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 		if err != nil {
 			t.Fatal(err)
 		}

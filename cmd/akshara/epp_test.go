@@ -67,7 +67,7 @@ func TestRegistrarEPPPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}

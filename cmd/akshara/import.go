@@ -26,11 +26,18 @@ func init() {
 		}})
 }
 
-const importUsage = `usage: akshara import [-db FILE | -dsn DSN] -zone ZONE [-registrar NAME] [-allow-invalid] [-allow-reserved] [-create-registrars] FILE
+const importUsage = `usage: akshara import [-db FILE | -dsn DSN] -zone ZONE [-registrar NAME] [-contacts FILE] [-contacts-exempt] [-conflicts exempt|refuse] [-allow-invalid] [-allow-reserved] [-create-registrars] FILE
 
 Imports existing registrations into a zone: one name per line, or CSV
 name,registrar[,lang[,created[,expires]]] with an optional header line
 (docs/import.md); a name without an expiry date never expires until given one.
+The zone's required contacts bind an import as they bind a create: with a
+header, the columns registrant, admin, tech and billing name each name's
+contacts, created first from -contacts FILE (CSV or TSV with a header: id,
+registrar, name, org, street, city, sp, pc, cc, voice, email, auth_info, …);
+a name without a required one is refused (CONTACT_REQUIRED) unless
+-contacts-exempt is given. With -conflicts refuse, a name whose conflict set
+meets another registrar's name is refused (CONFLICT) instead of exempted.
 Every name is judged by the policy like a create: a valid name that conflicts
 with nothing is registered; one that conflicts with a registered or earlier
 name is kept, exempted with it; one the policy refuses is counted by rule code
@@ -59,6 +66,9 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	allowInvalid := fs.Bool("allow-invalid", false, "keep names the policy refuses, as legacy with their rule codes")
 	allowReserved := fs.Bool("allow-reserved", false, "import names the registry operator reserved (or variants of them) instead of refusing them with RESERVED")
 	createRegs := fs.Bool("create-registrars", false, "create the registrars the file names that do not exist (their tokens are printed once)")
+	contactsFile := fs.String("contacts", "", "create the contacts of contacts `FILE` (CSV or TSV with a header) first, each as its registrar; the names file's registrant, admin, tech and billing columns name them (docs/import.md, Contacts)")
+	contactsExempt := fs.Bool("contacts-exempt", false, "import names without the contacts the zone requires (an explicit exemption: WHOIS and RDAP show them without a registrant)")
+	conflicts := fs.String("conflicts", registry.ImportConflictsExempt, "a name whose conflict set meets a registered or earlier name: exempt (kept, exempted with it) or refuse (refused with CONFLICT if that name is another registrar's; the same registrar's are exempted)")
 	restart := fs.Bool("restart", false, "walk the whole file again instead of resuming after the last committed batch")
 	batched := fs.Bool("batched", false, "write in batches even into a zone that holds nothing yet (where the import is otherwise built in one transaction, on SQLite): slower, but an interrupted import keeps its committed batches")
 	batch := fs.Int("batch", 0, "names per transaction (0: the store's default, on SQLite 25,000, or 50,000 for a file of 16 MiB or more; 10,000 on PostgreSQL)")
@@ -79,6 +89,16 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "akshara import: %v\n", err)
 		return exitUsage
 	}
+	if *conflicts != registry.ImportConflictsExempt && *conflicts != registry.ImportConflictsRefuse {
+		fmt.Fprintf(stderr, "akshara import: -conflicts %q: exempt or refuse\n", *conflicts)
+		return exitUsage
+	}
+	if *contactsFile != "" {
+		if _, err := os.Stat(*contactsFile); err != nil {
+			fmt.Fprintf(stderr, "akshara import: -contacts: %v\n", err)
+			return exitUsage
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -95,7 +115,11 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	}
 
 	opts := registry.ImportOptions{Zone: *zone, Registrar: *registrar, AllowInvalid: *allowInvalid, AllowReserved: *allowReserved, CreateRegistrars: *createRegs,
-		Restart: *restart, Batched: *batched, BatchSize: *batch, Workers: *workers, Progress: &registry.ImportProgress{}}
+		Restart: *restart, Batched: *batched, BatchSize: *batch, Workers: *workers, Progress: &registry.ImportProgress{},
+		ContactsExempt: *contactsExempt, Conflicts: *conflicts}
+	if *contactsFile != "" {
+		opts.Contacts = func() (io.ReadCloser, error) { return os.Open(*contactsFile) }
+	}
 	if *refusedFile != "" {
 		f, err := os.Create(*refusedFile)
 		if err != nil {
@@ -155,7 +179,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		fmt.Fprintf(stderr, "akshara import: %v\n", err)
 		return exitUsage
-	case sum.Refused > 0:
+	case sum.Refused > 0 || sum.ContactsRefused > 0:
 		return exitInvalid
 	}
 	return exitOK
@@ -243,6 +267,12 @@ func writeImportSummary(w io.Writer, s *registry.ImportSummary) {
 	fmt.Fprintf(tw, "refused\t%d\n", s.Refused)
 	for _, c := range s.RefusedByCode {
 		fmt.Fprintf(tw, "  %s\t%d\n", c.Code, c.Count)
+	}
+	if s.ContactsCreated+s.ContactsExisting+s.ContactsRefused > 0 {
+		fmt.Fprintf(tw, "contacts\t%d created, %d there already, %d refused\n", s.ContactsCreated, s.ContactsExisting, s.ContactsRefused)
+	}
+	if s.Linked > 0 {
+		fmt.Fprintf(tw, "with contacts\t%d\n", s.Linked)
 	}
 	if s.WithoutExpiry > 0 {
 		fmt.Fprintf(tw, "without expiry\t%d\t(imported with no expiry date: they never expire until given one)\n", s.WithoutExpiry)

@@ -64,7 +64,7 @@ func crashImport(t *testing.T, open func(name string) (*sqlstore.Store, []string
 		t.Fatal(err)
 	}
 	args := func(storeArgs []string) []string {
-		return append(append([]string{"import"}, storeArgs...), "-zone", "भारत", "-create-registrars", "-batch", "300", "-batched", "-no-progress", file)
+		return append(append([]string{"import"}, storeArgs...), "-zone", "भारत", "-contacts-exempt", "-create-registrars", "-batch", "300", "-batched", "-no-progress", file)
 	}
 
 	// the reference: uninterrupted
@@ -181,7 +181,7 @@ func TestImportBuildCrashSQLite(t *testing.T) {
 		return s, path
 	}
 	args := func(path string, more ...string) []string {
-		return append(append([]string{"import", "-db", path, "-zone", "भारत", "-create-registrars", "-no-progress"}, more...), file)
+		return append(append([]string{"import", "-db", path, "-zone", "भारत", "-contacts-exempt", "-create-registrars", "-no-progress"}, more...), file)
 	}
 	ref, refPath := open("ref")
 	if _, stderr, code := runCLI(t, "", args(refPath, "-batched")...); code != exitInvalid {

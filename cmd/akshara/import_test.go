@@ -26,11 +26,11 @@ func TestImportAndReauditCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	// registrars missing: usage error, nothing written
-	_, stderr, code := runCLI(t, "", "import", "-db", db, "-zone", "भारत", file)
+	_, stderr, code := runCLI(t, "", "import", "-db", db, "-zone", "भारत", "-contacts-exempt", file)
 	if code != exitUsage || !strings.Contains(stderr, "-create-registrars") {
 		t.Fatalf("import without registrars: exit %d, %s", code, stderr)
 	}
-	out, stderr, code := runCLI(t, "", "import", "-db", db, "-zone", "भारत", "-create-registrars", "-json", file)
+	out, stderr, code := runCLI(t, "", "import", "-db", db, "-zone", "भारत", "-contacts-exempt", "-create-registrars", "-json", file)
 	if code != exitInvalid {
 		t.Fatalf("import: exit %d, want %d (one refused): %s", code, exitInvalid, stderr)
 	}
@@ -42,7 +42,7 @@ func TestImportAndReauditCommands(t *testing.T) {
 		t.Errorf("import summary %+v, want 4 registered, 1 exempted (कित्ताब), 1 refused, 2 registrars", sum)
 	}
 	// again: resumes after the end, exit 0
-	out, stderr, code = runCLI(t, "", "import", "-db", db, "-zone", "xn--h2brj9c", file)
+	out, stderr, code = runCLI(t, "", "import", "-db", db, "-zone", "xn--h2brj9c", "-contacts-exempt", file)
 	if code != exitOK || !strings.Contains(out, "skipped") {
 		t.Errorf("import again: exit %d\n%s%s", code, out, stderr)
 	}
@@ -123,7 +123,7 @@ func TestImportReservedCommand(t *testing.T) {
 			if _, errOut, code := runCLI(t, "", "reserve", "add", "-db", db, "किताब.भारत"); code != exitOK {
 				t.Fatalf("reserve add: exit %d: %s", code, errOut)
 			}
-			args := append([]string{"import", "-db", db, "-zone", "भारत", "-registrar", "old", "-create-registrars", "-json"}, tc.flags...)
+			args := append([]string{"import", "-db", db, "-zone", "भारत", "-registrar", "old", "-contacts-exempt", "-create-registrars", "-json"}, tc.flags...)
 			out, errOut, code := runCLI(t, "", append(args, file)...)
 			if code != tc.code {
 				t.Fatalf("import %v: exit %d, want %d: %s", tc.flags, code, tc.code, errOut)
@@ -154,7 +154,7 @@ func TestImportExpiresCommand(t *testing.T) {
 	if err := os.WriteFile(file, []byte("name,registrar,created,expires\nकिताब,old,2020-01-01,2040-01-01\nकमल,old,,\nसागर,old,2020-01-01,2019-01-01\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := runCLI(t, "", "import", "-db", filepath.Join(dir, "a.db"), "-zone", "भारत", "-create-registrars", "-json", file)
+	out, stderr, code := runCLI(t, "", "import", "-db", filepath.Join(dir, "a.db"), "-zone", "भारत", "-contacts-exempt", "-create-registrars", "-json", file)
 	if code != exitInvalid {
 		t.Fatalf("import -json: exit %d, want %d (one refused): %s", code, exitInvalid, stderr)
 	}
@@ -165,7 +165,7 @@ func TestImportExpiresCommand(t *testing.T) {
 	if !strings.Contains(out, `"without_expiry": 1`) || sum.Registered != 2 || sum.WithoutExpiry != 1 || sum.Refused != 1 || sum.Elapsed <= 0 || sum.Rate <= 0 {
 		t.Errorf("import -json: %s\nwant 2 registered, without_expiry 1, 1 refused (BAD_EXPIRY), elapsed and rate set", out)
 	}
-	out, stderr, code = runCLI(t, "", "import", "-db", filepath.Join(dir, "b.db"), "-zone", "भारत", "-create-registrars", file)
+	out, stderr, code = runCLI(t, "", "import", "-db", filepath.Join(dir, "b.db"), "-zone", "भारत", "-contacts-exempt", "-create-registrars", file)
 	if code != exitInvalid || !regexp.MustCompile(`without expiry +1 +\(`).MatchString(out) || !strings.Contains(out, "BAD_EXPIRY") {
 		t.Errorf("import: exit %d, summary\n%s%s\nwant 'without expiry  1' and BAD_EXPIRY", code, out, stderr)
 	}

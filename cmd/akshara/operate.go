@@ -43,6 +43,12 @@ func init() {
 // an error is printed as "akshara CMD: error" (exit 1 for a refusal by the
 // registry, 2 for usage and I/O).
 func withService(name string, open func(context.Context) (registry.Store, error), stderr io.Writer, f func(ctx context.Context, svc *registry.Service) error) int {
+	return withServiceExempt(name, open, stderr, nil, f)
+}
+
+// withServiceExempt is withService with the zones' contact policy not
+// binding the front ends exempt names (a command's -contacts-exempt).
+func withServiceExempt(name string, open func(context.Context) (registry.Store, error), stderr io.Writer, exempt []string, f func(ctx context.Context, svc *registry.Service) error) int {
 	ctx := context.Background()
 	store, err := open(ctx)
 	if err != nil {
@@ -50,7 +56,7 @@ func withService(name string, open func(context.Context) (registry.Store, error)
 		return exitUsage
 	}
 	defer store.Close()
-	svc, err := newService(ctx, store) // a staging registry's clock where it is one (clock.go)
+	svc, err := newServiceExempt(ctx, store, false, exempt) // a staging registry's clock where it is one (clock.go)
 	if err == nil {
 		err = f(ctx, svc)
 	}

@@ -67,7 +67,7 @@ func TestRegistrarCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		svc, _ := registry.NewService(context.Background(), store)
+		svc, _ := registry.NewServiceWith(context.Background(), store, registry.ServiceOptions{ContactsExempt: []string{""}})
 		_, err = svc.Authenticate(context.Background(), strings.TrimSpace(token))
 		return err
 	}
@@ -161,7 +161,7 @@ func TestReserveAndZoneCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, _ := registry.NewService(context.Background(), store)
+	svc, _ := registry.NewServiceWith(context.Background(), store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	res, err := svc.Check(context.Background(), "कित्ताब.भारत", "hi")
 	if err != nil || res.Status != registry.Reserved {
 		t.Errorf("check of a variant of a reserved name: %+v %v", res, err)
@@ -205,7 +205,7 @@ func TestBackupRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, _ := registry.NewService(ctx, store)
+	svc, _ := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	r, _, _ := svc.AddRegistrar(ctx, "acme")
 	hi := []string{"किताब", "कमल", "नमक", "सड़क", "कलम", "मकान", "बरतन"}
 	var before []string
@@ -259,7 +259,7 @@ func TestBackupRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rs.Close()
-	rsvc, _ := registry.NewService(ctx, rs)
+	rsvc, _ := registry.NewServiceWith(ctx, rs, registry.ServiceOptions{ContactsExempt: []string{""}})
 	for _, name := range before {
 		if _, err := rsvc.Info(ctx, name); err != nil {
 			t.Errorf("restored: %s: %v", name, err)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -126,6 +127,22 @@ func pgFlags(fs *flag.FlagSet) *postgres.Options {
 	return o
 }
 
+// contactsExemptList reads -contacts-exempt: front ends the zones' contact
+// policy does not bind (docs/contacts.md, "Front ends").
+func contactsExemptList(v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "":
+		case "http", "epp", "cli":
+			out = append(out, f)
+		default:
+			return nil, fmt.Errorf("-contacts-exempt: unknown front end %q (http, epp, cli)", f)
+		}
+	}
+	return out, nil
+}
+
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", serveUsage, stderr)
 	addr := fs.String("addr", envOr("AKSHARA_ADDR", "127.0.0.1:8080"), "listen `ADDRESS`")
@@ -140,8 +157,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	startEPP := eppFlags(fs) // epp.go
 	startWHOIS := whoisFlags(fs)
 	stage := stagingFlags(fs) // clock.go
+	exempt := fs.String("contacts-exempt", "", "front ends (`LIST`, comma-separated: http, epp, cli) whose domain creates and updates the zones' contact policy (zones file `contacts`) does not bind; empty: it binds every front end (docs/contacts.md)")
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
+	}
+	exemptList, err := contactsExemptList(*exempt)
+	if err != nil {
+		fmt.Fprintf(stderr, "akshara serve: %v\n", err)
+		return exitUsage
 	}
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
 	if *jsonLogs {
@@ -175,10 +198,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
 	}
-	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock})
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock, ContactsExempt: exemptList})
 	if err != nil {
 		log.Error("starting the registry", "error", err)
 		return exitUsage
+	}
+	if len(exemptList) > 0 {
+		log.Warn("the zones' contact policy does not bind these front ends (-contacts-exempt)", "front_ends", strings.Join(exemptList, ","))
 	}
 	if err := stage.start(ctx, svc, clockAtLeast, log); err != nil {
 		log.Error("starting the registry", "error", err)

@@ -22,7 +22,7 @@ func TestZoneExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestZonePublishCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -532,13 +532,69 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 	registered := look.registered
 	dn := &importDone{key: key, zone: zone, before: before}
 
-	// duplicates out; every other name gets a domain row (and an ID)
+	// with RefuseConflicts: the registrar and name of each domain of the
+	// database whose set meets the batch's
+	type owner struct {
+		registrar int64
+		name      string
+	}
+	var dbOwner map[int64]owner
+	if b.RefuseConflicts {
+		dbOwner = map[int64]owner{}
+		var ids []int64
+		seen := map[int64]bool{}
+		for _, l := range setLabels {
+			for _, id := range members[l] {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		slices.Sort(ids)
+		err := s.idList(ctx, tx, `SELECT id, registrar_id, label, zone FROM domains WHERE id IN (%s)`, ids, func(r *sql.Rows) error {
+			var id, reg int64
+			var label, dzone string
+			err := r.Scan(&id, &reg, &label, &dzone)
+			dbOwner[id] = owner{reg, label + "." + dzone}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	batchHeld := map[string][]*registry.ImportItem{} // RefuseConflicts: the labels of the batch's names written so far
+
+	// duplicates out, and with RefuseConflicts the names meeting another
+	// registrar's; every other name gets a domain row (and an ID)
 	var fresh []*registry.ImportItem
 	byLabel := map[string]*registry.ImportItem{}
 	for _, it := range b.Items {
 		if _, ok := registered[it.Domain.Label]; ok {
 			it.Outcome = registry.ImportDuplicate
 			continue
+		}
+		if b.RefuseConflicts {
+			var against []string
+			for _, l := range it.Domain.Blocks {
+				for _, id := range members[l] {
+					if o := dbOwner[id]; o.registrar != it.RegistrarID && !slices.Contains(against, o.name) {
+						against = append(against, o.name)
+					}
+				}
+				for _, o := range batchHeld[l] {
+					if o.RegistrarID != it.RegistrarID && !slices.Contains(against, o.Domain.Name) {
+						against = append(against, o.Domain.Name)
+					}
+				}
+			}
+			if len(against) > 0 {
+				it.Outcome, it.ExemptWith = registry.ImportRefusedConflict, against
+				continue
+			}
+			for _, l := range it.Domain.Blocks {
+				batchHeld[l] = append(batchHeld[l], it)
+			}
 		}
 		registered[it.Domain.Label] = 0
 		fresh = append(fresh, it)
@@ -671,7 +727,21 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 			return fmt.Errorf("import: domain %d, exempted with a name of the batch, is not there", id)
 		}
 	}
-	var n [4]int
+	// the names' contacts (checked by the registry: each the name's
+	// registrar's; the foreign keys check that they are still there)
+	links := s.inserter(ctx, tx, `INSERT INTO domain_contacts (domain_id, contact_id, role) VALUES `, ``, 3, nil)
+	defer links.close()
+	for _, it := range fresh {
+		for _, c := range it.Contacts {
+			if err := links.add(it.Domain.ID, c.Ref, c.Role); err != nil {
+				return err
+			}
+		}
+	}
+	if err := links.flush(); err != nil {
+		return err
+	}
+	var n [5]int
 	for _, it := range b.Items {
 		n[it.Outcome]++
 		for _, o := range otherIDs[it] {
@@ -679,6 +749,9 @@ func (s *Store) importBatch(ctx context.Context, conn *sql.Conn, tx *sql.Tx, b *
 		}
 	}
 	result := fmt.Sprintf("ok registered %d, exempted %d, duplicates %d", n[registry.ImportRegistered], n[registry.ImportExempted], n[registry.ImportDuplicate])
+	if b.RefuseConflicts {
+		result += fmt.Sprintf(", refused as conflicting %d", n[registry.ImportRefusedConflict])
+	}
 	if err := s.importRecord(ctx, tx, b.Source, zone, b.LastLine, b.Done, now, result, b.Note); err != nil {
 		return err
 	}

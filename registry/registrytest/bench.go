@@ -59,7 +59,7 @@ func Bench(b *testing.B, open func(b *testing.B) *sqlstore.Store) {
 	}
 	setup := func(b *testing.B) (*registry.Service, *registry.Registrar, string) {
 		s := open(b)
-		svc, err := registry.NewService(ctx, s)
+		svc, err := registry.NewServiceWith(ctx, s, Exempt(registry.ServiceOptions{}, ""))
 		if err != nil {
 			b.Fatal(err)
 		}

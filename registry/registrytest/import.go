@@ -63,6 +63,8 @@ func RunImport(t *testing.T, open func(t *testing.T) registry.Store) {
 	t.Run("AheadHook", func(t *testing.T) { testImportAheadHook(t, open) })
 	t.Run("ClockCreated", func(t *testing.T) { testImportClockCreated(t, open) })
 	t.Run("Expires", func(t *testing.T) { testImportExpires(t, open) })
+	t.Run("Contacts", func(t *testing.T) { testImportContacts(t, open) })
+	t.Run("ConflictsRefuse", func(t *testing.T) { testImportConflictsRefuse(t, open) })
 }
 
 // testImportExpires: the expires column is stored as the domain's expiry,
@@ -84,7 +86,7 @@ func testImportExpires(t *testing.T, open func(*testing.T) registry.Store) {
 		"मकान,old,hi,2029-01-01,soon\n" // not a date
 	var refusals []registry.ImportRefusal
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
-	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत",
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत",
 		Refused: func(r registry.ImportRefusal) { refusals = append(refusals, r) }})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +164,7 @@ func testImportClockCreated(t *testing.T, open func(*testing.T) registry.Store) 
 	e.clock.Set(at)
 	file := "name,registrar,lang,created\nकिताब,old,hi,\nकमल,old,hi,2012-05-01\n"
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
-	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत"})
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत"})
 	if err != nil || sum.Registered != 2 {
 		t.Fatalf("Import: %+v, %v; want 2 registered", sum, err)
 	}
@@ -186,7 +188,7 @@ func testImportLegacyJoiner(t *testing.T, open func(*testing.T) registry.Store) 
 	e.registrar("old")
 	file := "सागर\u200d\nक\u200cमल\n"
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
-	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", Registrar: "old", AllowInvalid: true})
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत", Registrar: "old", AllowInvalid: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func testImportLegacyJoiner(t *testing.T, open func(*testing.T) registry.Store) 
 		}
 	}
 	try("after the import")
-	plain, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{NoRecompute: true})
+	plain, err := registry.NewServiceWith(e.ctx, e.store, Exempt(registry.ServiceOptions{NoRecompute: true}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +247,7 @@ func testImportHostileFile(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
 	file := "\ufeffname,registrar\nकिताब,acme\nक\x00मल,acme\nकमल,ac\x00me\nनमक,ac\u202eme\nसागर,ac\u200bme\n"
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
-	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, AllowInvalid: true})
+	sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, AllowInvalid: true})
 	if err != nil {
 		t.Fatalf("Import: %v", err)
 	}
@@ -352,7 +354,7 @@ func ImportRows(t testing.TB, db *sql.DB) string {
 // batches otherwise.
 func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, want *ImportWant, opener func() (io.ReadCloser, error), batch int, batched bool) {
 	e := newEnv(t, open)
-	opts := registry.ImportOptions{Zone: "भारत", BatchSize: batch, Workers: 2, Batched: batched}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", BatchSize: batch, Workers: 2, Batched: batched}
 	built := !batched && canBuild(t, e)
 
 	// registrars missing: nothing is written
@@ -414,7 +416,7 @@ func testImportGenerated(t *testing.T, open func(*testing.T) registry.Store, wan
 	{
 		first, second := "त"+Label(1_500_000)+".भारत", "त्त"+Label(1_500_000)+".भारत"
 		pairFile := "name,registrar\n" + first + ",r0\n" + second + ",r1\n"
-		sum, err := e.svc.Import(e.ctx, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(pairFile)), nil }, registry.ImportOptions{Zone: "भारत"})
+		sum, err := e.svc.Import(e.ctx, func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(pairFile)), nil }, registry.ImportOptions{ContactsExempt: true, Zone: "भारत"})
 		if err != nil || sum.Registered != 1 || sum.Exempted != 1 {
 			t.Fatalf("Import of a pair: %+v, %v", sum, err)
 		}
@@ -468,7 +470,7 @@ func testImportResume(t *testing.T, open func(*testing.T) registry.Store, want *
 	e := newEnv(t, open)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	opts := registry.ImportOptions{Zone: "xn--h2brj9c", BatchSize: batch, CreateRegistrars: true, Batched: true,
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "xn--h2brj9c", BatchSize: batch, CreateRegistrars: true, Batched: true,
 		// stop after the first batch that reaches the middle of the file
 		Refused: func(r registry.ImportRefusal) {
 			if r.Line > want.Records/2 {
@@ -510,7 +512,7 @@ func testImportLegacy(t *testing.T, open func(*testing.T) registry.Store) {
 	file := "क्अब\nकिताब\nकर\nकित्ताब\n"
 	opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
 	// batches of 2: the file ends right after a full batch
-	opts := registry.ImportOptions{Zone: "भारत", Registrar: "old", BatchSize: 2}
+	opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", Registrar: "old", BatchSize: 2}
 	sum, err := e.svc.Import(e.ctx, opener, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -576,7 +578,7 @@ func testImportReserved(t *testing.T, open func(*testing.T) registry.Store) {
 				t.Fatalf("Reserve: %v", err)
 			}
 			var refusals []registry.ImportRefusal
-			opts := registry.ImportOptions{Zone: "भारत", Registrar: "old", AllowReserved: tc.allow, BatchSize: 2,
+			opts := registry.ImportOptions{ContactsExempt: true, Zone: "भारत", Registrar: "old", AllowReserved: tc.allow, BatchSize: 2,
 				Refused: func(r registry.ImportRefusal) { refusals = append(refusals, r) }}
 			opener := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(file)), nil }
 			sum, err := e.svc.Import(e.ctx, opener, opts)

@@ -69,7 +69,7 @@ func testImportBuiltAsBatched(t *testing.T, open func(*testing.T) registry.Store
 				if i == 1 {
 					e.clock.Set(now[0].clock.Now())
 				}
-				sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true, BatchSize: 300,
+				sum, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true, BatchSize: 300,
 					AllowInvalid: allowInvalid, Batched: batched,
 					Refused: func(r registry.ImportRefusal) { refusals[i] = append(refusals[i], r) }})
 				if err != nil {
@@ -118,7 +118,7 @@ func testImportBuildInterrupted(t *testing.T, open func(*testing.T) registry.Sto
 			ctx, cancel := context.WithCancel(e.ctx)
 			defer cancel()
 			seen := false
-			sum, err := e.svc.Import(ctx, opener, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true,
+			sum, err := e.svc.Import(ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true,
 				StageHook: func(stage string) {
 					if stage == at {
 						seen = true
@@ -137,7 +137,7 @@ func testImportBuildInterrupted(t *testing.T, open func(*testing.T) registry.Sto
 			if !canBuild(t, e) {
 				t.Fatalf("the zone is not empty after the interrupted build")
 			}
-			again, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{Zone: "भारत", CreateRegistrars: true})
+			again, err := e.svc.Import(e.ctx, opener, registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true})
 			if err != nil || !again.Built || again.Skipped != 0 {
 				t.Fatalf("Import again: %+v, %v; want built from the first line", again, err)
 			}

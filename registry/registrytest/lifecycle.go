@@ -23,7 +23,7 @@ func lifeEnv(t *testing.T, open func(*testing.T) registry.Store, lc map[string]a
 	t.Helper()
 	store := open(t)
 	clock := registry.NewManualClock(T0)
-	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{Clock: clock, Lifecycle: lc})
+	svc, err := registry.NewServiceWith(t.Context(), store, Exempt(registry.ServiceOptions{Clock: clock, Lifecycle: lc}, ""))
 	if err != nil {
 		t.Fatalf("NewService: %v", err)
 	}
@@ -438,7 +438,7 @@ func testPurgeExempted(t *testing.T, open func(*testing.T) registry.Store) {
 // (a step decided on a revision another worker changed is decided again).
 func testConcurrentWorkers(t *testing.T, open func(*testing.T) registry.Store) {
 	e := lifeEnv(t, open, nil)
-	svc2, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{Clock: e.clock})
+	svc2, err := registry.NewServiceWith(e.ctx, e.store, Exempt(registry.ServiceOptions{Clock: e.clock}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -290,7 +290,7 @@ func testReserved(t *testing.T, open func(*testing.T) registry.Store) {
 // takes it.
 func testAddZone(t *testing.T, open func(*testing.T) registry.Store) {
 	store := open(t)
-	svc, err := registry.NewService(t.Context(), store)
+	svc, err := registry.NewServiceWith(t.Context(), store, Exempt(registry.ServiceOptions{}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func testAddZone(t *testing.T, open func(*testing.T) registry.Store) {
 	if err := svc.AddZone(t.Context(), z); err != nil {
 		t.Fatalf("AddZone(test): %v", err)
 	}
-	svc2, err := registry.NewService(t.Context(), store)
+	svc2, err := registry.NewServiceWith(t.Context(), store, Exempt(registry.ServiceOptions{}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func PostgresService(tb testing.TB) *registry.Service {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() }) // before the schema is dropped
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, Exempt(registry.ServiceOptions{}, ""))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func PostgresServiceWith(tb testing.TB, o registry.ServiceOptions) *registry.Ser
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { store.Close() })
+	tb.Cleanup(func() { store.Close() }) // before the schema is dropped
 	svc, err := registry.NewServiceWith(ctx, store, o)
 	if err != nil {
 		tb.Fatal(err)

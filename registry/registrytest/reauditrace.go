@@ -65,11 +65,11 @@ func testReauditCreateAfterScan(t *testing.T, open func(*testing.T) registry.Sto
 			t.Fatalf("Create(%s): %v", n, err)
 		}
 	}
-	mod, err := registry.NewServiceWith(e.ctx, e.store, ModifiedHindi(t))
+	mod, err := registry.NewServiceWith(e.ctx, e.store, Exempt(ModifiedHindi(t), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{NoRecompute: true})
+	plain, err := registry.NewServiceWith(e.ctx, e.store, Exempt(registry.ServiceOptions{NoRecompute: true}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,14 +122,14 @@ func testReauditCreateAfterScan(t *testing.T, open func(*testing.T) registry.Sto
 func testReauditLoad(t *testing.T, open func(*testing.T) registry.Store) {
 	e := newEnv(t, open)
 	n := ReauditRaceSize()
-	if _, err := e.svc.Import(e.ctx, GeneratedImport(t, n, 5), registry.ImportOptions{Zone: "भारत", CreateRegistrars: true}); err != nil {
+	if _, err := e.svc.Import(e.ctx, GeneratedImport(t, n, 5), registry.ImportOptions{ContactsExempt: true, Zone: "भारत", CreateRegistrars: true}); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	mod, err := registry.NewServiceWith(e.ctx, e.store, ModifiedHindi(t))
+	mod, err := registry.NewServiceWith(e.ctx, e.store, Exempt(ModifiedHindi(t), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{NoRecompute: true})
+	plain, err := registry.NewServiceWith(e.ctx, e.store, Exempt(registry.ServiceOptions{NoRecompute: true}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

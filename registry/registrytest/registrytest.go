@@ -133,7 +133,7 @@ func newEnv(t *testing.T, open func(*testing.T) registry.Store) *env {
 	store := open(t)
 	ctx := t.Context()
 	clock := registry.NewManualClock(time.Now())
-	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock})
+	svc, err := registry.NewServiceWith(ctx, store, Exempt(registry.ServiceOptions{Clock: clock}, ""))
 	if err != nil {
 		t.Fatalf("NewService: %v", err)
 	}
@@ -319,7 +319,7 @@ func testZones(t *testing.T, open func(*testing.T) registry.Store) {
 	compare("Store.Zones", stored)
 
 	// A second service on the same store creates nothing new.
-	svc2, err := registry.NewService(e.ctx, e.store)
+	svc2, err := registry.NewServiceWith(e.ctx, e.store, Exempt(registry.ServiceOptions{}, ""))
 	if err != nil {
 		t.Fatalf("second NewService: %v", err)
 	}
@@ -754,7 +754,7 @@ func testArabicHeh(t *testing.T, open func(*testing.T) registry.Store) {
 			t.Fatal(err)
 		}
 		before, err := registry.NewServiceWith(e.ctx, e.store, registry.ServiceOptions{
-			NoRecompute: true, Clock: e.clock, DataVersion: "before",
+			NoRecompute: true, Clock: e.clock, DataVersion: "before", ContactsExempt: []string{""},
 			Lookup: func(tag string) (*akshara.Language, error) {
 				if tag == "sd" {
 					return sd, nil
