@@ -218,6 +218,17 @@ func testLifecycleScenario(t *testing.T, open func(*testing.T) registry.Store) {
 	}
 	del = e.clock.Now()
 	e.clock.Set(del.Add(30 * day))
+	// issue 34 item 8: the redemption is over at its end by the clock,
+	// before the worker has moved the domain on (its stored statuses
+	// still say redemptionPeriod): a restore, request or report, is
+	// refused and changes nothing
+	if d, err := e.svc.Info(e.ctx, kitab); err != nil || !d.HasStatus(registry.StatusRedemptionPeriod) {
+		t.Fatalf("before the worker runs: %v, %v; want still redemptionPeriod as stored", d, err)
+	}
+	for _, op := range []string{registry.RestoreRequest, registry.RestoreReport} {
+		_, err = e.svc.RestoreDomain(e.ctx, alpha, registry.DomainRestore{Name: kitab, Op: op})
+		wantCode(t, "restore "+op+" at the redemption end, before the worker", err, registry.CodeStatusProhibits)
+	}
 	if rep, err := e.svc.RunLifecycle(e.ctx, 0); err != nil || rep.Redeemed != 1 || rep.Purged != 0 {
 		t.Fatalf("RunLifecycle at the end of redemption = %+v, %v", rep, err)
 	}
