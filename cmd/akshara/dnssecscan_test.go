@@ -32,7 +32,7 @@ func TestDNSSECScanCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}}) // the test seeds names by Go calls, without contacts
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestCDSWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}}) // the test seeds names by Go calls, without contacts
 	if err != nil {
 		t.Fatal(err)
 	}

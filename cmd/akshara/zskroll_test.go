@@ -140,7 +140,7 @@ func TestKnotZSKRollover(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}}) // the test seeds names by Go calls, without contacts
 	if err != nil {
 		t.Fatal(err)
 	}
