@@ -117,8 +117,8 @@ func testDNSOutbox(t *testing.T, open func(*testing.T) registry.Store) {
 		"ns1.anna.in.": "ns1.anna.in. A 8.8.8.8",
 		"anna.in":      "anna.in. NS ns1.example.net.",
 		"cora.in":      "cora.in. NS ns1.example.net.",
-		"zz.in":     "",
-		"in":        "",
+		"zz.in":        "",
+		"in":           "",
 	} {
 		recs, err := e.svc.OwnerRecords(ctx, "in", owner)
 		must(t, "OwnerRecords", err)
