@@ -138,6 +138,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	startEPP := eppFlags(fs) // epp.go
 	startWHOIS := whoisFlags(fs)
 	stage := stagingFlags(fs) // clock.go
+	dnsf := addDNSFlags(fs)   // zonefollow.go: continuous publication (docs/delegation.md)
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -201,6 +202,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if db, ok := store.(interface{ DB() *sql.DB }); ok {
 		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
 	}
+	pub, err := dnsf.publisher(svc, log)
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
+	if pub != nil {
+		metrics.MustRegister(pub.Collectors()...)
+	}
 	baseURL, err := o.base()
 	if err != nil {
 		log.Error("starting", "error", err)
@@ -245,6 +254,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopWHOIS()
+	if pub != nil {
+		go pub.Run(ctx) // zonefollow.go, dnspub
+		log.Info("publishing continuously", "zones", *dnsf.zones, "primary", *dnsf.server, "holder", pub.Holder())
+	}
 	go lifecycleWorker(ctx, svc, log, *lifeEvery) // lifecycle.go
 	go svc.RunTransferWorker(ctx, time.Minute)    // pending transfers past their period (docs/registry.md)
 	go func() { errc <- srv.Serve(ln) }()
