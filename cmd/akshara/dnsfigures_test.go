@@ -37,6 +37,7 @@ func TestDNSFigures(t *testing.T) {
 		t.Skip("AKSHARA_DNS_FIGURES=N (delegations) not set: the figures are not measured")
 	}
 	needTools(t, "knotd", "knotc", "kdig", "nsd")
+	startWait = 20 * time.Minute
 	rate := envInt("AKSHARA_DNS_RATE", 20)
 	seconds := envInt("AKSHARA_DNS_SECONDS", 30)
 	interval := time.Second

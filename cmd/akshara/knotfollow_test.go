@@ -127,6 +127,10 @@ func waitFor(t testing.TB, what string, limit time.Duration, f func() bool) {
 	}
 }
 
+// startWait bounds the wait for knotd's first signing and NSD's first
+// transfer (TestDNSFigures raises it for a large zone).
+var startWait = 30 * time.Second
+
 // primaryWithSecondary publishes the zone in of svc once into dir, starts
 // knotd on it (the configuration zone publish -knot-conf writes) and an
 // NSD secondary transferring it from knotd; it returns both addresses.
@@ -150,7 +154,7 @@ func primaryWithSecondary(t testing.TB, ctx context.Context, svc *registry.Servi
 	}
 	_, knotLog = startDaemon(t, "knotd", "-c", cf)
 	primary = fmt.Sprintf("127.0.0.1:%d", pPort)
-	waitFor(t, "knotd serving the zone", 20*time.Second, func() bool { return soaSerial(primary, "in") != 0 })
+	waitFor(t, "knotd serving the zone", startWait, func() bool { return soaSerial(primary, "in") != 0 })
 	// the secondary: NSD, NOTIFY from the primary and IXFR, with the
 	// transfer key (docs/delegation.md)
 	nd := filepath.Join(dir, "nsd")
@@ -164,7 +168,7 @@ func primaryWithSecondary(t testing.TB, ctx context.Context, svc *registry.Servi
 	}
 	startDaemon(t, "nsd", "-d", "-c", ncf)
 	secondary = fmt.Sprintf("127.0.0.1:%d", sPort)
-	waitFor(t, "NSD transferring the zone", 30*time.Second, func() bool { return soaSerial(secondary, "in") == soaSerial(primary, "in") })
+	waitFor(t, "NSD transferring the zone", startWait, func() bool { return soaSerial(secondary, "in") == soaSerial(primary, "in") })
 	return primary, secondary, knotLog
 }
 

@@ -61,7 +61,10 @@ flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md). With -staging it is a
 staging (OT&E) server: the registry's clock runs ahead of real time by
 the offset the database keeps (akshara clock advance; docs/operations.md,
-Staging), and every answer says so.
+Staging), and every answer says so. With -dns-update it publishes the
+zones -dns-zone names continuously, by DNS UPDATE signed with -dns-tsig
+to the hidden primary (docs/delegation.md, Continuous publication; one
+process publishes among several on one database).
 
 Environment (each sets the flag beside it; a flag given wins):
 
@@ -79,6 +82,9 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_EPP_CLIENT_CA    -epp-client-ca
   AKSHARA_WHOIS            -whois
   AKSHARA_BASE_URL         -base-url
+  AKSHARA_DNS_UPDATE       -dns-update
+  AKSHARA_DNS_TSIG         -dns-tsig
+  AKSHARA_DNS_ZONE         -dns-zone
 
 deploy/akshara.env sets them for deploy/akshara.service.
 
