@@ -84,6 +84,11 @@ type DNSOutboxStore interface {
 	ZoneDomain(ctx context.Context, zone, name string) (*ZoneDelegation, error)
 	// ZoneDelegationCount counts the zone's domains with name servers.
 	ZoneDelegationCount(ctx context.Context, zone string) (int64, error)
+	// LastDNSChange is the id of the zone's last row (0 for none).
+	LastDNSChange(ctx context.Context, zone string) (int64, error)
+	// PruneDNSChanges deletes the zone's rows with an id up to through
+	// recorded before before, and returns how many.
+	PruneDNSChanges(ctx context.Context, zone string, through int64, before time.Time) (int64, error)
 }
 
 func (s *Service) outbox() (DNSOutboxStore, error) {
@@ -289,4 +294,48 @@ func (s *Service) ZoneDelegations(ctx context.Context, zone string) (int64, erro
 		return 0, err
 	}
 	return o.ZoneDelegationCount(ctx, z.Name)
+}
+
+// DNSMark is where the outbox of a zone stood when a full publication
+// (zone publish) began to read the zone.
+type DNSMark struct {
+	zone string
+	id   int64
+	at   time.Time
+}
+
+// MarkDNS notes where the zone's outbox stands, before a full export.
+func (s *Service) MarkDNS(ctx context.Context, zone string) (DNSMark, error) {
+	z, err := s.zoneOf(zone)
+	if err != nil {
+		return DNSMark{}, err
+	}
+	o, err := s.outbox()
+	if err != nil {
+		return DNSMark{}, err
+	}
+	id, err := o.LastDNSChange(ctx, z.Name)
+	return DNSMark{z.Name, id, s.clock.Now()}, err
+}
+
+// dnsPruneMargin is how long before a full export's start a row must have
+// been recorded for the export to cover it: a command records its rows
+// in its transaction, which commits within it (on PostgreSQL an id is
+// taken at the insert, not at the commit, so an id below the mark may
+// commit after the export read its domain).
+const dnsPruneMargin = 10 * time.Second
+
+// PruneDNS deletes the outbox rows a full publication of the zone,
+// begun at m and now in place, has covered: the rows up to the mark
+// recorded dnsPruneMargin before it. Without a publisher (no -dns-update)
+// this is what keeps the outbox from growing. It returns how many.
+func (s *Service) PruneDNS(ctx context.Context, m DNSMark) (int64, error) {
+	if m.zone == "" {
+		return 0, nil
+	}
+	o, err := s.outbox()
+	if err != nil {
+		return 0, err
+	}
+	return o.PruneDNSChanges(ctx, m.zone, m.id, m.at.Add(-dnsPruneMargin))
 }

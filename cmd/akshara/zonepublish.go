@@ -60,6 +60,11 @@ func publishZone(ctx context.Context, svc *registry.Service, zone string, eo reg
 		serial = old.serial + 1
 	}
 	eo.Serial = serial
+	// where the DNS outbox stands: what it holds now, the export covers
+	mark, err := svc.MarkDNS(ctx, zone)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(o.Out), ".zone-export-*")
 	if err != nil {
 		return 0, 0, 0, err
@@ -99,6 +104,12 @@ func publishZone(ctx context.Context, svc *registry.Service, zone string, eo reg
 		if err := o.Reload(strings.TrimSuffix(cur.origin, ".")); err != nil {
 			return serial, oldN, newN, fmt.Errorf("the zone file is written, the reload failed: %w", err)
 		}
+	}
+	// the outbox's rows the file covers go (docs/delegation.md,
+	// Continuous publication): without a publisher, nothing else
+	// deletes them
+	if _, err := svc.PruneDNS(ctx, mark); err != nil {
+		return serial, oldN, newN, fmt.Errorf("the zone is published; pruning the DNS outbox failed: %w", err)
 	}
 	return serial, oldN, newN, nil
 }

@@ -185,3 +185,24 @@ func (s *Store) ZoneDelegationCount(ctx context.Context, zone string) (n int64, 
 	})
 	return n, internal("counting the zone's delegations", err)
 }
+
+// LastDNSChange implements registry.DNSOutboxStore.
+func (s *Store) LastDNSChange(ctx context.Context, zone string) (id int64, err error) {
+	err = s.do(ctx, func() error {
+		return s.conn(ctx).QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(id), 0) FROM dns_outbox WHERE zone = ?`), zone).Scan(&id)
+	})
+	return id, internal("reading the DNS outbox", err)
+}
+
+// PruneDNSChanges implements registry.DNSOutboxStore.
+func (s *Store) PruneDNSChanges(ctx context.Context, zone string, through int64, before time.Time) (n int64, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, s.q(`DELETE FROM dns_outbox WHERE zone = ? AND id <= ? AND at < ?`), zone, through, nanos(before))
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, internal("pruning the DNS outbox", err)
+}

@@ -199,6 +199,20 @@ func testDNSOutbox(t *testing.T, open func(*testing.T) registry.Store) {
 	if ok, _ := e.svc.TakeDNSLease(ctx, "dns", "test", time.Hour); ok {
 		t.Errorf("the old holder took the lease back")
 	}
+	// a full publication prunes what it covers: the rows up to its mark
+	// recorded 10 s before it; the rows after stay
+	before, _ := e.svc.PendingDNS(ctx, []string{"in"}, 1000)
+	e.clock.Advance(time.Minute)
+	m, err := e.svc.MarkDNS(ctx, "in")
+	must(t, "MarkDNS", err)
+	_, err = e.svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: "anna.in", RemStatuses: []string{registry.StatusClientHold}})
+	must(t, "hold removed", err)
+	if n, err := e.svc.PruneDNS(ctx, m); err != nil || n != int64(len(before)) {
+		t.Errorf("PruneDNS: %d %v, want %d", n, err, len(before))
+	}
+	if after, _ := e.svc.PendingDNS(ctx, []string{"in"}, 1000); len(after) == 0 || after[0].ID <= before[len(before)-1].ID {
+		t.Errorf("after PruneDNS: %+v, want the rows after the mark", after)
+	}
 }
 
 func recordLines(recs []registry.ZoneRecord) string {
