@@ -27,6 +27,7 @@ type knotConfig struct {
 	TransferKey *tsigKey // the secondaries' (transfers and NOTIFY)
 	Secondaries []string // ADDR@PORT: NOTIFY sent, transfers allowed
 	NSEC3       bool     // NSEC3 with opt-out (RFC 9276: no iterations, no salt)
+	JournalMax  string   // journal-max-usage: the zone and its history; "" for 4G
 	LogLevel    string   // "" for info
 }
 
@@ -100,12 +101,15 @@ func (c knotConfig) String() string {
     # the UPDATEs' changes and the zone itself live in the journal (a
     # restart loads it from there); the file is never written back
     journal-content: all
+    # the journal holds the signed zone itself: Knot's 100M default does
+    # not hold a large zone (a 1 M delegation zone is refused, unloaded)
+    journal-max-usage: %s
     zonefile-sync: -1
     serial-policy: increment
     dnssec-signing: on
     dnssec-policy: tld
     acl: %s
-`, c.Zone, c.File, list(acls))
+`, c.Zone, c.File, journalMax(c.JournalMax), list(acls))
 	if len(remotes) > 0 {
 		fmt.Fprintf(&b, "    notify: %s\n", list(remotes))
 	}
@@ -155,4 +159,11 @@ func writeFileAtomic(name string, b []byte) error {
 		return err
 	}
 	return os.Rename(f.Name(), name)
+}
+
+func journalMax(s string) string {
+	if s == "" {
+		return "4G"
+	}
+	return s
 }

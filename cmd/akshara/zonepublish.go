@@ -191,12 +191,13 @@ func cmdZonePublish(args []string, stdout, stderr io.Writer) int {
 	transferTSIG := fs.String("knot-transfer-tsig", "", "with -knot-conf: the secondaries' TSIG key `NAME:ALG:SECRET` (transfers, NOTIFY)")
 	secondaries := fs.String("knot-secondary", "", "with -knot-conf: the secondaries `ADDR@PORT,...` (NOTIFY, IXFR)")
 	nsec3 := fs.Bool("knot-nsec3", false, "with -knot-conf: NSEC3 with opt-out (RFC 9276) instead of NSEC")
+	journalMaxUsage := fs.String("knot-journal-max", "4G", "with -knot-conf: Knot's journal-max-usage `SIZE` (it holds the signed zone and its history)")
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
 	var kc *knotConfig
 	if *knotConf != "" {
-		kc = &knotConfig{File: *out, Storage: *knotStorage, Rundir: *knotRundir, NSEC3: *nsec3}
+		kc = &knotConfig{File: *out, Storage: *knotStorage, Rundir: *knotRundir, NSEC3: *nsec3, JournalMax: *journalMaxUsage}
 		for _, l := range strings.Split(*knotListen, ",") {
 			if l = strings.TrimSpace(l); l != "" {
 				kc.Listen = append(kc.Listen, l)
