@@ -61,8 +61,8 @@ type Options struct {
 	Timeout  time.Duration // for one UPDATE or query; 0 for 10 s
 	// The change guard: a round's drops of delegations are held back when
 	// there are more than GuardFloor of them and more than GuardMaxDrop
-	// (0..1) of the zone's delegations. GuardFloor < 0 turns it off; 0
-	// is DefaultGuardFloor, GuardMaxDrop 0 DefaultGuardMaxDrop.
+	// (0..1) of the zone's delegations. GuardFloor < 0 turns it off; both
+	// 0 are the defaults (DefaultGuardFloor, DefaultGuardMaxDrop).
 	GuardFloor   int
 	GuardMaxDrop float64
 	Lease        string        // the lease's name; "" for "dns-publisher"
@@ -131,11 +131,8 @@ func New(svc *registry.Service, o Options) (*Publisher, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	if o.GuardFloor == 0 {
-		o.GuardFloor = DefaultGuardFloor
-	}
-	if o.GuardMaxDrop == 0 {
-		o.GuardMaxDrop = DefaultGuardMaxDrop
+	if o.GuardFloor == 0 && o.GuardMaxDrop == 0 {
+		o.GuardFloor, o.GuardMaxDrop = DefaultGuardFloor, DefaultGuardMaxDrop
 	}
 	if o.Lease == "" {
 		o.Lease = "dns-publisher"
