@@ -295,6 +295,20 @@ func TestKnotFollow(t *testing.T) {
 	c := startEPP(t, svc, "acme")
 	c.createDomain("epp.in", []string{"ns.example.net"}, []registry.DS{{KeyTag: 4242, Algorithm: 13, DigestType: 2, Digest: knotDigest}})
 	appear("EPP create", "epp.in", true)
+	// signed incrementally: the new DS's RRSIG validates against the
+	// zone's DNSKEYs (miekg/dns), at the primary and at the secondary
+	servers := map[string]*knotServer{}
+	for _, s := range both {
+		_, port, _ := strings.Cut(s, ":")
+		p, _ := strconv.Atoi(port)
+		servers[s] = &knotServer{port: p}
+	}
+	for _, s := range both {
+		k := servers[s]
+		if got := k.signedAnswer(t, k.zoneKeys(t, "in"), "epp.in", dns.TypeDS); len(got) != 1 || !strings.HasSuffix(got[0].String(), "\tDS\t4242 13 2 "+knotDigest) {
+			t.Errorf("epp.in DS at %s: %v", s, got)
+		}
+	}
 	c.createHost("ns1.epp.in", "9.9.9.9")
 	c.addDelegation("alpha.in", []string{"ns1.epp.in"}, nil)
 	for _, s := range both {
@@ -307,6 +321,10 @@ func TestKnotFollow(t *testing.T) {
 	}
 	c.setStatus("charlie.in", registry.StatusClientHold, false)
 	appear("EPP hold", "charlie.in", false)
+	for _, s := range both { // the denial signed, at both
+		k := servers[s]
+		k.signedDenial(t, k.zoneKeys(t, "in"), "charlie.in", dns.TypeNS)
+	}
 	c.setStatus("charlie.in", registry.StatusClientHold, true)
 	appear("EPP hold removed", "charlie.in", true)
 	clock.Set(clock.Now().AddDate(0, 0, 6))
