@@ -220,7 +220,16 @@ func (s *Service) ObserveCDS(ctx context.Context, rep CDSReport, acc CDSAcceptan
 		if _, err := s.store.ApplyChange(ctx, d, ch); err != nil { // the revision, the audit record, the poll message
 			return err
 		}
+		// the DS change recorded for continuous publication (the DNS
+		// outbox, dnsoutbox.go), in this transaction
+		w, err := s.watchDNS(ctx, []DNSDomain{{z.Name, label}})
+		if err != nil {
+			return err
+		}
 		if err := dstore.ChangeDelegation(ctx, z.Name, label, d.RegistrarID, &DelegationChange{RemAllDS: true, AddDS: want, MaxNS: z.MaxNS(), MaxDS: MaxDS}); err != nil {
+			return err
+		}
+		if err := w.record(ctx); err != nil {
 			return err
 		}
 		return cs.ClearCDSState(ctx, d.ID)

@@ -127,7 +127,15 @@ func (s *Service) createDomain(ctx context.Context, r *Registrar, req DomainCrea
 			if err != nil {
 				return err
 			}
+			// the DNS outbox (dnsoutbox.go): the domain, the hosts it names
+			w, err := s.watchDNS(ctx, []DNSDomain{{d.Zone, d.Label}})
+			if err != nil {
+				return err
+			}
 			if err := ds.ChangeDelegation(ctx, d.Zone, d.Label, r.ID, deleg); err != nil {
+				return err
+			}
+			if err := w.record(ctx); err != nil {
 				return err
 			}
 		}

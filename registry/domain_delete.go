@@ -44,6 +44,10 @@ func (s *Service) deleteDomain(ctx context.Context, r *Registrar, req DomainDele
 		if err := s.groupDeletable(ctx, d); err != nil { // sameentity.go
 			return err
 		}
+		w, err := s.watchDNS(ctx, []DNSDomain{{z.Name, label}}) // the DNS outbox (dnsoutbox.go)
+		if err != nil {
+			return err
+		}
 		now := s.clock.Now()
 		ch := change(ctx, d, "delete", r.Name, now)
 		// the store refuses a pending transfer and hosts under the domain,
@@ -57,6 +61,9 @@ func (s *Service) deleteDomain(ctx context.Context, r *Registrar, req DomainDele
 		out, err = s.store.ApplyChange(ctx, d, ch)
 		if err == nil { // a delete in a grace period refunds it (billing.go)
 			err = s.refundDeleted(ctx, z, d, now)
+		}
+		if err == nil {
+			err = w.record(ctx)
 		}
 		return err
 	})

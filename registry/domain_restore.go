@@ -59,6 +59,10 @@ func (s *Service) restoreDomain(ctx context.Context, r *Registrar, req DomainRes
 		if err := inRedemption(d, now); err != nil {
 			return err
 		}
+		w, err := s.watchDNS(ctx, []DNSDomain{{z.Name, label}}) // the DNS outbox (dnsoutbox.go): a report publishes it again
+		if err != nil {
+			return err
+		}
 		ch := change(ctx, d, "restore-"+req.Op, r.Name, now)
 		switch req.Op {
 		case RestoreRequest:
@@ -81,6 +85,9 @@ func (s *Service) restoreDomain(ctx context.Context, r *Registrar, req DomainRes
 		out, err = s.store.ApplyChange(ctx, d, ch)
 		if err == nil { // the price of the restore (billing.go)
 			err = s.chargeRestore(ctx, r, req.Op, d, out)
+		}
+		if err == nil && req.Op == RestoreReport {
+			err = w.record(ctx)
 		}
 		return err
 	})

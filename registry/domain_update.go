@@ -124,6 +124,15 @@ func (s *Service) updateDomain(ctx context.Context, r *Registrar, req DomainUpda
 		if err := statusesApply(d, req.AddStatuses, req.RemStatuses); err != nil {
 			return err
 		}
+		// the DNS outbox (dnsoutbox.go): statuses (a hold) and name
+		// servers change what the zone publishes of the domain, the hosts
+		// under it and the domains naming them, the hosts it names
+		var w *dnsWatch
+		if len(req.AddStatuses)+len(req.RemStatuses) > 0 || !deleg.empty() {
+			if w, err = s.watchDNS(ctx, []DNSDomain{{z.Name, label}}); err != nil {
+				return err
+			}
+		}
 		now := s.clock.Now()
 		ch := change(ctx, d, updateAction(&req), actorOf(r), now)
 		ch.Statuses = slices.DeleteFunc(ch.Statuses, func(st string) bool { return slices.Contains(req.RemStatuses, st) })
@@ -151,6 +160,11 @@ func (s *Service) updateDomain(ctx context.Context, r *Registrar, req DomainUpda
 				return err
 			}
 			if err := ds.ChangeDelegation(ctx, z.Name, label, r.ID, deleg); err != nil {
+				return err
+			}
+		}
+		if w != nil {
+			if err := w.record(ctx); err != nil {
 				return err
 			}
 		}

@@ -92,9 +92,22 @@ func (s *Service) updateHost(ctx context.Context, r *Registrar, req HostUpdate) 
 			next.SuperZone, next.SuperLabel = nn.zone.Name, nn.label
 		}
 		next.Updated = s.clock.Now().UTC()
+		// the DNS outbox (dnsoutbox.go): new addresses or a new name change
+		// the host's glue and the NS records naming it
+		var w *dnsWatch
+		if len(add)+len(rem) > 0 || next.Name != h.Name {
+			if w, err = s.watchDNS(ctx, nil, h.Name); err != nil {
+				return err
+			}
+		}
 		// over the version read (STALE: the command runs again)
 		if err := ds.UpdateHost(ctx, hn.alabel, next, r.ID); err != nil {
 			return err
+		}
+		if w != nil {
+			if err := w.record(ctx, next.Name); err != nil {
+				return err
+			}
 		}
 		return s.record(ctx, r.Name, "host-update", h.Name, "")
 	})

@@ -259,9 +259,20 @@ func (s *Service) transition(ctx context.Context, z *Zone, label string, decide 
 		slices.Sort(ch.Statuses)
 		ch.Statuses = slices.Compact(ch.Statuses)
 		s.notify(ctx, d, ch)
+		// the DNS outbox (dnsoutbox.go): a deletion at expiry withdraws
+		// the domain, a purge takes its hosts and delegation away
+		var w *dnsWatch
+		if ch.Purge || withdrawn(ch.Statuses) != withdrawn(d.Statuses) {
+			if w, err = s.watchDNS(ctx, []DNSDomain{{z.Name, label}}); err != nil {
+				return err
+			}
+		}
 		out, err = s.store.ApplyChange(ctx, d, ch)
 		if err == nil { // an auto-renewal's price (billing.go)
 			err = s.chargeChange(ctx, d, out, ch)
+		}
+		if err == nil && w != nil {
+			err = w.record(ctx)
 		}
 		return err
 	})
@@ -518,7 +529,23 @@ func (s *Service) purgeBatches(ctx context.Context, due []DueDomain, now time.Ti
 		if len(ds) == 0 {
 			continue
 		}
-		applied, err := s.store.ApplyChanges(ctx, ds, chs)
+		// one transaction: the purges and the DNS outbox's owners
+		// (dnsoutbox.go), read before them
+		var applied []bool
+		err := s.store.Atomic(ctx, func(ctx context.Context) error {
+			refs := make([]DNSDomain, len(ds))
+			for i, d := range ds {
+				refs[i] = DNSDomain{d.Zone, d.Label}
+			}
+			w, err := s.watchDNS(ctx, refs)
+			if err != nil {
+				return err
+			}
+			if applied, err = s.store.ApplyChanges(ctx, ds, chs); err != nil {
+				return err
+			}
+			return w.record(ctx)
+		})
 		if err != nil {
 			return n, err
 		}

@@ -150,6 +150,7 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 		size = ZonePageSize
 	}
 	after := ""
+	var recs []ZoneRecord
 	for {
 		page, err := ds.ZonePage(ctx, z.Name, after, size)
 		if err != nil {
@@ -161,16 +162,9 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 				return Errorf(CodeInternal, "zone export: the store returned %s after %s: not in byte order", d.Name, after)
 			}
 			after = d.Name
-			d.NS = publishedNS(d, z.Name, origin)
-			switch {
-			case domainPublished(d):
-				writeDelegation(bw, d, ttl)
-				writeGlue(bw, d, ttl)
-			case !withdrawn(d.Statuses):
-				// not delegated (no name servers to publish), not
-				// withdrawn: the addresses of its hosts that a published
-				// domain names are the zone's own records
-				writeGlue(bw, d, ttl)
+			recs = delegationRecords(recs[:0], d, z.Name, origin)
+			for _, r := range recs {
+				fmt.Fprintf(bw, "%s\t%d\tIN\t%s\t%s\n", r.Owner, ttl, r.Type, r.Data)
 			}
 		}
 		if len(page) < size {
@@ -183,28 +177,53 @@ func (s *Service) ExportZone(ctx context.Context, zone string, o ZoneExportOptio
 // ZonePageSize is how many domains the export reads at once.
 const ZonePageSize = 1000
 
-// writeDelegation writes a published domain's NS and DS records, each
+// delegationRecords appends to recs the records the zone publishes of
+// the domain d (a page's, as the store reads it) and the hosts under it:
+// the one rendering of a domain, the export's and OwnerRecords'. A
+// published domain's NS and DS records and the glue under it; a domain
+// without name servers to publish that is not withdrawn, the addresses of
+// its hosts that a published domain names (the zone's own records); a
+// withdrawn one, nothing. An NS record naming a host under a withdrawn
+// domain, or a host inside the zone without an address, is left out
+// (publishedNS). Each kind is sorted: the same data, the same records.
+func delegationRecords(recs []ZoneRecord, d *ZoneDelegation, zoneName, origin string) []ZoneRecord {
+	d.NS = publishedNS(d, zoneName, origin)
+	switch {
+	case domainPublished(d):
+		recs = appendDelegation(recs, d)
+		recs = appendGlue(recs, d)
+	case !withdrawn(d.Statuses):
+		// not delegated (no name servers to publish), not withdrawn: the
+		// addresses of its hosts that a published domain names are the
+		// zone's own records
+		recs = appendGlue(recs, d)
+	}
+	return recs
+}
+
+// appendDelegation appends a published domain's NS and DS records, each
 // kind sorted (the same data, the same bytes).
-func writeDelegation(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
+func appendDelegation(recs []ZoneRecord, d *ZoneDelegation) []ZoneRecord {
 	owner := d.Name + "."
 	sort.Strings(d.NS)
 	for _, h := range d.NS {
-		fmt.Fprintf(bw, "%s\t%d\tIN\tNS\t%s.\n", owner, ttl, h)
+		recs = append(recs, ZoneRecord{owner, "NS", h + "."})
 	}
 	sortDS(d.DS)
 	for _, r := range d.DS {
-		fmt.Fprintf(bw, "%s\t%d\tIN\tDS\t%d %d %d %s\n", owner, ttl, r.KeyTag, r.Algorithm, r.DigestType, r.Digest)
+		recs = append(recs, ZoneRecord{owner, "DS", fmt.Sprintf("%d %d %d %s", r.KeyTag, r.Algorithm, r.DigestType, r.Digest)})
 	}
+	return recs
 }
 
-// writeGlue writes the addresses (A, AAAA) of the hosts under a domain
+// appendGlue appends the addresses (A, AAAA) of the hosts under a domain
 // that is not withdrawn which a published domain of the zone names,
 // sorted by host, then address: glue below the domain's delegation when
 // it is published, the zone's own records when it has no name servers.
 // A domain naming such a host publishes that NS (publishedNS: the host's
 // domain is not withdrawn and the host has addresses), so a namer that
 // is not withdrawn is published.
-func writeGlue(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
+func appendGlue(recs []ZoneRecord, d *ZoneDelegation) []ZoneRecord {
 	sort.Slice(d.Glue, func(i, j int) bool { return d.Glue[i].Name < d.Glue[j].Name })
 	for _, g := range d.Glue {
 		used := false
@@ -223,9 +242,10 @@ func writeGlue(bw *bufio.Writer, d *ZoneDelegation, ttl int) {
 			if strings.Contains(a, ":") {
 				typ = "AAAA"
 			}
-			fmt.Fprintf(bw, "%s.\t%d\tIN\t%s\t%s\n", g.Name, ttl, typ, a)
+			recs = append(recs, ZoneRecord{g.Name + ".", typ, a})
 		}
 	}
+	return recs
 }
 
 func fqdn(n string) string {

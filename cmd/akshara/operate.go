@@ -332,7 +332,7 @@ func cmdReserve(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-const zoneUsage = `usage: akshara zone list|add|export|publish|verify [-db FILE | -dsn DSN] [flags] [ZONE]
+const zoneUsage = `usage: akshara zone list|add|export|publish|verify|follow|release [-db FILE | -dsn DSN] [flags] [ZONE]
 
   list                               the zones, one JSON object a line
   add ZONE -langs TAG,TAG [-ldh]     add a zone (a running server takes it
@@ -356,15 +356,28 @@ const zoneUsage = `usage: akshara zone list|add|export|publish|verify [-db FILE 
                                      differs from the registry's ("- " the
                                      registry's, "+ " the server's); exit 1
                                      when any does
+  follow -dns-update HOST:PORT -dns-tsig NAME:ALG:SECRET -dns-zone ZONE[,ZONE…]
+         [-dns-interval 1s] [-guard-floor N] [-guard-max-drop PERCENT]
+                                     publish continuously: the registry's
+                                     changes sent to the primary by DNS
+                                     UPDATE (RFC 2136) every -dns-interval
+                                     (as akshara serve -dns-update does)
+  release -zone ZONE                 let the change guard's held drops go
 
 The built-in zones are created on first start; more are data in the
 store, added here.
 `
 
 func cmdZone(args []string, stdout, stderr io.Writer) int {
-	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export", "publish", "verify")
+	sub, rest, ok := subcommand(args, zoneUsage, stderr, "list", "add", "export", "publish", "verify", "follow", "release")
 	if !ok {
 		return exitUsage
+	}
+	switch sub {
+	case "follow":
+		return cmdZoneFollow(rest, stdout, stderr) // zonefollow.go
+	case "release":
+		return cmdZoneRelease(rest, stdout, stderr) // zonefollow.go
 	}
 	if sub == "export" {
 		return cmdZoneExport(rest, stdout, stderr) // zoneexport.go

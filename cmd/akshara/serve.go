@@ -62,7 +62,10 @@ flight. /healthz is liveness, /readyz readiness (the database takes a
 write), /metrics Prometheus (docs/operations.md). With -staging it is a
 staging (OT&E) server: the registry's clock runs ahead of real time by
 the offset the database keeps (akshara clock advance; docs/operations.md,
-Staging), and every answer says so.
+Staging), and every answer says so. With -dns-update it publishes the
+zones -dns-zone names continuously, by DNS UPDATE signed with -dns-tsig
+to the hidden primary (docs/delegation.md, Continuous publication; one
+process publishes among several on one database).
 
 Environment (each sets the flag beside it; a flag given wins):
 
@@ -80,6 +83,9 @@ Environment (each sets the flag beside it; a flag given wins):
   AKSHARA_EPP_CLIENT_CA    -epp-client-ca
   AKSHARA_WHOIS            -whois
   AKSHARA_BASE_URL         -base-url
+  AKSHARA_DNS_UPDATE       -dns-update
+  AKSHARA_DNS_TSIG         -dns-tsig
+  AKSHARA_DNS_ZONE         -dns-zone
 
 deploy/akshara.env sets them for deploy/akshara.service.
 
@@ -158,6 +164,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	startWHOIS := whoisFlags(fs)
 	stage := stagingFlags(fs) // clock.go
 	exempt := fs.String("contacts-exempt", "", "front ends (`LIST`, comma-separated: http, epp, cli) whose domain creates and updates the zones' contact policy (zones file `contacts`) does not bind; empty: it binds every front end (docs/contacts.md)")
+	dnsf := addDNSFlags(fs) // zonefollow.go: continuous publication (docs/delegation.md)
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
 	}
@@ -229,6 +236,14 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if db, ok := store.(interface{ DB() *sql.DB }); ok {
 		metrics.MustRegister(collectors.NewDBStatsCollector(db.DB(), "akshara"))
 	}
+	pub, err := dnsf.publisher(svc, log)
+	if err != nil {
+		log.Error("starting", "error", err)
+		return exitUsage
+	}
+	if pub != nil {
+		metrics.MustRegister(pub.Collectors()...)
+	}
 	baseURL, err := o.base()
 	if err != nil {
 		log.Error("starting", "error", err)
@@ -273,6 +288,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopWHOIS()
+	if pub != nil {
+		go pub.Run(ctx) // zonefollow.go, dnspub
+		log.Info("publishing continuously", "zones", *dnsf.zones, "primary", *dnsf.server, "holder", pub.Holder())
+	}
 	go lifecycleWorker(ctx, svc, log, *lifeEvery)        // lifecycle.go
 	cdsWorker(ctx, svc, cdsSet, *cdsEvery, metrics, log) // dnssec.go
 	go svc.RunTransferWorker(ctx, time.Minute)           // pending transfers past their period (docs/registry.md)

@@ -60,6 +60,11 @@ func publishZone(ctx context.Context, svc *registry.Service, zone string, eo reg
 		serial = old.serial + 1
 	}
 	eo.Serial = serial
+	// where the DNS outbox stands: what it holds now, the export covers
+	mark, err := svc.MarkDNS(ctx, zone)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	f, err := os.CreateTemp(filepath.Dir(o.Out), ".zone-export-*")
 	if err != nil {
 		return 0, 0, 0, err
@@ -99,6 +104,12 @@ func publishZone(ctx context.Context, svc *registry.Service, zone string, eo reg
 		if err := o.Reload(strings.TrimSuffix(cur.origin, ".")); err != nil {
 			return serial, oldN, newN, fmt.Errorf("the zone file is written, the reload failed: %w", err)
 		}
+	}
+	// the outbox's rows the file covers go (docs/delegation.md,
+	// Continuous publication): without a publisher, nothing else
+	// deletes them
+	if _, err := svc.PruneDNS(ctx, mark); err != nil {
+		return serial, oldN, newN, fmt.Errorf("the zone is published; pruning the DNS outbox failed: %w", err)
 	}
 	return serial, oldN, newN, nil
 }
@@ -171,8 +182,47 @@ func cmdZonePublish(args []string, stdout, stderr io.Writer) int {
 	reload := fs.String("reload", "", "reload with the shell `COMMAND` (the zone's A-label in $ZONE) instead of -knotc")
 	maxDrop := fs.Float64("max-drop", 10, "refuse when more than `PERCENT` of the old file's delegations would go")
 	force := fs.Bool("force", false, "publish whatever the change guard says")
+	knotConf := fs.String("knot-conf", "", "also write a Knot configuration `FILE` for continuous publication (knotconf.go; docs/delegation.md)")
+	knotListen := fs.String("knot-listen", "0.0.0.0@53,::@53", "with -knot-conf: Knot's listen `ADDR@PORT,...`")
+	knotStorage := fs.String("knot-storage", "/var/lib/knot", "with -knot-conf: Knot's database `DIR`")
+	knotRundir := fs.String("knot-rundir", "/run/knot", "with -knot-conf: Knot's run `DIR` (its control socket)")
+	updateTSIG := fs.String("dns-tsig", "", "with -knot-conf: the publisher's TSIG key `NAME:ALG:SECRET` (UPDATEs allowed with it)")
+	updateFrom := fs.String("knot-update-from", "127.0.0.1,::1", "with -knot-conf: the publisher's `ADDRS`")
+	transferTSIG := fs.String("knot-transfer-tsig", "", "with -knot-conf: the secondaries' TSIG key `NAME:ALG:SECRET` (transfers, NOTIFY)")
+	secondaries := fs.String("knot-secondary", "", "with -knot-conf: the secondaries `ADDR@PORT,...` (NOTIFY, IXFR)")
+	nsec3 := fs.Bool("knot-nsec3", false, "with -knot-conf: NSEC3 with opt-out (RFC 9276) instead of NSEC")
+	journalMaxUsage := fs.String("knot-journal-max", "4G", "with -knot-conf: Knot's journal-max-usage `SIZE` (it holds the signed zone and its history)")
 	if status, ok := parseFlags(fs, args, 0); !ok {
 		return status
+	}
+	var kc *knotConfig
+	if *knotConf != "" {
+		kc = &knotConfig{File: *out, Storage: *knotStorage, Rundir: *knotRundir, NSEC3: *nsec3, JournalMax: *journalMaxUsage}
+		for _, l := range strings.Split(*knotListen, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				kc.Listen = append(kc.Listen, l)
+			}
+		}
+		for _, a := range strings.Split(*updateFrom, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				kc.UpdateFrom = append(kc.UpdateFrom, a)
+			}
+		}
+		var err error
+		if *updateTSIG == "" {
+			fmt.Fprintln(stderr, "akshara zone publish: -knot-conf needs -dns-tsig NAME:ALG:SECRET (the publisher's key)")
+			return exitUsage
+		}
+		if kc.UpdateKey, err = parseTSIG(*updateTSIG); err == nil && *transferTSIG != "" {
+			kc.TransferKey, err = parseTSIG(*transferTSIG)
+		}
+		if err == nil {
+			kc.Secondaries, err = parseSecondaries(*secondaries)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "akshara zone publish: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *out == "" || *maxDrop < 0 || *maxDrop > 100 || (*socket != "" && *reload != "") {
 		fmt.Fprintln(stderr, "akshara zone publish: -o FILE is required, -max-drop is 0 to 100, and -knotc and -reload exclude each other")
@@ -200,6 +250,16 @@ func cmdZonePublish(args []string, stdout, stderr io.Writer) int {
 	code := withService("zone publish", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
 		if *zone == "" {
 			return registry.Errorf(registry.CodeBadName, "-zone is required")
+		}
+		if kc != nil { // the Knot configuration first: Knot is started on it after the file is written
+			_, origin, err := svc.ZoneOrigin(*zone)
+			if err != nil {
+				return err
+			}
+			kc.Zone = strings.TrimSuffix(origin, ".")
+			if err := writeFileAtomic(*knotConf, []byte(kc.String())); err != nil {
+				return err
+			}
 		}
 		serial, oldN, newN, err := publishZone(ctx, svc, *zone, eo, po)
 		if errors.Is(err, errPublishGuard) {

@@ -370,11 +370,28 @@ var _ registry.DelegationStore = (*Store)(nil)
 // page is read on its own (no transaction around the export: on SQLite
 // a transaction holds the write lock).
 func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (page []registry.ZoneDelegation, err error) {
+	return s.zonePage(ctx, zone, after, ">", limit)
+}
+
+// ZoneDomain implements registry.DNSOutboxStore: the domain name of the
+// zone as ZonePage reads it (a page of the one domain, by the same
+// queries), or nil.
+func (s *Store) ZoneDomain(ctx context.Context, zone, name string) (*registry.ZoneDelegation, error) {
+	page, err := s.zonePage(ctx, zone, name, ">=", 1)
+	if err != nil || len(page) == 0 || page[0].Name != name {
+		return nil, err
+	}
+	return &page[0], nil
+}
+
+// zonePage is ZonePage from the A-label from, after it (op ">") or from
+// it on (">=").
+func (s *Store) zonePage(ctx context.Context, zone, after, op string, limit int) (page []registry.ZoneDelegation, err error) {
 	bo := s.d.ByteOrder
 	err = s.do(ctx, func() error {
 		page = page[:0]
 		byID := map[int64]int{}
-		if err := s.eachRow(ctx, `SELECT id, alabel, statuses FROM domains WHERE zone = ? AND alabel`+bo+` > ? ORDER BY alabel`+bo+` LIMIT ?`, []any{zone, after, limit}, func(rows *sql.Rows) error {
+		if err := s.eachRow(ctx, `SELECT id, alabel, statuses FROM domains WHERE zone = ? AND alabel`+bo+` `+op+` ? ORDER BY alabel`+bo+` LIMIT ?`, []any{zone, after, limit}, func(rows *sql.Rows) error {
 			var id int64
 			var name, statuses string
 			if err := rows.Scan(&id, &name, &statuses); err != nil {
@@ -386,7 +403,7 @@ func (s *Store) ZonePage(ctx context.Context, zone, after string, limit int) (pa
 		}); err != nil || len(page) == 0 {
 			return err
 		}
-		rng := ` WHERE d.zone = ? AND d.alabel` + bo + ` > ? AND d.alabel` + bo + ` <= ?`
+		rng := ` WHERE d.zone = ? AND d.alabel` + bo + ` ` + op + ` ? AND d.alabel` + bo + ` <= ?`
 		args := []any{zone, after, page[len(page)-1].Name}
 		// of a domain in the range, not on the page: created meanwhile
 		of := func(id int64) *registry.ZoneDelegation {

@@ -80,7 +80,19 @@ func testCDS(t *testing.T, open func(*testing.T) registry.Store) {
 	if got := dsOf(); !slices.Equal(got, []registry.DS{dsA}) || len(drain()) != 0 {
 		t.Fatalf("DS within the acceptance period: %v, want A, and no poll message", got)
 	}
+	pending := func() int {
+		t.Helper()
+		cs, err := e.svc.PendingDNS(ctx, []string{"भारत"}, 1000)
+		must(t, "PendingDNS", err)
+		return len(cs)
+	}
+	before := pending()
 	res := observe("rollover 3", roll, registry.CDSApplied, 3)
+	// the DS change is recorded for continuous publication (the DNS
+	// outbox) in the same transaction
+	if after := pending(); after <= before {
+		t.Fatalf("the DNS outbox after the CDS's DS change: %d changes pending, %d before; want one more", after, before)
+	}
 	if got := dsOf(); !slices.Equal(got, []registry.DS{dsB}) || !slices.Equal(res.DS, got) {
 		t.Fatalf("DS after the acceptance: %v (%v), want B", got, res.DS)
 	}

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) registry.Store) {
 		{"ZoneExport", testZoneExport},
 		{"ZoneExportLifecycle", testZoneExportLifecycle},
 		{"ZoneExportHostsOfUnpublished", testZoneExportHostsOfUnpublished},
+		{"DNSOutbox", testDNSOutbox}, // dnsoutbox.go
 		{"LifecycleScenario", testLifecycleScenario},
 		{"LifecyclePolicies", testLifecyclePolicies},
 		{"PurgeRace", testPurgeRace},
