@@ -90,6 +90,12 @@ var changePollMethods = map[string]string{
 	"SetEPPDefaultPasswordLifetime": "none: the registry's setting", "SetEPPDefaultPasswordLifetimeText": "none: the registry's setting",
 	"SetEPPPasswordLifetime": "none: the account's credential", "SetEPPPasswordLifetimeText": "none: the account's credential",
 	"SetRegistrarAllowList": "none: the account", "AllowLists": "none: read", "EPPDefaultPasswordLifetime": "none: read", "EPPPasswordPolicyOf": "none: read",
+	// continuous DNS publication (dnsoutbox.go, package dnspub): the
+	// publisher's own bookkeeping; what it publishes is what the
+	// registrars' and the registry's commands changed, each heard there
+	"DNSOutbox": "none: read", "OwnerRecords": "none: read", "PendingDNS": "none: read", "ZoneDelegations": "none: read", "ZoneOrigin": "none: read",
+	"HoldDNS": "none: the outbox (the guard's held drops)", "MarkDNS": "none: the outbox", "PruneDNS": "none: the outbox",
+	"PublishedDNS": "none: the outbox", "ReleaseDNS": "none: the outbox (the operator's release)", "TakeDNSLease": "none: the publisher's lease",
 	// staging (clock.go): moving the clock changes nothing itself; the
 	// workers' transitions it brings on are heard (RunLifecycle)
 	"MoveClock": "none: the clock; the worker's transitions are heard", "FollowStagingClock": "none: the clock", "Staging": "none: read",
