@@ -265,7 +265,7 @@ func TestKnotFollow(t *testing.T) {
 	}
 	defer store.Close()
 	clock := registry.NewManualClock(time.Now())
-	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock})
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{Clock: clock, ContactsExempt: []string{""}}) // names seeded by Go calls, without contacts
 	if err != nil {
 		t.Fatal(err)
 	}

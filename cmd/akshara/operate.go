@@ -29,7 +29,7 @@ func init() {
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdReserve(args, stdout, stderr)
 		}})
-	register(&command{name: "zone", order: 54, summary: "list|add|export|publish|verify: the zones of the registry and their DNS publication",
+	register(&command{name: "zone", order: 54, summary: "list|add|export|publish|verify|follow|release: the zones of the registry and their DNS publication",
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdZone(args, stdout, stderr)
 		}})

@@ -75,7 +75,7 @@ func TestServeDNSTwoOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := registry.NewService(ctx, store)
+	svc, err := registry.NewServiceWith(ctx, store, registry.ServiceOptions{ContactsExempt: []string{""}}) // names seeded by Go calls, without contacts
 	if err != nil {
 		t.Fatal(err)
 	}
