@@ -1,0 +1,204 @@
+package escrow_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/akshara-idn/akshara/escrow"
+	"github.com/akshara-idn/akshara/internal/pgtest"
+	"github.com/akshara-idn/akshara/postgres"
+	"github.com/akshara-idn/akshara/registry"
+	"github.com/akshara-idn/akshara/registry/registrytest"
+	"github.com/akshara-idn/akshara/sqlite"
+)
+
+// T0 is when the fixture registry starts.
+var T0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type opener func(t *testing.T) registry.Store
+
+func stores(t *testing.T) map[string]opener {
+	m := map[string]opener{
+		"sqlite": func(t *testing.T) registry.Store {
+			s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "r.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	if os.Getenv("AKSHARA_TEST_POSTGRES_DSN") != "" || os.Getenv("CI") == "true" {
+		m["postgres"] = func(t *testing.T) registry.Store {
+			s, err := postgres.Open(t.Context(), pgtest.DSN(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+	}
+	return m
+}
+
+func service(t *testing.T, store registry.Store, clock *registry.ManualClock) *registry.Service {
+	svc, err := registry.NewServiceWith(t.Context(), store, registry.ServiceOptions{Clock: clock, Contacts: registrytest.NoContacts()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// xmllint returns the xmllint command, or skips (fails under CI=true).
+func xmllint(t *testing.T) string {
+	p, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("xmllint is missing (Debian libxml2-utils)")
+		}
+		t.Log("xmllint missing: deposits not validated against the schemas")
+		return ""
+	}
+	return p
+}
+
+func must(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// The names of the fixture, and names near them that checks ask about.
+var (
+	registered = []string{"किताब.भारत", "चाँद.भारत", "चॉंद.भारत", "কিতাব.ভারত", "সরকার.ভারত", "সরকার.in", "example.in", "delete-me.in", "transferme.in", "kitab.in"}
+	probes     = append(slices.Clone(registered), "कित्ताब.भारत", "কিতাব.ভাৰত", "সৰকাৰ.ভাৰত", "সৰকাৰ.in", "ন্যায়.ভাৰত", "मंदिर.भारत", "free-name.in", "किताब.in")
+)
+
+// fixture builds a registry with IDN domains in several languages and
+// zones, a zone family pair, an exempted pair, a reserved name, hosts with
+// glue, DS records, contacts, a domain in redemption and one with a
+// transfer pending.
+func fixture(t *testing.T, svc *registry.Service, clock *registry.ManualClock) {
+	ctx := t.Context()
+	a, _, err := svc.AddRegistrar(ctx, "alpha")
+	must(t, "registrar", err)
+	b, _, err := svc.AddRegistrar(ctx, "beta")
+	must(t, "registrar", err)
+	_, err = svc.CreateContact(ctx, a, registry.ContactCreate{ID: "rs-1", ContactData: registrytest.DevanagariContact(), AuthInfo: "Contact-pw-1-strong"})
+	must(t, "contact", err)
+	_, err = svc.CreateContact(ctx, a, registry.ContactCreate{ID: "tech-1", ContactData: registry.ContactData{Postal: []registry.PostalInfo{{Type: "int", Name: "Tech Person", City: "Pune", CC: "IN"}}, Email: "tech@example.in"}, AuthInfo: "Contact-pw-2-strong"})
+	must(t, "contact", err)
+	_, err = svc.CreateContact(ctx, b, registry.ContactCreate{ID: "rb-1", ContactData: registry.ContactData{Postal: []registry.PostalInfo{{Type: "int", Name: "Beta Owner", City: "Kolkata", CC: "IN"}}, Email: "b@example.in"}, AuthInfo: "Contact-pw-3-strong"})
+	must(t, "contact", err)
+	create := func(r *registry.Registrar, c registry.DomainCreate) {
+		t.Helper()
+		if c.AuthInfo == "" {
+			c.AuthInfo = "2fooBAR!xQ7wK4pL"
+		}
+		_, err := svc.CreateDomain(ctx, r, c)
+		must(t, "create "+c.Name, err)
+	}
+	create(a, registry.DomainCreate{Name: "किताब.भारत", Lang: "hi", Contacts: []registry.DomainContact{{Role: "registrant", ID: "rs-1"}, {Role: "tech", ID: "tech-1"}}})
+	create(a, registry.DomainCreate{Name: "चाँद.भारत", Lang: "hi"})
+	create(b, registry.DomainCreate{Name: "चॉंद.भारत", Lang: "mr", Exempt: true})
+	create(b, registry.DomainCreate{Name: "কিতাব.ভারত", Contacts: []registry.DomainContact{{Role: "registrant", ID: "rb-1"}}})
+	create(a, registry.DomainCreate{Name: "সরকার.ভারত"})
+	create(a, registry.DomainCreate{Name: "সরকার.in"})
+	create(a, registry.DomainCreate{Name: "example.in"})
+	create(a, registry.DomainCreate{Name: "delete-me.in"})
+	create(a, registry.DomainCreate{Name: "transferme.in", AuthInfo: "Transfer-pw-9-strong"})
+	create(b, registry.DomainCreate{Name: "kitab.in"})
+	_, err = svc.Reserve(ctx, "मंदिर.भारत", "the operator's own")
+	must(t, "reserve", err)
+	_, err = svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.किताब.भारत", Addrs: []registry.Addr{{IP: "8.8.8.8", Family: "v4"}, {IP: "2001:4860:4860::8888", Family: "v6"}}})
+	must(t, "host", err)
+	_, err = svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.example.com"})
+	must(t, "host", err)
+	_, err = svc.CreateHost(ctx, b, registry.HostCreate{Name: "ns2.example.net"})
+	must(t, "host", err)
+	_, err = svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: "किताब.भारत", AddNS: []string{"ns1.किताब.भारत", "ns1.example.com"},
+		AddDS: []registry.DS{{KeyTag: 12345, Algorithm: 13, DigestType: 2, Digest: "49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE9C89C1F0A6F5D1BC4AA6D2E4"}}, AddStatuses: []string{"clientTransferProhibited"}})
+	must(t, "update", err)
+	_, err = svc.UpdateDomain(ctx, a, registry.DomainUpdate{Name: "example.in", AddNS: []string{"ns1.example.com"}})
+	must(t, "update", err)
+	_, err = svc.UpdateDomain(ctx, b, registry.DomainUpdate{Name: "kitab.in", AddNS: []string{"ns2.example.net"}})
+	must(t, "update", err)
+	clock.Advance(61 * 24 * time.Hour) // past the add grace period and the transfer lock
+	_, err = svc.DeleteDomain(ctx, a, registry.DomainDelete{Name: "delete-me.in"})
+	must(t, "delete", err)
+	_, err = svc.TransferDomain(ctx, b, registry.DomainTransfer{Name: "transferme.in", Op: registry.TransferRequestOp, AuthInfo: "Transfer-pw-9-strong"})
+	must(t, "transfer", err)
+	clock.Advance(time.Hour)
+}
+
+// snapshot is what must be identical after a restore: every check
+// answer, every info, every zone export.
+func snapshot(t *testing.T, svc *registry.Service) string {
+	ctx := t.Context()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, n := range probes {
+		res, err := svc.Check(ctx, n, "")
+		must(t, "check "+n, err)
+		enc.Encode(res)
+	}
+	for _, n := range registered {
+		d, err := svc.Info(ctx, n)
+		must(t, "info "+n, err)
+		d.ID, d.RegistrarID = 0, 0
+		enc.Encode(d)
+	}
+	for _, z := range svc.Zones() {
+		err := svc.ExportZone(ctx, z.Name, registry.ZoneExportOptions{NS: []string{"a.nic.example."}}, &b)
+		must(t, "export "+z.Name, err)
+	}
+	return b.String()
+}
+
+func TestRoundTrip(t *testing.T) {
+	lint := xmllint(t)
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			clock := registry.NewManualClock(T0)
+			src := service(t, open(t), clock)
+			fixture(t, src, clock)
+			dir := t.TempDir()
+			res, err := escrow.Deposit(t.Context(), src, escrow.Options{Type: "FULL", Watermark: clock.Now(), Dir: dir})
+			must(t, "deposit", err)
+			if filepath.Base(res.File) != "akshara_2030-03-03_full_S1_R0.xml" {
+				t.Errorf("deposit file %s", res.File)
+			}
+			v, err := escrow.Verify(res.File, escrow.VerifyOptions{Xmllint: lint})
+			must(t, "verify", err)
+			if v.Counts["urn:ietf:params:xml:ns:rdeDomain-1.0"] != int64(len(registered)) {
+				t.Errorf("deposit holds %d domains, want %d", v.Counts["urn:ietf:params:xml:ns:rdeDomain-1.0"], len(registered))
+			}
+			if lint != "" {
+				must(t, "report schema", escrow.Validate(lint, res.Report))
+			}
+			dst := service(t, open(t), clock)
+			rep, err := escrow.Restore(t.Context(), dst, res.File, escrow.VerifyOptions{})
+			must(t, "restore", err)
+			if len(rep.Disagreements) > 0 {
+				t.Errorf("restore disagreements: %q", rep.Disagreements)
+			}
+			if got, want := snapshot(t, dst), snapshot(t, src); got != want {
+				t.Errorf("restored registry differs:\n got %s\nwant %s", got, want)
+			}
+			// a second restore into the restored (not empty) store is refused
+			if _, err := escrow.Restore(t.Context(), dst, res.File, escrow.VerifyOptions{}); registry.CodeOf(err) != registry.CodeEscrowRestore {
+				t.Errorf("restore into a registry that is not empty: %v", err)
+			}
+		})
+	}
+}
+
+var _ = context.Background

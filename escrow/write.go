@@ -1,0 +1,637 @@
+// Package escrow writes, verifies and restores registry data escrow
+// deposits: RFC 8909's deposit of RFC 9022's domain-registration objects,
+// with the variant state (NNDN objects) that rebuilds the conflict sets
+// (docs/escrow.md). The deposit is read from the store in one snapshot, a
+// page at a time: memory does not grow with the registry.
+package escrow
+
+import (
+	"bufio"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/idna"
+
+	"github.com/akshara-idn/akshara/registry"
+)
+
+// The namespaces of a deposit.
+const (
+	nsRDE       = "urn:ietf:params:xml:ns:rde-1.0"
+	nsHeader    = "urn:ietf:params:xml:ns:rdeHeader-1.0"
+	nsDomain    = "urn:ietf:params:xml:ns:rdeDomain-1.0"
+	nsHost      = "urn:ietf:params:xml:ns:rdeHost-1.0"
+	nsContact   = "urn:ietf:params:xml:ns:rdeContact-1.0"
+	nsRegistrar = "urn:ietf:params:xml:ns:rdeRegistrar-1.0"
+	nsIDN       = "urn:ietf:params:xml:ns:rdeIDN-1.0"
+	nsNNDN      = "urn:ietf:params:xml:ns:rdeNNDN-1.0"
+	nsEppParams = "urn:ietf:params:xml:ns:rdeEppParams-1.0"
+	nsPolicy    = "urn:ietf:params:xml:ns:rdePolicy-1.0"
+	nsAkshara   = "urn:akshara-idn:params:xml:ns:rdeAkshara-1.0"
+)
+
+// objURIs are the object namespaces a deposit holds, in the menu's order.
+var objURIs = []string{nsHeader, nsContact, nsDomain, nsHost, nsRegistrar, nsIDN, nsNNDN, nsEppParams, nsPolicy, nsAkshara}
+
+// Options say what deposit to write.
+type Options struct {
+	Type      string    // FULL or DIFF
+	Watermark time.Time // the instant the deposit is of
+	Dir       string    // where the files go
+	Resend    int       // 0 for the first sending
+	// Name is the deposit's name in its files' names (Specification 2's
+	// {gTLD}); "" for the first zone's A-label.
+	Name string
+	// LGRBase is the URL the language tables are published under
+	// (BASE/lgr/TAG.xml); "" for https://akshara.invalid.
+	LGRBase string
+	// PageSize is how many objects are read at once (0: 1000).
+	PageSize int
+}
+
+// Result is what a deposit wrote.
+type Result struct {
+	ID     string
+	File   string // the deposit's XML file
+	Report string // its rdeReport file
+	Counts map[string]int64
+	Bytes  int64
+}
+
+// roidSuffix is the repository identifier of roids (eppcom:roidType).
+const roidSuffix = "AKSHARA"
+
+// Deposit writes a FULL deposit of the registry at o.Watermark into
+// o.Dir, read in one snapshot of the store, and records it as the
+// store's escrow cursor.
+func Deposit(ctx context.Context, svc *registry.Service, o Options) (*Result, error) {
+	es, ok := svc.Store().(registry.EscrowStore)
+	if !ok {
+		return nil, fmt.Errorf("escrow: the store keeps no escrow")
+	}
+	if o.Type == "" {
+		o.Type = "FULL"
+	}
+	if o.Type != "FULL" {
+		return nil, fmt.Errorf("escrow: deposit type %s is not written yet (FULL only)", o.Type)
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 1000
+	}
+	if o.LGRBase == "" {
+		o.LGRBase = "https://akshara.invalid"
+	}
+	zones := svc.Zones()
+	if o.Name == "" {
+		o.Name = "akshara"
+	}
+	prev, err := es.EscrowCursor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seq := prev.Seq + 1
+	o.Watermark = o.Watermark.UTC()
+	base := fmt.Sprintf("%s_%s_%s_S%d_R%d", o.Name, o.Watermark.Format("2006-01-02"), strings.ToLower(o.Type), seq, o.Resend)
+	id := fmt.Sprintf("%s%03d", o.Watermark.Format("20060102"), seq%1000)
+	res := &Result{ID: id, File: filepath.Join(o.Dir, base+".xml"), Report: filepath.Join(o.Dir, base+".rep.xml")}
+	f, err := os.CreateTemp(o.Dir, ".deposit-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	w := &writer{w: bufio.NewWriterSize(f, 1<<16), counts: map[string]int64{}, zoneCounts: map[string]map[string]int64{}}
+	err = es.EscrowSnapshot(ctx, func(ctx context.Context) error {
+		return w.full(ctx, svc, es, zones, o, id)
+	})
+	if err == nil {
+		err = w.w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(f.Name(), res.File); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(res.File); err == nil {
+		res.Bytes = st.Size()
+	}
+	res.Counts = w.counts
+	if err := writeReport(res, o, id, w); err != nil {
+		return nil, err
+	}
+	if err := es.SetEscrowCursor(ctx, registry.EscrowCursor{Type: o.Type, Watermark: o.Watermark, Seq: seq, File: filepath.Base(res.File)}); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writer writes a deposit's XML, counting its objects.
+type writer struct {
+	w          *bufio.Writer
+	err        error
+	counts     map[string]int64            // by object URI
+	zoneCounts map[string]map[string]int64 // by TLD (A-label), domains and NNDN
+	tlds       []string
+}
+
+func (w *writer) s(parts ...string) {
+	for _, p := range parts {
+		w.w.WriteString(p)
+	}
+}
+
+// el writes <tag>text</tag>, text escaped.
+func (w *writer) el(tag, text string) {
+	w.w.WriteString("<" + tag + ">")
+	xml.EscapeText(w.w, []byte(text))
+	w.w.WriteString("</" + tag + ">")
+}
+
+func esc(s string) string {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func (w *writer) count(uri, tld string) {
+	w.counts[uri]++
+	if tld != "" {
+		m := w.zoneCounts[tld]
+		if m == nil {
+			m = map[string]int64{}
+			w.zoneCounts[tld] = m
+			w.tlds = append(w.tlds, tld)
+		}
+		m[uri]++
+	}
+}
+
+func (w *writer) full(ctx context.Context, svc *registry.Service, es registry.EscrowStore, zones []registry.Zone, o Options, id string) error {
+	w.s(`<?xml version="1.0" encoding="UTF-8"?>`+"\n", `<rde:deposit type="`, o.Type, `" id="`, id, `" resend="`, strconv.Itoa(o.Resend), `"`,
+		` xmlns:rde="`, nsRDE, `" xmlns:rdeHeader="`, nsHeader, `" xmlns:rdeDomain="`, nsDomain, `" xmlns:rdeHost="`, nsHost,
+		`" xmlns:rdeContact="`, nsContact, `" xmlns:rdeRegistrar="`, nsRegistrar, `" xmlns:rdeIDN="`, nsIDN, `" xmlns:rdeNNDN="`, nsNNDN,
+		`" xmlns:rdeEppParams="`, nsEppParams, `" xmlns:rdePolicy="`, nsPolicy, `" xmlns:akx="`, nsAkshara,
+		`" xmlns:domain="urn:ietf:params:xml:ns:domain-1.0" xmlns:contact="urn:ietf:params:xml:ns:contact-1.0" xmlns:secDNS="urn:ietf:params:xml:ns:secDNS-1.1" xmlns:rgp="urn:ietf:params:xml:ns:rgp-1.0" xmlns:epp="urn:ietf:params:xml:ns:epp-1.0">`+"\n")
+	w.el("rde:watermark", ts(o.Watermark))
+	w.s("\n<rde:rdeMenu><rde:version>1.0</rde:version>")
+	for _, u := range objURIs {
+		w.el("rde:objURI", u)
+	}
+	w.s("</rde:rdeMenu>\n<rde:contents>\n")
+
+	// registrars
+	regs, err := es.EscrowRegistrars(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range regs {
+		w.registrar(r)
+	}
+	w.eppParams()
+	w.s(`<rdePolicy:policy scope="//rde:deposit/rde:contents/rdeDomain:domain" element="rdeDomain:clID"/>` + "\n")
+	w.count(nsPolicy, "")
+	// the language tables of the zones
+	var tags []string
+	for _, z := range zones {
+		for _, l := range z.Languages {
+			if !slices.Contains(tags, l) {
+				tags = append(tags, l)
+			}
+		}
+	}
+	slices.Sort(tags)
+	for _, t := range tags {
+		w.s(`<rdeIDN:idnTableRef id="`, esc(t), `">`)
+		w.el("rdeIDN:url", o.LGRBase+"/lgr/"+t+".xml?version="+svc.DataVersion())
+		w.el("rdeIDN:urlPolicy", o.LGRBase+"/policy")
+		w.s("</rdeIDN:idnTableRef>\n")
+		w.count(nsIDN, "")
+	}
+	for after := int64(0); ; {
+		cs, err := es.EscrowContacts(ctx, after, o.PageSize)
+		if err != nil {
+			return err
+		}
+		if len(cs) == 0 {
+			break
+		}
+		for _, c := range cs {
+			after = c.ROID
+			w.contact(c)
+		}
+	}
+	for after := int64(0); ; {
+		hs, err := es.EscrowHosts(ctx, after, o.PageSize)
+		if err != nil {
+			return err
+		}
+		if len(hs) == 0 {
+			break
+		}
+		for _, h := range hs {
+			after = h.ID
+			w.host(h)
+		}
+	}
+	zoneA := map[string]string{}
+	for _, z := range zones {
+		zoneA[z.Name] = z.ALabel
+	}
+	for after := int64(0); ; {
+		ds, err := es.EscrowDomains(ctx, after, o.PageSize)
+		if err != nil {
+			return err
+		}
+		if len(ds) == 0 {
+			break
+		}
+		for _, d := range ds {
+			after = d.ID
+			w.domain(d, zoneA[d.Zone])
+			members := svc.Family(d.Zone)
+			if len(members) == 0 {
+				members = []string{d.Zone}
+			}
+			for _, l := range d.Blocks {
+				for _, z := range members {
+					if l == d.Label && z == d.Zone {
+						continue
+					}
+					w.nndn(l, z, zoneA[z], d.Lang, d.Name, "blocked", d.Created)
+				}
+			}
+		}
+	}
+	reserved, err := svc.Store().ReservedNames(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, r := range reserved {
+		w.nndn(r.Label, r.Zone, zoneA[r.Zone], "", "", "withheld", r.Created)
+	}
+	// the headers: one a TLD (its domains and NNDN objects), the first
+	// with the objects of the whole registry
+	if len(w.tlds) == 0 {
+		w.tlds = []string{zoneA[zones[0].Name]}
+	}
+	for i, tld := range w.tlds {
+		w.s("<rdeHeader:header>")
+		w.el("rdeHeader:tld", tld)
+		for _, u := range objURIs {
+			if u == nsHeader {
+				continue
+			}
+			n := w.zoneCounts[tld][u]
+			if u != nsDomain && u != nsNNDN && i == 0 {
+				n = w.counts[u]
+			}
+			if n > 0 {
+				w.s(`<rdeHeader:count uri="`, u, `">`, strconv.FormatInt(n, 10), "</rdeHeader:count>")
+			}
+		}
+		w.s("</rdeHeader:header>\n")
+	}
+	w.counts[nsHeader] = int64(len(w.tlds))
+	w.s("</rde:contents>\n</rde:deposit>\n")
+	return w.err
+}
+
+func (w *writer) registrar(r registry.EscrowRegistrar) {
+	w.s("<rdeRegistrar:registrar>")
+	w.el("rdeRegistrar:id", r.Name)
+	w.el("rdeRegistrar:name", r.Name)
+	status := "ok"
+	if r.Revoked {
+		status = "terminated"
+	}
+	w.el("rdeRegistrar:status", status)
+	// the registry keeps no postal address of a registrar: the schema
+	// requires one
+	w.s(`<rdeRegistrar:postalInfo type="int"><rdeRegistrar:addr><rdeRegistrar:city>-</rdeRegistrar:city><rdeRegistrar:cc>IN</rdeRegistrar:cc></rdeRegistrar:addr></rdeRegistrar:postalInfo>`)
+	email := r.Abuse.Email
+	if email == "" {
+		email = "-"
+	}
+	w.el("rdeRegistrar:email", email)
+	w.el("rdeRegistrar:crDate", ts(r.Created))
+	w.s("</rdeRegistrar:registrar>\n")
+	w.count(nsRegistrar, "")
+	if !r.Abuse.IsZero() {
+		w.s("<akx:registrar>")
+		w.el("akx:id", r.Name)
+		if r.Abuse.Email != "" {
+			w.el("akx:abuseEmail", r.Abuse.Email)
+		}
+		if r.Abuse.Phone != "" {
+			w.el("akx:abusePhone", r.Abuse.Phone)
+		}
+		w.s("</akx:registrar>\n")
+		w.count(nsAkshara, "")
+	}
+}
+
+func (w *writer) eppParams() {
+	w.s(`<rdeEppParams:eppParams><rdeEppParams:version>1.0</rdeEppParams:version><rdeEppParams:lang>en</rdeEppParams:lang>`,
+		`<rdeEppParams:objURI>urn:ietf:params:xml:ns:domain-1.0</rdeEppParams:objURI><rdeEppParams:objURI>urn:ietf:params:xml:ns:host-1.0</rdeEppParams:objURI><rdeEppParams:objURI>urn:ietf:params:xml:ns:contact-1.0</rdeEppParams:objURI>`,
+		`<rdeEppParams:svcExtension><epp:extURI>urn:ietf:params:xml:ns:secDNS-1.1</epp:extURI><epp:extURI>urn:ietf:params:xml:ns:rgp-1.0</epp:extURI></rdeEppParams:svcExtension>`,
+		`<rdeEppParams:dcp><epp:access><epp:all/></epp:access><epp:statement><epp:purpose><epp:admin/><epp:prov/></epp:purpose><epp:recipient><epp:ours/><epp:public/></epp:recipient><epp:retention><epp:stated/></epp:retention></epp:statement></rdeEppParams:dcp>`,
+		"</rdeEppParams:eppParams>\n")
+	w.count(nsEppParams, "")
+}
+
+func (w *writer) contact(c *registry.Contact) {
+	w.s("<rdeContact:contact>")
+	w.el("rdeContact:id", c.ID)
+	w.el("rdeContact:roid", "C"+strconv.FormatInt(c.ROID, 10)+"-"+roidSuffix)
+	if len(c.Statuses) == 0 {
+		w.s(`<rdeContact:status s="ok"/>`)
+	}
+	for _, s := range c.Statuses {
+		w.s(`<rdeContact:status s="`, esc(s), `"/>`)
+	}
+	for _, p := range c.Postal {
+		w.s(`<rdeContact:postalInfo type="`, esc(p.Type), `">`)
+		w.el("contact:name", p.Name)
+		if p.Org != "" {
+			w.el("contact:org", p.Org)
+		}
+		w.s("<contact:addr>")
+		for _, st := range p.Street {
+			w.el("contact:street", st)
+		}
+		w.el("contact:city", p.City)
+		if p.SP != "" {
+			w.el("contact:sp", p.SP)
+		}
+		if p.PC != "" {
+			w.el("contact:pc", p.PC)
+		}
+		w.el("contact:cc", p.CC)
+		w.s("</contact:addr></rdeContact:postalInfo>")
+	}
+	phone := func(tag string, p *registry.Phone) {
+		if p == nil {
+			return
+		}
+		if p.Ext != "" {
+			w.s("<", tag, ` x="`, esc(p.Ext), `">`, esc(p.Number), "</", tag, ">")
+		} else {
+			w.el(tag, p.Number)
+		}
+	}
+	phone("rdeContact:voice", c.Voice)
+	phone("rdeContact:fax", c.Fax)
+	w.el("rdeContact:email", c.Email)
+	w.el("rdeContact:clID", c.Registrar)
+	w.el("rdeContact:crRr", c.Registrar)
+	w.el("rdeContact:crDate", ts(c.Created))
+	if !c.Updated.IsZero() {
+		w.el("rdeContact:upDate", ts(c.Updated))
+	}
+	if d := c.Disclose; d != nil {
+		flag := "0"
+		if d.Flag {
+			flag = "1"
+		}
+		w.s(`<rdeContact:disclose flag="`, flag, `">`)
+		for _, kind := range []string{"name", "org", "addr"} {
+			for _, typ := range []string{"int", "loc"} {
+				if slices.Contains(d.Fields, kind+":"+typ) {
+					w.s(`<contact:`, kind, ` type="`, typ, `"/>`)
+				}
+			}
+		}
+		for _, k := range []string{"voice", "fax", "email"} {
+			if slices.Contains(d.Fields, k) {
+				w.s(`<contact:`, k, `/>`)
+			}
+		}
+		w.s("</rdeContact:disclose>")
+	}
+	w.s("</rdeContact:contact>\n")
+	w.count(nsContact, "")
+	if c.AuthHash != "" {
+		w.s("<akx:contact>")
+		w.el("akx:id", c.ID)
+		w.el("akx:authHash", c.AuthHash)
+		w.s("</akx:contact>\n")
+		w.count(nsAkshara, "")
+	}
+}
+
+func (w *writer) host(h *registry.Host) {
+	w.s("<rdeHost:host>")
+	w.el("rdeHost:name", h.Name)
+	w.el("rdeHost:roid", "H"+strconv.FormatInt(h.ID, 10)+"-"+roidSuffix)
+	if len(h.Statuses) == 0 {
+		w.s(`<rdeHost:status s="ok"/>`)
+	}
+	for _, s := range h.Statuses {
+		w.s(`<rdeHost:status s="`, esc(s), `"/>`)
+	}
+	for _, a := range h.Addrs {
+		ip := "v4"
+		if strings.Contains(a, ":") {
+			ip = "v6"
+		}
+		w.s(`<rdeHost:addr ip="`, ip, `">`, esc(a), "</rdeHost:addr>")
+	}
+	w.el("rdeHost:clID", h.Registrar)
+	w.el("rdeHost:crRr", h.Registrar)
+	w.el("rdeHost:crDate", ts(h.Created))
+	if !h.Updated.IsZero() {
+		w.el("rdeHost:upDate", ts(h.Updated))
+	}
+	w.s("</rdeHost:host>\n")
+	w.count(nsHost, "")
+}
+
+// rgpStatuses are the statuses RFC 3915 keeps (rgpStatus), not domain
+// statuses.
+var rgpStatuses = []string{"addPeriod", "autoRenewPeriod", "renewPeriod", "transferPeriod", "redemptionPeriod", "pendingRestore"}
+
+func (w *writer) domain(d *registry.EscrowDomain, zoneA string) {
+	w.s("<rdeDomain:domain>")
+	w.el("rdeDomain:name", d.ALabel)
+	w.el("rdeDomain:roid", "D"+strconv.FormatInt(d.ID, 10)+"-"+roidSuffix)
+	if d.ALabel != d.Name {
+		w.el("rdeDomain:uName", d.Name)
+	}
+	if d.Lang != "" && d.Lang != registry.LDH {
+		w.el("rdeDomain:idnTableId", d.Lang)
+	}
+	var st, rgp []string
+	for _, s := range d.Statuses {
+		if slices.Contains(rgpStatuses, s) {
+			rgp = append(rgp, s)
+		} else {
+			st = append(st, s)
+		}
+	}
+	if d.Pending != nil && !slices.Contains(st, "pendingTransfer") {
+		st = append(st, "pendingTransfer")
+	}
+	if len(st) == 0 {
+		st = []string{"ok"}
+	}
+	for _, s := range st {
+		w.s(`<rdeDomain:status s="`, esc(s), `"/>`)
+	}
+	for _, s := range rgp {
+		w.s(`<rdeDomain:rgpStatus s="`, esc(s), `"/>`)
+	}
+	for _, c := range d.Contacts {
+		if c.Role == "registrant" {
+			w.el("rdeDomain:registrant", c.ID)
+		}
+	}
+	for _, c := range d.Contacts {
+		if c.Role != "registrant" {
+			w.s(`<rdeDomain:contact type="`, esc(c.Role), `">`, esc(c.ID), "</rdeDomain:contact>")
+		}
+	}
+	if len(d.NameServers) > 0 {
+		w.s("<rdeDomain:ns>")
+		for _, n := range d.NameServers {
+			w.el("domain:hostObj", n)
+		}
+		w.s("</rdeDomain:ns>")
+	}
+	w.el("rdeDomain:clID", d.Registrar)
+	w.el("rdeDomain:crRr", d.Registrar)
+	w.el("rdeDomain:crDate", ts(d.Created))
+	if !d.Expires.IsZero() {
+		w.el("rdeDomain:exDate", ts(d.Expires))
+	}
+	if !d.Updated.IsZero() {
+		w.el("rdeDomain:upDate", ts(d.Updated))
+	}
+	if len(d.DS) > 0 {
+		w.s("<rdeDomain:secDNS>")
+		for _, ds := range d.DS {
+			w.s("<secDNS:dsData>")
+			w.el("secDNS:keyTag", strconv.Itoa(ds.KeyTag))
+			w.el("secDNS:alg", strconv.Itoa(ds.Algorithm))
+			w.el("secDNS:digestType", strconv.Itoa(ds.DigestType))
+			w.el("secDNS:digest", ds.Digest)
+			w.s("</secDNS:dsData>")
+		}
+		w.s("</rdeDomain:secDNS>")
+	}
+	if !d.Transferred.IsZero() {
+		w.el("rdeDomain:trDate", ts(d.Transferred))
+	}
+	if t := d.Pending; t != nil {
+		w.s("<rdeDomain:trnData><rdeDomain:trStatus>pending</rdeDomain:trStatus>")
+		w.el("rdeDomain:reRr", t.Gaining)
+		w.el("rdeDomain:reDate", ts(t.Requested))
+		w.el("rdeDomain:acRr", t.Losing)
+		w.el("rdeDomain:acDate", ts(t.ActDate))
+		w.s("</rdeDomain:trnData>")
+	}
+	w.s("</rdeDomain:domain>\n")
+	w.count(nsDomain, zoneA)
+	// what RFC 9022 does not carry
+	w.s("<akx:domain>")
+	w.el("akx:name", d.ALabel)
+	if d.AuthHash != "" {
+		w.el("akx:authHash", d.AuthHash)
+	}
+	for _, l := range d.Legacy {
+		w.el("akx:legacy", l)
+	}
+	if d.DataVersion != "" {
+		w.el("akx:dataVersion", d.DataVersion)
+	}
+	for _, p := range []struct {
+		tag string
+		t   time.Time
+	}{{"akx:redemptionEnds", d.RedemptionEnds}, {"akx:purgeAt", d.PurgeAt}, {"akx:renewed", d.Renewed}, {"akx:autoRenewed", d.AutoRenewed}} {
+		if !p.t.IsZero() {
+			w.el(p.tag, ts(p.t))
+		}
+	}
+	if d.Pending != nil && d.Pending.Period > 0 {
+		w.el("akx:pendingPeriod", strconv.Itoa(d.Pending.Period))
+	}
+	for _, e := range d.ExemptWith {
+		w.el("akx:exemptWith", e)
+	}
+	w.s("</akx:domain>\n")
+	w.count(nsAkshara, "")
+}
+
+func (w *writer) nndn(label, zone, zoneA, lang, holder, state string, created time.Time) {
+	a, err := idna.Punycode.ToASCII(label)
+	if err != nil {
+		a = label
+	}
+	w.s("<rdeNNDN:NNDN>")
+	w.el("rdeNNDN:aName", a+"."+zoneA)
+	if u := label + "." + zone; u != a+"."+zoneA {
+		w.el("rdeNNDN:uName", u)
+	}
+	if lang != "" && lang != registry.LDH {
+		w.el("rdeNNDN:idnTableId", lang)
+	}
+	if holder != "" {
+		w.el("rdeNNDN:originalName", holder)
+	}
+	w.el("rdeNNDN:nameState", state)
+	w.el("rdeNNDN:crDate", ts(created))
+	w.s("</rdeNNDN:NNDN>\n")
+	w.count(nsNNDN, zoneA)
+}
+
+// writeReport writes the deposit's rdeReport (ICANN's registry interfaces).
+func writeReport(res *Result, o Options, id string, w0 *writer) error {
+	f, err := os.Create(res.Report)
+	if err != nil {
+		return err
+	}
+	w := &writer{w: bufio.NewWriter(f)}
+	w.s(`<?xml version="1.0" encoding="UTF-8"?>`+"\n", `<rdeReport:report xmlns:rdeReport="urn:ietf:params:xml:ns:rdeReport-1.0" xmlns:rdeHeader="`, nsHeader, `">`)
+	w.el("rdeReport:id", id)
+	w.el("rdeReport:version", "1")
+	w.el("rdeReport:rydeSpecEscrow", "RFC8909")
+	w.el("rdeReport:rydeSpecMapping", "RFC9022")
+	w.el("rdeReport:resend", strconv.Itoa(o.Resend))
+	w.el("rdeReport:crDate", ts(o.Watermark))
+	w.el("rdeReport:kind", o.Type)
+	w.el("rdeReport:watermark", ts(o.Watermark))
+	w.s("<rdeHeader:header>")
+	tld := "akshara"
+	if len(w0.tlds) > 0 {
+		tld = w0.tlds[0]
+	}
+	w.el("rdeHeader:tld", tld)
+	for _, u := range objURIs {
+		if n := w0.counts[u]; n > 0 && u != nsHeader {
+			w.s(`<rdeHeader:count uri="`, u, `">`, strconv.FormatInt(n, 10), "</rdeHeader:count>")
+		}
+	}
+	w.s("</rdeHeader:header></rdeReport:report>\n")
+	if err := w.w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+var _ = io.EOF

@@ -1,0 +1,81 @@
+package registry
+
+import (
+	"context"
+	"time"
+)
+
+// Registry data escrow (RFC 8909, RFC 9022; docs/escrow.md). The deposit
+// writer (package escrow) reads the store through EscrowStore in one
+// snapshot, page by page; a restore (escrow_restore.go) writes a deposit
+// into an empty store through it, the conflict sets recomputed by the
+// service from the deposited names.
+
+// EscrowDomain is a domain as a deposit carries it: the domain with its
+// delegation, contacts and exemptions (Domain), and what the registry keeps
+// beside them.
+type EscrowDomain struct {
+	Domain
+	// AuthHash is the stored hash of the domain's authInfo ("" for none).
+	AuthHash string
+	// Pending is the transfer pending, if any; Transferred the last
+	// change of sponsor by a transfer (zero: never).
+	Pending     *Transfer
+	Transferred time.Time
+}
+
+// EscrowRegistrar is a registrar as a deposit carries it.
+type EscrowRegistrar struct {
+	Name    string
+	Created time.Time
+	Revoked bool
+	Abuse   AbuseContact
+}
+
+// EscrowCursor is what the store keeps of the last deposit (migration
+// 270): its watermark, sequence number and file name.
+type EscrowCursor struct {
+	Type      string // FULL or DIFF
+	Watermark time.Time
+	Seq       int64
+	File      string
+}
+
+// EscrowStore is implemented by the stores (internal/sqlstore).
+type EscrowStore interface {
+	// EscrowSnapshot runs f in one read-only transaction that sees the
+	// registry as it was at one instant: every method called with the
+	// context f is given reads that snapshot.
+	EscrowSnapshot(ctx context.Context, f func(ctx context.Context) error) error
+	// EscrowDomains returns up to limit domains whose id is greater than
+	// after, in id order (the order they were created in), each whole.
+	EscrowDomains(ctx context.Context, after int64, limit int) ([]*EscrowDomain, error)
+	// EscrowHosts and EscrowContacts page the hosts and contacts the same
+	// way (by Host.ID and Contact.ROID).
+	EscrowHosts(ctx context.Context, after int64, limit int) ([]*Host, error)
+	EscrowContacts(ctx context.Context, after int64, limit int) ([]*Contact, error)
+	// EscrowRegistrars lists every registrar.
+	EscrowRegistrars(ctx context.Context) ([]EscrowRegistrar, error)
+	// EscrowCursor returns the last deposit recorded (zero if none);
+	// SetEscrowCursor records one.
+	EscrowCursor(ctx context.Context) (EscrowCursor, error)
+	SetEscrowCursor(ctx context.Context, c EscrowCursor) error
+
+	// The writes of a restore, each joining the restore's transaction.
+
+	// RestoreRegistrar inserts a registrar (its token unusable until
+	// rotated) and returns its ID.
+	RestoreRegistrar(ctx context.Context, r EscrowRegistrar) (int64, error)
+	// RestoreContact inserts a contact with its dates, statuses and
+	// authInfo hash.
+	RestoreContact(ctx context.Context, c *Contact, registrarID int64) error
+	// RestoreDomainState sets what a create does not of the domain id:
+	// its dates, statuses, revision, legacy codes, data version, authInfo
+	// hash, contacts, DS records and pending transfer.
+	RestoreDomainState(ctx context.Context, id int64, d *EscrowDomain) error
+	// RestoreHost inserts a host (its superordinate domain looked up from
+	// SuperZone and SuperLabel) with its addresses and dates.
+	RestoreHost(ctx context.Context, h *Host, registrarID int64) error
+	// RestoreNameServers links the domain id to its name servers.
+	RestoreNameServers(ctx context.Context, id int64, ns []string) error
+}
