@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"slices"
 	"testing"
 	"time"
@@ -202,3 +203,50 @@ func TestRoundTrip(t *testing.T) {
 }
 
 var _ = context.Background
+
+// TestRefused: a deposit cut at a byte, one naming a contact it does not
+// hold, one whose header counts disagree, and one restore refused half
+// way are refused by verify and by restore with named codes, and nothing
+// is written.
+func TestRefused(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			clock := registry.NewManualClock(T0)
+			src := service(t, open(t), clock)
+			fixture(t, src, clock)
+			dir := t.TempDir()
+			res, err := escrow.Deposit(t.Context(), src, escrow.Options{Watermark: clock.Now(), Dir: dir})
+			must(t, "deposit", err)
+			good, err := os.ReadFile(res.File)
+			must(t, "read", err)
+			dst := service(t, open(t), clock)
+			bad := filepath.Join(dir, "bad.xml")
+			refused := func(what string, body []byte, code string) {
+				t.Helper()
+				must(t, "write", os.WriteFile(bad, body, 0o644))
+				if _, err := escrow.Verify(bad, escrow.VerifyOptions{}); code != registry.CodeEscrowRestore && registry.CodeOf(err) != code {
+					t.Errorf("%s: verify: %v, want %s", what, err, code)
+				}
+				if _, err := escrow.Restore(t.Context(), dst, bad, escrow.VerifyOptions{}); registry.CodeOf(err) != code {
+					t.Errorf("%s: restore: %v, want %s", what, err, code)
+				}
+				if regs, err := dst.Store().Registrars(t.Context()); err != nil || len(regs) != 0 {
+					t.Fatalf("%s: the store holds %d registrars after a refused restore (%v)", what, len(regs), err)
+				}
+			}
+			step := max(1, len(good)/97)
+			for cut := 0; cut < len(good)-1; cut += step {
+				refused("cut at byte "+strconv.Itoa(cut), good[:cut], escrow.CodeTruncated)
+			}
+			refused("cut before the last newline", bytes.TrimSuffix(good, []byte("</rde:deposit>\n")), escrow.CodeTruncated)
+			refused("missing contact", bytes.Replace(good, []byte("<rdeDomain:registrant>rs-1<"), []byte("<rdeDomain:registrant>rs-9<"), 1), escrow.CodeReference)
+			refused("missing registrar", bytes.Replace(good, []byte("<rdeHost:clID>beta<"), []byte("<rdeHost:clID>gamma<"), 1), escrow.CodeReference)
+			refused("wrong count", bytes.Replace(good, []byte(`rdeContact-1.0">3<`), []byte(`rdeContact-1.0">4<`), 1), escrow.CodeCount)
+			// valid as a deposit, refused by the registry half way: a domain
+			// of a zone it does not serve, after every other object
+			body := bytes.Replace(good, []byte("<rdeDomain:name>kitab.in<"), []byte("<rdeDomain:name>kitab.example<"), 1)
+			body = bytes.Replace(body, []byte("<rdeDomain:uName>kitab.in<"), []byte("<rdeDomain:uName>kitab.example<"), 1)
+			refused("unknown zone", body, registry.CodeEscrowRestore)
+		})
+	}
+}
