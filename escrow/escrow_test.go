@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,4 +250,69 @@ func TestRefused(t *testing.T) {
 			refused("unknown zone", body, registry.CodeEscrowRestore)
 		})
 	}
+}
+
+// TestForeignDeposit: a deposit written by another registry system (by
+// hand, after RFC 9022's examples) restores: the name today's policy
+// refuses is kept as legacy, the colliding names are kept exempted, and
+// the deposit's NNDN objects are compared with the recomputed sets.
+func TestForeignDeposit(t *testing.T) {
+	lint := xmllint(t)
+	const file = "testdata/foreign.xml"
+	if _, err := escrow.Verify(file, escrow.VerifyOptions{Xmllint: lint}); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			clock := registry.NewManualClock(time.Date(2019, 10, 17, 0, 0, 0, 0, time.UTC))
+			svc := service(t, open(t), clock)
+			rep, err := escrow.Restore(t.Context(), svc, file, escrow.VerifyOptions{})
+			must(t, "restore", err)
+			if rep.Domains != 6 || rep.Contacts != 2 || rep.Hosts != 2 || rep.Registrars != 2 {
+				t.Errorf("restored %+v", rep)
+			}
+			if !slices.Equal(rep.Legacy, []string{"क्अब.भारत: " + legacyCodes(t, svc, "क्अब.भारत")}) {
+				t.Errorf("legacy %q", rep.Legacy)
+			}
+			if !slices.Equal(rep.Exempted, []string{"चॉंद.भारत: with चाँद.भारत"}) {
+				t.Errorf("exempted %q", rep.Exempted)
+			}
+			if rep.Blocked != 1 || len(rep.Disagreements) != 1 {
+				t.Errorf("NNDN: %d blocked, disagreements %q (want the count's alone: the other registry listed one variant)", rep.Blocked, rep.Disagreements)
+			}
+			ctx := t.Context()
+			d, err := svc.Info(ctx, "example.in")
+			must(t, "info", err)
+			if d.Registrar != "RegistrarX" || len(d.NameServers) != 2 || len(d.DS) != 1 || len(d.Contacts) != 3 || !d.Expires.Equal(time.Date(2025, 4, 3, 22, 0, 0, 0, time.UTC)) {
+				t.Errorf("example.in = %+v", d)
+			}
+			if d, err := svc.Info(ctx, "चॉंद.भारत"); err != nil || !d.Exempted || !slices.Contains(d.Statuses, "redemptionPeriod") || d.Lang != "mr" {
+				t.Errorf("चॉंद.भारत = %+v, %v", d, err)
+			}
+			if d, err := svc.Info(ctx, "क्अब.भारत"); err != nil || len(d.Legacy) == 0 {
+				t.Errorf("क्अब.भारत = %+v, %v", d, err)
+			}
+			if c, err := svc.Check(ctx, "कित्ताब.भारत", ""); err != nil || c.Status != registry.Blocked || c.BlockedBy != "किताब.भारत" {
+				t.Errorf("check कित्ताब.भारत = %+v, %v", c, err)
+			}
+			if h, err := svc.HostInfo(ctx, "ns1.example.in"); err != nil || len(h.Addrs) != 2 {
+				t.Errorf("host = %+v, %v", h, err)
+			}
+			if tr, err := svc.TransferDomain(ctx, &registry.Registrar{Name: "RegistrarX"}, registry.DomainTransfer{Name: "transfer-me.in", Op: registry.TransferQueryOp}); err == nil && tr.Status != registry.TransferPending {
+				t.Errorf("transfer-me.in transfer %+v", tr)
+			}
+		})
+	}
+}
+
+// legacyCodes is the rule codes the policy gives a name.
+func legacyCodes(t *testing.T, svc *registry.Service, name string) string {
+	res, err := svc.Check(t.Context(), name, "hi")
+	must(t, "check", err)
+	var codes []string
+	for _, e := range res.Errors {
+		codes = append(codes, e.Code.String())
+	}
+	slices.Sort(codes)
+	return strings.Join(slices.Compact(codes), " ")
 }
