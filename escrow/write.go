@@ -64,6 +64,9 @@ type Result struct {
 	Report string // its rdeReport file
 	Counts map[string]int64
 	Bytes  int64
+	// Sealed and Signature are the .ryde and .sig files, when sealed
+	// (Seal).
+	Sealed, Signature string `json:",omitempty"`
 }
 
 // roidSuffix is the repository identifier of roids (eppcom:roidType).

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/akshara-idn/akshara/escrow"
@@ -21,12 +25,17 @@ func init() {
 
 const escrowUsage = `usage: akshara escrow deposit|verify|restore …
 
-  deposit [-db FILE | -dsn DSN] -type FULL [-watermark RFC3339] -o DIR [-plain]
-        write a deposit of the registry at the watermark (default: now) into DIR
-  verify [-schema] FILE…
-        check deposits as an escrow agent does: complete, valid under the
-        schemas (-schema: with xmllint), every reference held, counts equal
-  restore [-db FILE | -dsn DSN] DEPOSIT…
+  deposit [-db FILE | -dsn DSN] -type FULL [-watermark RFC3339] -o DIR
+          (-encrypt-to AGENT.asc -sign-with REGISTRY.sec.asc | -plain)
+        write a deposit of the registry at the watermark (default: now) into
+        DIR: NAME_DATE_full_Sn_R0.xml and its .rep.xml report, and sealed as
+        Specification 2 asks, .ryde (tar, compressed, encrypted to the agent)
+        and .sig (signed by the registry); -plain keeps the XML alone
+  verify [-schema] [-verify-with REGISTRY.asc -decrypt-with AGENT.sec.asc] DIR|FILE…
+        check deposits as an escrow agent does: the signature, complete,
+        valid under the schemas (-schema: with xmllint), every reference
+        held, counts equal (a DIR: every .xml and .ryde deposit in it)
+  restore [-db FILE | -dsn DSN] [-verify-with … -decrypt-with …] DEPOSIT
         verify, then write the deposit into an empty registry (one
         transaction); the report lists legacy names, exemptions and every
         disagreement of the recomputed conflict sets with the deposit's NNDN
@@ -46,9 +55,15 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 		out := fs.String("o", ".", "write into `DIR`")
 		name := fs.String("name", "akshara", "the deposit's `NAME` in its file names")
 		base := fs.String("lgr-base", "", "the `URL` the language tables are published under (/lgr/TAG.xml)")
-		fs.Bool("plain", true, "write the XML unencrypted (encryption is not built yet)")
+		plain := fs.Bool("plain", false, "keep the XML alone: no .ryde and .sig (tests, drills)")
+		encryptTo := fs.String("encrypt-to", "", "the escrow agent's OpenPGP public key `FILE`")
+		signWith := fs.String("sign-with", "", "the registry's OpenPGP private key `FILE` (no passphrase)")
 		if status, ok := parseFlags(fs, rest, 0); !ok {
 			return status
+		}
+		if !*plain && (*encryptTo == "" || *signWith == "") {
+			fmt.Fprintln(stderr, "akshara escrow deposit: -encrypt-to and -sign-with are required (or -plain)")
+			return exitUsage
 		}
 		at := time.Now().UTC()
 		if *wm != "" {
@@ -64,11 +79,25 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				return err
 			}
+			if !*plain {
+				to, err := escrow.ReadKeys(*encryptTo)
+				if err != nil {
+					return err
+				}
+				sign, err := escrow.ReadKeys(*signWith)
+				if err != nil {
+					return err
+				}
+				if res.Sealed, res.Signature, err = escrow.Seal(res.File, to, sign); err != nil {
+					return err
+				}
+			}
 			return json.NewEncoder(stdout).Encode(res)
 		})
 	case "verify":
 		fs := newFlags("escrow verify", escrowUsage, stderr)
 		schema := fs.Bool("schema", true, "validate against the schemas with xmllint")
+		keys := sealFlags(fs)
 		if status, ok := parseFlags(fs, rest, 1); !ok {
 			return status
 		}
@@ -81,9 +110,14 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			}
 			o.Xmllint = p
 		}
+		files, err := depositFiles(fs.Args())
+		if err != nil {
+			fmt.Fprintf(stderr, "akshara escrow verify: %v\n", err)
+			return exitUsage
+		}
 		status := exitOK
-		for _, f := range fs.Args() {
-			v, err := escrow.Verify(f, o)
+		for _, f := range files {
+			v, err := keys.verify(f, o)
 			if err != nil {
 				fmt.Fprintf(stderr, "akshara escrow verify: %v\n", err)
 				status = exitInvalid
@@ -95,6 +129,7 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 	default: // restore
 		fs := newFlags("escrow restore", escrowUsage, stderr)
 		openStore := storeFlags(fs)
+		keys := sealFlags(fs)
 		if status, ok := parseFlags(fs, rest, 1); !ok {
 			return status
 		}
@@ -103,7 +138,12 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return withService("escrow restore", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
-			rep, err := escrow.Restore(ctx, svc, fs.Arg(0), escrow.VerifyOptions{})
+			path, cleanup, err := keys.open(fs.Arg(0))
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			rep, err := escrow.Restore(ctx, svc, path, escrow.VerifyOptions{})
 			if err != nil {
 				return err
 			}
@@ -112,4 +152,88 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			return enc.Encode(rep)
 		})
 	}
+}
+
+// sealKeys are the keys to open a sealed deposit (.ryde) with.
+type sealKeys struct{ verifyWith, decryptWith *string }
+
+func sealFlags(fs *flag.FlagSet) *sealKeys {
+	return &sealKeys{
+		verifyWith:  fs.String("verify-with", "", "the registry's OpenPGP public key `FILE` (a .ryde deposit's signature)"),
+		decryptWith: fs.String("decrypt-with", "", "the escrow agent's OpenPGP private key `FILE` (to decrypt a .ryde deposit)"),
+	}
+}
+
+// open returns the XML of a deposit: the file itself, or a .ryde's,
+// its signature verified, decrypted into a temporary directory that
+// cleanup removes.
+func (k *sealKeys) open(path string) (string, func(), error) {
+	if !strings.HasSuffix(path, ".ryde") {
+		return path, func() {}, nil
+	}
+	if *k.verifyWith == "" || *k.decryptWith == "" {
+		return "", nil, fmt.Errorf("%s: a sealed deposit needs -verify-with and -decrypt-with", path)
+	}
+	pub, err := escrow.ReadKeys(*k.verifyWith)
+	if err != nil {
+		return "", nil, err
+	}
+	sec, err := escrow.ReadKeys(*k.decryptWith)
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "akshara-escrow-")
+	if err != nil {
+		return "", nil, err
+	}
+	x, err := escrow.Open(path, pub, sec, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return x, func() { os.RemoveAll(dir) }, nil
+}
+
+func (k *sealKeys) verify(path string, o escrow.VerifyOptions) (*escrow.Verification, error) {
+	x, cleanup, err := k.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	return escrow.Verify(x, o)
+}
+
+// depositFiles expands directories into the deposits they hold: every
+// .ryde, and every .xml but reports (.rep.xml) that has no .ryde beside it.
+func depositFiles(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		ents, err := os.ReadDir(a)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			n := e.Name()
+			switch {
+			case strings.HasSuffix(n, ".ryde"):
+				out = append(out, filepath.Join(a, n))
+			case strings.HasSuffix(n, ".xml") && !strings.HasSuffix(n, ".rep.xml") && !strings.HasPrefix(n, "."):
+				if _, err := os.Stat(filepath.Join(a, strings.TrimSuffix(n, ".xml")+".ryde")); err != nil {
+					out = append(out, filepath.Join(a, n))
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no deposit in %s", strings.Join(args, " "))
+	}
+	return out, nil
 }
