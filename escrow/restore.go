@@ -11,17 +11,20 @@ import (
 // again (streamed), pairing each RFC 9022 object with the akshara object
 // that follows it.
 type source struct {
-	path string
+	paths []string
 }
 
-// Restore verifies the deposit (Verify: nothing is written if it is
-// refused) and writes it into the service's store, which must be empty
+// Restore verifies the deposits (Verify: nothing is written if one is
+// refused: the deposits of every zone family of one watermark) and writes
+// them into the service's store, which must be empty
 // (registry.Service.RestoreEscrow: one transaction).
-func Restore(ctx context.Context, svc *registry.Service, path string, o VerifyOptions) (*registry.EscrowRestoreReport, error) {
-	if _, err := Verify(path, o); err != nil {
-		return nil, err
+func Restore(ctx context.Context, svc *registry.Service, paths []string, o VerifyOptions) (*registry.EscrowRestoreReport, error) {
+	for _, p := range paths {
+		if _, err := Verify(p, o); err != nil {
+			return nil, err
+		}
 	}
-	return svc.RestoreEscrow(ctx, &source{path: path})
+	return svc.RestoreEscrow(ctx, &source{paths: paths})
 }
 
 // pairs calls f with each object of kind (space, local) and the akshara
@@ -36,25 +39,30 @@ func (s *source) pairs(space, local, akx string, f func(v, ak any) error) error 
 		pending = nil
 		return f(p, ak)
 	}
-	_, _, err := scan(s.path, func(o *object) error {
-		if o.deleted {
+	for _, path := range s.paths {
+		_, _, err := scan(path, func(o *object) error {
+			if o.deleted {
+				return nil
+			}
+			if o.space == nsAkshara && o.local == akx && pending != nil {
+				return flush(o.v)
+			}
+			if err := flush(nil); err != nil {
+				return err
+			}
+			if o.space == space && o.local == local {
+				pending = o.v
+			}
 			return nil
-		}
-		if o.space == nsAkshara && o.local == akx && pending != nil {
-			return flush(o.v)
+		})
+		if err != nil {
+			return err
 		}
 		if err := flush(nil); err != nil {
 			return err
 		}
-		if o.space == space && o.local == local {
-			pending = o.v
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	return flush(nil)
+	return nil
 }
 
 func (s *source) Registrars(f func(registry.EscrowRegistrar) error) error {

@@ -34,8 +34,9 @@ func TestSealGPG(t *testing.T) {
 	svc := service(t, stores(t)["sqlite"](t), clock)
 	fixture(t, svc, clock)
 	dir := t.TempDir()
-	res, err := escrow.Deposit(t.Context(), svc, escrow.Options{Watermark: clock.Now(), Dir: dir})
+	deps, err := escrow.Deposit(t.Context(), svc, escrow.Options{Watermark: clock.Now(), Dir: dir})
 	must(t, "deposit", err)
+	res := deps[0]
 	agentPub, agentSec := keys(t, dir, "agent")
 	regPub, regSec := keys(t, dir, "registry")
 	_, otherSec := keys(t, dir, "other")

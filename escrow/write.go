@@ -73,9 +73,12 @@ type Result struct {
 const roidSuffix = "AKSHARA"
 
 // Deposit writes a FULL deposit of the registry at o.Watermark into
-// o.Dir, read in one snapshot of the store, and records it as the
-// store's escrow cursor.
-func Deposit(ctx context.Context, svc *registry.Service, o Options) (*Result, error) {
+// o.Dir, one for each zone family (and each zone of none), read in one
+// snapshot of the store, and records it as the store's escrow cursor.
+// Each deposit holds its zones' domains and NNDN objects, every
+// registrar, and the contacts and hosts its domains name; the contacts
+// and hosts no domain names go with the first zone's deposit.
+func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, error) {
 	es, ok := svc.Store().(registry.EscrowStore)
 	if !ok {
 		return nil, fmt.Errorf("escrow: the store keeps no escrow")
@@ -92,63 +95,219 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) (*Result, er
 	if o.LGRBase == "" {
 		o.LGRBase = "https://akshara.invalid"
 	}
-	zones := svc.Zones()
-	if o.Name == "" {
-		o.Name = "akshara"
-	}
 	prev, err := es.EscrowCursor(ctx)
 	if err != nil {
 		return nil, err
 	}
 	seq := prev.Seq + 1
 	o.Watermark = o.Watermark.UTC()
-	base := fmt.Sprintf("%s_%s_%s_S%d_R%d", o.Name, o.Watermark.Format("2006-01-02"), strings.ToLower(o.Type), seq, o.Resend)
 	id := fmt.Sprintf("%s%03d", o.Watermark.Format("20060102"), seq%1000)
-	res := &Result{ID: id, File: filepath.Join(o.Dir, base+".xml"), Report: filepath.Join(o.Dir, base+".rep.xml")}
-	f, err := os.CreateTemp(o.Dir, ".deposit-*")
+	d := &depositor{svc: svc, es: es, o: o, id: id, byZone: map[string]*writer{}, zoneA: map[string]string{}}
+	defer d.close()
+	for _, z := range svc.Zones() {
+		d.zoneA[z.Name] = z.ALabel
+		key := z.Family
+		if key == "" {
+			key = z.Name
+		}
+		var w *writer
+		for _, g := range d.groups {
+			if g.key == key {
+				w = g
+			}
+		}
+		if w == nil {
+			name := o.Name
+			if name == "" {
+				name = z.ALabel
+			}
+			if o.Name != "" && len(d.groups) > 0 {
+				name = o.Name + "-" + z.ALabel
+			}
+			base := fmt.Sprintf("%s_%s_%s_S%d_R%d", name, o.Watermark.Format("2006-01-02"), strings.ToLower(o.Type), seq, o.Resend)
+			f, err := os.CreateTemp(o.Dir, ".deposit-*")
+			if err != nil {
+				return nil, err
+			}
+			w = &writer{key: key, f: f, w: bufio.NewWriterSize(f, 1<<16), counts: map[string]int64{}, zoneCounts: map[string]map[string]int64{},
+				res: &Result{ID: id, File: filepath.Join(o.Dir, base+".xml"), Report: filepath.Join(o.Dir, base+".rep.xml")}}
+			d.groups = append(d.groups, w)
+		}
+		w.zones = append(w.zones, z)
+		w.tlds = append(w.tlds, z.ALabel)
+		d.byZone[z.Name] = w
+	}
+	if err := es.EscrowSnapshot(ctx, d.full); err != nil {
+		return nil, err
+	}
+	var out []*Result
+	for _, w := range d.groups {
+		err := w.w.Flush()
+		if err == nil {
+			err = w.f.Sync()
+		}
+		if cerr := w.f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(w.f.Name(), w.res.File)
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.f = nil
+		if st, err := os.Stat(w.res.File); err == nil {
+			w.res.Bytes = st.Size()
+		}
+		w.res.Counts = w.counts
+		if err := writeReport(w.res, o, id, w); err != nil {
+			return nil, err
+		}
+		out = append(out, w.res)
+	}
+	for _, r := range out {
+		if err := es.SetEscrowCursor(ctx, registry.EscrowCursor{Type: o.Type, Watermark: o.Watermark, Seq: seq, File: filepath.Base(r.File)}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// depositor writes the deposits of one watermark.
+type depositor struct {
+	svc    *registry.Service
+	es     registry.EscrowStore
+	o      Options
+	id     string
+	groups []*writer          // one a zone family, in the zones' order
+	byZone map[string]*writer // zone -> its family's
+	zoneA  map[string]string  // zone -> A-label
+}
+
+func (d *depositor) close() {
+	for _, w := range d.groups {
+		if w.f != nil {
+			w.f.Close()
+			os.Remove(w.f.Name())
+		}
+	}
+}
+
+// to returns the deposits of the zones (deduplicated), or the first
+// deposit for none.
+func (d *depositor) to(zones []string) []*writer {
+	var out []*writer
+	for _, z := range zones {
+		if w := d.byZone[z]; w != nil && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		out = d.groups[:1]
+	}
+	return out
+}
+
+func (d *depositor) full(ctx context.Context) error {
+	regs, err := d.es.EscrowRegistrars(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer os.Remove(f.Name())
-	w := &writer{w: bufio.NewWriterSize(f, 1<<16), counts: map[string]int64{}, zoneCounts: map[string]map[string]int64{}}
-	err = es.EscrowSnapshot(ctx, func(ctx context.Context) error {
-		return w.full(ctx, svc, es, zones, o, id)
-	})
-	if err == nil {
-		err = w.w.Flush()
+	for _, w := range d.groups {
+		w.begin(d.svc, regs, d.o, d.id)
 	}
-	if err == nil {
-		err = f.Sync()
+	for after := int64(0); ; {
+		cs, err := d.es.EscrowContacts(ctx, after, d.o.PageSize)
+		if err != nil || len(cs) == 0 {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		links, err := d.es.EscrowLinks(ctx, "contact", cs[0].ROID, cs[len(cs)-1].ROID)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			after = c.ROID
+			for _, w := range d.to(links[c.ROID]) {
+				w.contact(c)
+			}
+		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	for after := int64(0); ; {
+		hs, err := d.es.EscrowHosts(ctx, after, d.o.PageSize)
+		if err != nil || len(hs) == 0 {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		links, err := d.es.EscrowLinks(ctx, "host", hs[0].ID, hs[len(hs)-1].ID)
+		if err != nil {
+			return err
+		}
+		for _, h := range hs {
+			after = h.ID
+			zones := links[h.ID]
+			if h.SuperZone != "" {
+				zones = append(zones, h.SuperZone)
+			}
+			for _, w := range d.to(zones) {
+				w.host(h)
+			}
+		}
 	}
+	for after := int64(0); ; {
+		ds, err := d.es.EscrowDomains(ctx, after, d.o.PageSize)
+		if err != nil || len(ds) == 0 {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		for _, dom := range ds {
+			after = dom.ID
+			w := d.to([]string{dom.Zone})[0]
+			w.domain(dom, d.zoneA[dom.Zone])
+			members := d.svc.Family(dom.Zone)
+			if len(members) == 0 {
+				members = []string{dom.Zone}
+			}
+			for _, l := range dom.Blocks {
+				for _, z := range members {
+					if l == dom.Label && z == dom.Zone {
+						continue
+					}
+					w.nndn(l, z, d.zoneA[z], dom.Lang, dom.Name, "blocked", dom.Created)
+				}
+			}
+		}
+	}
+	reserved, err := d.svc.Store().ReservedNames(ctx, "")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := os.Rename(f.Name(), res.File); err != nil {
-		return nil, err
+	for _, r := range reserved {
+		d.to([]string{r.Zone})[0].nndn(r.Label, r.Zone, d.zoneA[r.Zone], "", "", "withheld", r.Created)
 	}
-	if st, err := os.Stat(res.File); err == nil {
-		res.Bytes = st.Size()
+	for _, w := range d.groups {
+		w.end()
 	}
-	res.Counts = w.counts
-	if err := writeReport(res, o, id, w); err != nil {
-		return nil, err
-	}
-	if err := es.SetEscrowCursor(ctx, registry.EscrowCursor{Type: o.Type, Watermark: o.Watermark, Seq: seq, File: filepath.Base(res.File)}); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return nil
 }
 
 // writer writes a deposit's XML, counting its objects.
 type writer struct {
+	key        string // the zone family's key (its first member), or the zone
+	zones      []registry.Zone
+	f          *os.File
+	res        *Result
 	w          *bufio.Writer
 	err        error
 	counts     map[string]int64            // by object URI
 	zoneCounts map[string]map[string]int64 // by TLD (A-label), domains and NNDN
-	tlds       []string
+	tlds       []string                    // the A-labels of the zones
 }
 
 func (w *writer) s(parts ...string) {
@@ -179,13 +338,12 @@ func (w *writer) count(uri, tld string) {
 		if m == nil {
 			m = map[string]int64{}
 			w.zoneCounts[tld] = m
-			w.tlds = append(w.tlds, tld)
 		}
 		m[uri]++
 	}
 }
 
-func (w *writer) full(ctx context.Context, svc *registry.Service, es registry.EscrowStore, zones []registry.Zone, o Options, id string) error {
+func (w *writer) begin(svc *registry.Service, regs []registry.EscrowRegistrar, o Options, id string) {
 	w.s(`<?xml version="1.0" encoding="UTF-8"?>`+"\n", `<rde:deposit type="`, o.Type, `" id="`, id, `" resend="`, strconv.Itoa(o.Resend), `"`,
 		` xmlns:rde="`, nsRDE, `" xmlns:rdeHeader="`, nsHeader, `" xmlns:rdeDomain="`, nsDomain, `" xmlns:rdeHost="`, nsHost,
 		`" xmlns:rdeContact="`, nsContact, `" xmlns:rdeRegistrar="`, nsRegistrar, `" xmlns:rdeIDN="`, nsIDN, `" xmlns:rdeNNDN="`, nsNNDN,
@@ -197,21 +355,16 @@ func (w *writer) full(ctx context.Context, svc *registry.Service, es registry.Es
 		w.el("rde:objURI", u)
 	}
 	w.s("</rde:rdeMenu>\n<rde:contents>\n")
-
-	// registrars
-	regs, err := es.EscrowRegistrars(ctx)
-	if err != nil {
-		return err
-	}
 	for _, r := range regs {
 		w.registrar(r)
 	}
 	w.eppParams()
 	w.s(`<rdePolicy:policy scope="//rde:deposit/rde:contents/rdeDomain:domain" element="rdeDomain:clID"/>` + "\n")
 	w.count(nsPolicy, "")
-	// the language tables of the zones
+	// the language tables of the zones, as published (/lgr/TAG.xml) with
+	// the policy data version
 	var tags []string
-	for _, z := range zones {
+	for _, z := range w.zones {
 		for _, l := range z.Languages {
 			if !slices.Contains(tags, l) {
 				tags = append(tags, l)
@@ -226,73 +379,11 @@ func (w *writer) full(ctx context.Context, svc *registry.Service, es registry.Es
 		w.s("</rdeIDN:idnTableRef>\n")
 		w.count(nsIDN, "")
 	}
-	for after := int64(0); ; {
-		cs, err := es.EscrowContacts(ctx, after, o.PageSize)
-		if err != nil {
-			return err
-		}
-		if len(cs) == 0 {
-			break
-		}
-		for _, c := range cs {
-			after = c.ROID
-			w.contact(c)
-		}
-	}
-	for after := int64(0); ; {
-		hs, err := es.EscrowHosts(ctx, after, o.PageSize)
-		if err != nil {
-			return err
-		}
-		if len(hs) == 0 {
-			break
-		}
-		for _, h := range hs {
-			after = h.ID
-			w.host(h)
-		}
-	}
-	zoneA := map[string]string{}
-	for _, z := range zones {
-		zoneA[z.Name] = z.ALabel
-	}
-	for after := int64(0); ; {
-		ds, err := es.EscrowDomains(ctx, after, o.PageSize)
-		if err != nil {
-			return err
-		}
-		if len(ds) == 0 {
-			break
-		}
-		for _, d := range ds {
-			after = d.ID
-			w.domain(d, zoneA[d.Zone])
-			members := svc.Family(d.Zone)
-			if len(members) == 0 {
-				members = []string{d.Zone}
-			}
-			for _, l := range d.Blocks {
-				for _, z := range members {
-					if l == d.Label && z == d.Zone {
-						continue
-					}
-					w.nndn(l, z, zoneA[z], d.Lang, d.Name, "blocked", d.Created)
-				}
-			}
-		}
-	}
-	reserved, err := svc.Store().ReservedNames(ctx, "")
-	if err != nil {
-		return err
-	}
-	for _, r := range reserved {
-		w.nndn(r.Label, r.Zone, zoneA[r.Zone], "", "", "withheld", r.Created)
-	}
-	// the headers: one a TLD (its domains and NNDN objects), the first
-	// with the objects of the whole registry
-	if len(w.tlds) == 0 {
-		w.tlds = []string{zoneA[zones[0].Name]}
-	}
+}
+
+// end writes the headers, one a TLD (its domains and NNDN objects), the
+// first with the deposit's other objects, and closes the deposit.
+func (w *writer) end() {
 	for i, tld := range w.tlds {
 		w.s("<rdeHeader:header>")
 		w.el("rdeHeader:tld", tld)
@@ -312,7 +403,6 @@ func (w *writer) full(ctx context.Context, svc *registry.Service, es registry.Es
 	}
 	w.counts[nsHeader] = int64(len(w.tlds))
 	w.s("</rde:contents>\n</rde:deposit>\n")
-	return w.err
 }
 
 func (w *writer) registrar(r registry.EscrowRegistrar) {

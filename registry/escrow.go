@@ -54,6 +54,11 @@ type EscrowStore interface {
 	// way (by Host.ID and Contact.ROID).
 	EscrowHosts(ctx context.Context, after int64, limit int) ([]*Host, error)
 	EscrowContacts(ctx context.Context, after int64, limit int) ([]*Contact, error)
+	// EscrowLinks maps each contact (kind "contact", by Contact.ROID) or
+	// host ("host", by Host.ID) with an id in [lo, hi] that a domain names
+	// to the zones of the domains that name it (a deposit of a zone
+	// family carries the contacts and hosts its domains name).
+	EscrowLinks(ctx context.Context, kind string, lo, hi int64) (map[int64][]string, error)
 	// EscrowRegistrars lists every registrar.
 	EscrowRegistrars(ctx context.Context) ([]EscrowRegistrar, error)
 	// EscrowCursor returns the last deposit recorded (zero if none);
@@ -67,15 +72,17 @@ type EscrowStore interface {
 	// rotated) and returns its ID.
 	RestoreRegistrar(ctx context.Context, r EscrowRegistrar) (int64, error)
 	// RestoreContact inserts a contact with its dates, statuses and
-	// authInfo hash.
-	RestoreContact(ctx context.Context, c *Contact, registrarID int64) error
+	// authInfo hash; one of the id restored before (from the deposit of
+	// another zone family) is left as it is (inserted false).
+	RestoreContact(ctx context.Context, c *Contact, registrarID int64) (inserted bool, err error)
 	// RestoreDomainState sets what a create does not of the domain id:
 	// its dates, statuses, revision, legacy codes, data version, authInfo
 	// hash, contacts, DS records and pending transfer.
 	RestoreDomainState(ctx context.Context, id int64, d *EscrowDomain) error
 	// RestoreHost inserts a host (its superordinate domain looked up from
-	// SuperZone and SuperLabel) with its addresses and dates.
-	RestoreHost(ctx context.Context, h *Host, registrarID int64) error
+	// SuperZone and SuperLabel) with its addresses and dates; one of the
+	// name restored before is left as it is (inserted false).
+	RestoreHost(ctx context.Context, h *Host, registrarID int64) (inserted bool, err error)
 	// RestoreNameServers links the domain id to its name servers.
 	RestoreNameServers(ctx context.Context, id int64, ns []string) error
 }

@@ -83,6 +83,9 @@ func (s *Service) RestoreEscrow(ctx context.Context, src EscrowSource) (*EscrowR
 		}
 		regIDs := map[string]int64{}
 		if err := src.Registrars(func(r EscrowRegistrar) error {
+			if _, ok := regIDs[r.Name]; ok {
+				return nil // in the deposit of another zone family too
+			}
 			id, err := es.RestoreRegistrar(ctx, r)
 			if err != nil {
 				return err
@@ -105,8 +108,11 @@ func (s *Service) RestoreEscrow(ctx context.Context, src EscrowSource) (*EscrowR
 			if err != nil {
 				return err
 			}
-			rep.Contacts++
-			return es.RestoreContact(ctx, c, id)
+			ok, err := es.RestoreContact(ctx, c, id)
+			if ok {
+				rep.Contacts++
+			}
+			return err
 		}); err != nil {
 			return err
 		}
@@ -132,8 +138,11 @@ func (s *Service) RestoreEscrow(ctx context.Context, src EscrowSource) (*EscrowR
 				return err
 			}
 			h.SuperZone, h.SuperLabel = s.hostSuper(h.Name)
-			rep.Hosts++
-			return es.RestoreHost(ctx, h, id)
+			ok, err := es.RestoreHost(ctx, h, id)
+			if ok {
+				rep.Hosts++
+			}
+			return err
 		}); err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ const escrowUsage = `usage: akshara escrow deposit|verify|restore …
         check deposits as an escrow agent does: the signature, complete,
         valid under the schemas (-schema: with xmllint), every reference
         held, counts equal (a DIR: every .xml and .ryde deposit in it)
-  restore [-db FILE | -dsn DSN] [-verify-with … -decrypt-with …] DEPOSIT
+  restore [-db FILE | -dsn DSN] [-verify-with … -decrypt-with …] DIR|DEPOSIT…
         verify, then write the deposit into an empty registry (one
         transaction); the report lists legacy names, exemptions and every
         disagreement of the recomputed conflict sets with the deposit's NNDN
@@ -53,7 +53,7 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 		typ := fs.String("type", "FULL", "deposit `TYPE`: FULL")
 		wm := fs.String("watermark", "", "the deposit's watermark (`RFC3339`; default now)")
 		out := fs.String("o", ".", "write into `DIR`")
-		name := fs.String("name", "akshara", "the deposit's `NAME` in its file names")
+		name := fs.String("name", "", "the deposits' `NAME` in their file names (default: each zone family's first TLD, A-label)")
 		base := fs.String("lgr-base", "", "the `URL` the language tables are published under (/lgr/TAG.xml)")
 		plain := fs.Bool("plain", false, "keep the XML alone: no .ryde and .sig (tests, drills)")
 		encryptTo := fs.String("encrypt-to", "", "the escrow agent's OpenPGP public key `FILE`")
@@ -75,11 +75,14 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			at = t
 		}
 		return withService("escrow deposit", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
-			res, err := escrow.Deposit(ctx, svc, escrow.Options{Type: *typ, Watermark: at, Dir: *out, Name: *name, LGRBase: *base})
+			deps, err := escrow.Deposit(ctx, svc, escrow.Options{Type: *typ, Watermark: at, Dir: *out, Name: *name, LGRBase: *base})
 			if err != nil {
 				return err
 			}
-			if !*plain {
+			for _, res := range deps {
+				if *plain {
+					continue
+				}
 				to, err := escrow.ReadKeys(*encryptTo)
 				if err != nil {
 					return err
@@ -92,7 +95,7 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 					return err
 				}
 			}
-			return json.NewEncoder(stdout).Encode(res)
+			return json.NewEncoder(stdout).Encode(deps)
 		})
 	case "verify":
 		fs := newFlags("escrow verify", escrowUsage, stderr)
@@ -133,17 +136,22 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 		if status, ok := parseFlags(fs, rest, 1); !ok {
 			return status
 		}
-		if fs.NArg() != 1 {
-			fmt.Fprintln(stderr, "akshara escrow restore: one FULL deposit (DIFF deposits are not built yet)")
+		files, err := depositFiles(fs.Args())
+		if err != nil {
+			fmt.Fprintf(stderr, "akshara escrow restore: %v\n", err)
 			return exitUsage
 		}
 		return withService("escrow restore", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
-			path, cleanup, err := keys.open(fs.Arg(0))
-			if err != nil {
-				return err
+			var paths []string
+			for _, f := range files {
+				path, cleanup, err := keys.open(f)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				paths = append(paths, path)
 			}
-			defer cleanup()
-			rep, err := escrow.Restore(ctx, svc, path, escrow.VerifyOptions{})
+			rep, err := escrow.Restore(ctx, svc, paths, escrow.VerifyOptions{})
 			if err != nil {
 				return err
 			}

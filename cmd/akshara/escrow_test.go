@@ -35,7 +35,7 @@ func TestEscrowCLI(t *testing.T) {
 	if _, errOut, code := runCLI(t, "", "escrow", "deposit", "-db", db, "-o", out, "-watermark", "2030-01-01T00:00:00Z", "-encrypt-to", keys["agent.pub"], "-sign-with", keys["registry.sec"]); code != 0 {
 		t.Fatalf("deposit: %s", errOut)
 	}
-	ryde := filepath.Join(out, "akshara_2030-01-01_full_S1_R0.ryde")
+	ryde := filepath.Join(out, "in_2030-01-01_full_S1_R0.ryde")
 	if _, err := os.Stat(ryde); err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestEscrowCLI(t *testing.T) {
 		t.Fatalf("verify: %d %s %s", code, stdout, errOut)
 	}
 	dst := filepath.Join(dir, "dst.db")
-	if stdout, errOut, code := runCLI(t, "", append(append([]string{"escrow", "restore", "-db", dst}, open...), ryde)...); code != 0 || !strings.Contains(stdout, `"Registrars": 1`) {
+	if stdout, errOut, code := runCLI(t, "", append(append([]string{"escrow", "restore", "-db", dst}, open...), out)...); code != 0 || !strings.Contains(stdout, `"Registrars": 1`) {
 		t.Fatalf("restore: %d %s %s", code, stdout, errOut)
 	}
-	if _, errOut, code := runCLI(t, "", append(append([]string{"escrow", "restore", "-db", dst}, open...), ryde)...); code != exitInvalid || !strings.Contains(errOut, "ESCROW_RESTORE") {
+	if _, errOut, code := runCLI(t, "", append(append([]string{"escrow", "restore", "-db", dst}, open...), out)...); code != exitInvalid || !strings.Contains(errOut, "ESCROW_RESTORE") {
 		t.Errorf("restore into a registry that is not empty: %d %s", code, errOut)
 	}
 	// signed by the agent's key instead: refused

@@ -245,6 +245,29 @@ func (s *Store) EscrowContacts(ctx context.Context, after int64, limit int) ([]*
 	return out, internal("escrow contacts", rows.Err())
 }
 
+// EscrowLinks implements registry.EscrowStore.
+func (s *Store) EscrowLinks(ctx context.Context, kind string, lo, hi int64) (map[int64][]string, error) {
+	q := `SELECT DISTINCT dc.contact_id, d.zone FROM domain_contacts dc JOIN domains d ON d.id = dc.domain_id WHERE dc.contact_id BETWEEN ? AND ?`
+	if kind == "host" {
+		q = `SELECT DISTINCT dh.host_id, d.zone FROM domain_hosts dh JOIN domains d ON d.id = dh.domain_id WHERE dh.host_id BETWEEN ? AND ?`
+	}
+	rows, err := s.conn(ctx).QueryContext(ctx, s.q(q), lo, hi)
+	if err != nil {
+		return nil, internal("escrow links", err)
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var zone string
+		if err := rows.Scan(&id, &zone); err != nil {
+			return nil, internal("escrow links", err)
+		}
+		out[id] = append(out[id], zone)
+	}
+	return out, internal("escrow links", rows.Err())
+}
+
 // EscrowRegistrars implements registry.EscrowStore.
 func (s *Store) EscrowRegistrars(ctx context.Context) ([]registry.EscrowRegistrar, error) {
 	rows, err := s.conn(ctx).QueryContext(ctx, s.q(`SELECT name, created, revoked, abuse_email, abuse_phone FROM registrars ORDER BY id`))
@@ -306,20 +329,22 @@ func (s *Store) RestoreRegistrar(ctx context.Context, r registry.EscrowRegistrar
 }
 
 // RestoreContact implements registry.EscrowStore.
-func (s *Store) RestoreContact(ctx context.Context, c *registry.Contact, registrarID int64) error {
+func (s *Store) RestoreContact(ctx context.Context, c *registry.Contact, registrarID int64) (bool, error) {
 	data, err := json.Marshal(c.ContactData)
 	if err != nil {
-		return internal("encoding contact", err)
+		return false, internal("encoding contact", err)
 	}
+	var n int64
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO contacts (handle, registrar_id, data, auth_hash, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO contacts (handle, registrar_id, data, auth_hash, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`),
 			c.ID, registrarID, string(data), c.AuthHash, strings.Join(c.Statuses, " "), c.Created.UnixNano(), c.Updated.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
 		return err
 	})
-	if err != nil && s.d.IsUnique(err) {
-		return registry.Errorf(registry.CodeExists, "contact %s exists", c.ID)
-	}
-	return s.internal("restoring contact", err)
+	return n > 0, s.internal("restoring contact", err)
 }
 
 // RestoreDomainState implements registry.EscrowStore.
@@ -392,30 +417,34 @@ func (s *Store) RestoreDomainState(ctx context.Context, id int64, d *registry.Es
 }
 
 // RestoreHost implements registry.EscrowStore.
-func (s *Store) RestoreHost(ctx context.Context, h *registry.Host, registrarID int64) error {
+func (s *Store) RestoreHost(ctx context.Context, h *registry.Host, registrarID int64) (bool, error) {
+	inserted := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		inserted = false
 		var dom any
 		if h.SuperZone != "" {
 			var id int64
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM domains WHERE zone = ? AND label = ?`), h.SuperZone, h.SuperLabel).Scan(&id); err != nil {
 				if errors.Is(err, sql.ErrNoRows) {
-					return registry.Errorf(registry.CodeNotFound, "host %s: its domain %s.%s is not in the deposit", h.Name, h.SuperLabel, h.SuperZone)
+					return registry.Errorf(registry.CodeEscrowRestore, "host %s: its domain %s.%s is not in the deposit", h.Name, h.SuperLabel, h.SuperZone)
 				}
 				return err
 			}
 			dom = id
 		}
 		var id int64
-		if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO hosts (name, registrar_id, domain_id, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
-			h.Name, registrarID, dom, strings.Join(h.Statuses, " "), h.Created.UnixNano(), h.Updated.UnixNano()).Scan(&id); err != nil {
+		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO hosts (name, registrar_id, domain_id, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`),
+			h.Name, registrarID, dom, strings.Join(h.Statuses, " "), h.Created.UnixNano(), h.Updated.UnixNano()).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // restored from another family's deposit
+		}
+		if err != nil {
 			return err
 		}
+		inserted = true
 		return s.insertAddrs(ctx, tx, id, h.Addrs)
 	})
-	if err != nil && s.d.IsUnique(err) {
-		return registry.Errorf(registry.CodeExists, "host %s exists", h.Name)
-	}
-	return s.internal("restoring host", err)
+	return inserted, s.internal("restoring host", err)
 }
 
 // RestoreNameServers implements registry.EscrowStore.
