@@ -143,21 +143,49 @@ func fixture(t *testing.T, svc *registry.Service, clock *registry.ManualClock) {
 
 // snapshot is what must be identical after a restore: every check
 // answer, every info, every zone export.
-func snapshot(t *testing.T, svc *registry.Service) string {
+func snapshot(t *testing.T, svc *registry.Service, more ...string) string {
 	ctx := t.Context()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	for _, n := range probes {
+	for _, n := range append(slices.Clone(probes), more...) {
 		res, err := svc.Check(ctx, n, "")
 		must(t, "check "+n, err)
 		enc.Encode(res)
 	}
-	for _, n := range registered {
+	for _, n := range append(slices.Clone(registered), more...) {
 		d, err := svc.Info(ctx, n)
+		if registry.CodeOf(err) == registry.CodeNotFound {
+			enc.Encode("absent " + n)
+			continue
+		}
 		must(t, "info "+n, err)
 		d.ID, d.RegistrarID = 0, 0
 		enc.Encode(d)
 	}
+	for _, n := range []string{"ns1.किताब.भारत", "ns1.example.com", "ns2.example.net", "ns9.example.org", "ns2.किताब.भारत"} {
+		h, err := svc.HostInfo(ctx, n)
+		if registry.CodeOf(err) == registry.CodeNotFound {
+			enc.Encode("absent " + n)
+			continue
+		}
+		must(t, "host "+n, err)
+		h.ID, h.Version = 0, 0
+		enc.Encode(h)
+	}
+	for _, id := range []string{"rs-1", "tech-1", "rb-1", "new-1"} {
+		c, err := svc.Store().(registry.ContactStore).Contact(ctx, id)
+		if registry.CodeOf(err) == registry.CodeNotFound {
+			enc.Encode("absent " + id)
+			continue
+		}
+		must(t, "contact "+id, err)
+		c.ROID, c.Version = 0, 0
+		enc.Encode(c)
+		enc.Encode(c.AuthHash)
+	}
+	rs, err := svc.ReservedNames(ctx, "")
+	must(t, "reserved", err)
+	enc.Encode(rs)
 	for _, z := range svc.Zones() {
 		err := svc.ExportZone(ctx, z.Name, registry.ZoneExportOptions{NS: []string{"a.nic.example."}}, &b)
 		must(t, "export "+z.Name, err)
@@ -209,7 +237,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("restore disagreements: %q", rep.Disagreements)
 			}
 			if got, want := snapshot(t, dst), snapshot(t, src); got != want {
-				t.Errorf("restored registry differs:\n got %s\nwant %s", got, want)
+				t.Errorf("restored registry differs:\n%s", lineDiff(got, want))
 			}
 			// a second restore into the restored (not empty) store is refused
 			if _, err := escrow.Restore(t.Context(), dst, files, escrow.VerifyOptions{}); registry.CodeOf(err) != registry.CodeEscrowRestore {
@@ -339,4 +367,127 @@ func legacyCodes(t *testing.T, svc *registry.Service, name string) string {
 	}
 	slices.Sort(codes)
 	return strings.Join(slices.Compact(codes), " ")
+}
+
+// TestDiff: after a FULL deposit, a day of changes (creates, an exempted
+// create, deletes, a transfer approved, hosts and contacts changed and
+// deleted, a name reserved and one released) makes a DIFF deposit; then a
+// purge another, with the purged domains in <rde:deletes>. FULL+DIFF
+// restored is identical to the registry at each watermark, on both
+// stores.
+func TestDiff(t *testing.T) {
+	lint := xmllint(t)
+	extra := []string{"नया.भारत", "दूसरा.in", "चांद.भारत"}
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			clock := registry.NewManualClock(T0)
+			src := service(t, open(t), clock)
+			fixture(t, src, clock)
+			dir := t.TempDir()
+			full, err := escrow.Deposit(ctx, src, escrow.Options{Type: "FULL", Watermark: clock.Now(), Dir: dir})
+			must(t, "full", err)
+			if _, err := escrow.Deposit(ctx, src, escrow.Options{Type: "DIFF", Watermark: clock.Now(), Dir: dir}); err == nil {
+				t.Errorf("a DIFF at the FULL's watermark was written")
+			}
+			regs, err := src.Store().Registrars(ctx)
+			must(t, "registrars", err)
+			reg := map[string]*registry.Registrar{}
+			for i := range regs {
+				reg[regs[i].Name] = &regs[i].Registrar
+			}
+			a, b := reg["alpha"], reg["beta"]
+			// a day of changes
+			clock.Advance(2 * time.Hour)
+			_, err = src.CreateContact(ctx, a, registry.ContactCreate{ID: "new-1", ContactData: registry.ContactData{Postal: []registry.PostalInfo{{Type: "int", Name: "New", City: "Delhi", CC: "IN"}}, Email: "n@example.in"}, AuthInfo: "Contact-pw-4-strong"})
+			must(t, "contact", err)
+			_, err = src.CreateDomain(ctx, a, registry.DomainCreate{Name: "नया.भारत", Lang: "hi", AuthInfo: "2fooBAR!xQ7wK4pL", Contacts: []registry.DomainContact{{Role: "registrant", ID: "new-1"}}})
+			must(t, "create", err)
+			_, err = src.CreateDomain(ctx, b, registry.DomainCreate{Name: "दूसरा.in", Lang: "hi", AuthInfo: "2fooBAR!xQ7wK4pL"})
+			must(t, "create", err)
+			_, err = src.CreateDomain(ctx, b, registry.DomainCreate{Name: "चांद.भारत", Lang: "hi", Exempt: true})
+			if err != nil {
+				extra = extra[:2]
+			}
+			must(t, "contact update", src.UpdateContact(ctx, a, registry.ContactUpdate{ID: "tech-1", Email: "tech2@example.in"}))
+			_, err = src.CreateHost(ctx, a, registry.HostCreate{Name: "ns2.किताब.भारत", Addrs: []registry.Addr{{IP: "8.8.4.4", Family: "v4"}}})
+			must(t, "host", err)
+			_, err = src.UpdateDomain(ctx, b, registry.DomainUpdate{Name: "kitab.in", RemNS: []string{"ns2.example.net"}})
+			must(t, "update", err)
+			must(t, "host delete", src.DeleteHost(ctx, b, registry.HostDelete{Name: "ns2.example.net"}))
+			must(t, "host update", src.UpdateHost(ctx, a, registry.HostUpdate{Name: "ns1.किताब.भारत", RemAddrs: []registry.Addr{{IP: "8.8.8.8", Family: "v4"}}}))
+			_, err = src.TransferDomain(ctx, a, registry.DomainTransfer{Name: "transferme.in", Op: registry.TransferApproveOp})
+			must(t, "approve", err)
+			_, err = src.DeleteDomain(ctx, a, registry.DomainDelete{Name: "সরকার.in"})
+			must(t, "delete", err)
+			must(t, "unreserve", src.Unreserve(ctx, "मंदिर.भारत"))
+			_, err = src.Reserve(ctx, "नीति.भारत", "")
+			must(t, "reserve", err)
+			clock.Advance(20 * time.Hour)
+			diff1, err := escrow.Deposit(ctx, src, escrow.Options{Type: "DIFF", Watermark: clock.Now(), Dir: dir})
+			must(t, "diff", err)
+			want1 := snapshot(t, src, extra...)
+			// the purge of the domains deleted
+			clock.Advance(40 * 24 * time.Hour)
+			_, err = src.RunLifecycle(ctx, 0)
+			must(t, "lifecycle", err)
+			diff2, err := escrow.Deposit(ctx, src, escrow.Options{Type: "DIFF", Watermark: clock.Now(), Dir: dir})
+			must(t, "diff", err)
+			want2 := snapshot(t, src, extra...)
+			deletes := 0
+			var files1, files2 []string
+			for _, r := range full {
+				files1 = append(files1, r.File)
+			}
+			for _, r := range diff1 {
+				_, err := escrow.Verify(r.File, escrow.VerifyOptions{Xmllint: lint})
+				must(t, "verify diff", err)
+				files1 = append(files1, r.File)
+			}
+			files2 = slices.Clone(files1)
+			for _, r := range diff2 {
+				_, err := escrow.Verify(r.File, escrow.VerifyOptions{Xmllint: lint})
+				must(t, "verify diff", err)
+				b, _ := os.ReadFile(r.File)
+				deletes += bytes.Count(b, []byte("<rdeDomain:delete>"))
+				files2 = append(files2, r.File)
+			}
+			if deletes != 2 {
+				t.Errorf("the DIFF after the purge deletes %d domains, want 2 (delete-me.in, সরকার.in)", deletes)
+			}
+			for i, tc := range []struct {
+				files []string
+				want  string
+			}{{files1, want1}, {files2, want2}} {
+				dst := service(t, open(t), clock)
+				rep, err := escrow.Restore(ctx, dst, tc.files, escrow.VerifyOptions{})
+				must(t, "restore", err)
+				if len(rep.Disagreements) > 0 {
+					t.Errorf("restore %d: disagreements %q", i+1, rep.Disagreements)
+				}
+				if got := snapshot(t, dst, extra...); got != tc.want {
+					t.Errorf("FULL+%d DIFF restored differs:\n%s", i+1, lineDiff(got, tc.want))
+				}
+			}
+		})
+	}
+}
+
+// lineDiff lists the lines of got and want that differ.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n got " + gl + "\nwant " + wl + "\n")
+		}
+	}
+	return b.String()
 }

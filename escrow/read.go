@@ -28,6 +28,15 @@ func init() {
 	}
 }
 
+// xDelete is one element of <rde:deletes>: the names, ids, roids or
+// A-labels of the objects it deletes.
+type xDelete struct {
+	Names  []string `xml:"name"`
+	IDs    []string `xml:"id"`
+	ROIDs  []string `xml:"roid"`
+	ANames []string `xml:"aName"`
+}
+
 type xStatus struct {
 	S string `xml:"s,attr"`
 }
@@ -168,6 +177,11 @@ type xAkxContact struct {
 	AuthHash string `xml:"authHash"`
 }
 
+type xAkxReserved struct {
+	AName  string `xml:"aName"`
+	Reason string `xml:"reason"`
+}
+
 type xAkxRegistrar struct {
 	ID         string `xml:"id"`
 	AbuseEmail string `xml:"abuseEmail"`
@@ -241,10 +255,7 @@ func scanReader(r io.Reader, path string, f func(o *object) error) (typ string, 
 				var v any
 				switch {
 				case o.deleted:
-					v = &struct {
-						Names []string `xml:"name"`
-						IDs   []string `xml:"id"`
-					}{}
+					v = &xDelete{}
 				case t.Name.Space == nsDomain && t.Name.Local == "domain":
 					v = &xDomain{}
 				case t.Name.Space == nsHost && t.Name.Local == "host":
@@ -263,6 +274,8 @@ func scanReader(r io.Reader, path string, f func(o *object) error) (typ string, 
 					v = &xAkxDomain{}
 				case t.Name.Space == nsAkshara && t.Name.Local == "contact":
 					v = &xAkxContact{}
+				case t.Name.Space == nsAkshara && t.Name.Local == "reserved":
+					v = &xAkxReserved{}
 				case t.Name.Space == nsAkshara && t.Name.Local == "registrar":
 					v = &xAkxRegistrar{}
 				default:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 //go:embed xsd/*.xsd
@@ -23,10 +24,11 @@ type VerifyOptions struct {
 
 // Verification is what Verify found.
 type Verification struct {
-	Type    string
-	Counts  map[string]int64 // objects by URI
-	Headers map[string]int64 // the headers' counts, summed, by URI
-	Schema  bool             // validated by xmllint
+	Type      string
+	Watermark time.Time
+	Counts    map[string]int64 // objects by URI
+	Headers   map[string]int64 // the headers' counts, summed, by URI
+	Schema    bool             // validated by xmllint
 }
 
 // Verify checks a deposit as an escrow agent does: well-formed to its end
@@ -40,7 +42,7 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 	type ref struct{ kind, name, by string }
 	var refs []ref // resolved after the pass (the objects come in any order)
 	need := func(kind, name, by string) { refs = append(refs, ref{kind, name, by}) }
-	typ, _, err := scan(path, func(ob *object) error {
+	typ, wm, err := scan(path, func(ob *object) error {
 		if ob.deleted {
 			return nil
 		}
@@ -104,8 +106,11 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Type = typ
+	v.Type, v.Watermark = typ, wm
 	for _, r := range refs {
+		if typ == "DIFF" {
+			break // a DIFF deposit's objects name those of the deposits before it
+		}
 		var ok bool
 		switch r.kind {
 		case "registrar":

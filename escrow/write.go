@@ -7,7 +7,10 @@ package escrow
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -20,6 +23,7 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/akshara-idn/akshara/internal/spool"
 	"github.com/akshara-idn/akshara/registry"
 )
 
@@ -72,12 +76,15 @@ type Result struct {
 // roidSuffix is the repository identifier of roids (eppcom:roidType).
 const roidSuffix = "AKSHARA"
 
-// Deposit writes a FULL deposit of the registry at o.Watermark into
-// o.Dir, one for each zone family (and each zone of none), read in one
-// snapshot of the store, and records it as the store's escrow cursor.
-// Each deposit holds its zones' domains and NNDN objects, every
+// Deposit writes a deposit of the registry at o.Watermark into o.Dir, one
+// for each zone family (and each zone of none), read in one snapshot of
+// the store. Each deposit holds its zones' domains and NNDN objects, every
 // registrar, and the contacts and hosts its domains name; the contacts
-// and hosts no domain names go with the first zone's deposit.
+// and hosts no domain names go with the first zone's deposit. A FULL
+// deposit holds every object; a DIFF what changed since the last deposits
+// (the store keeps a fingerprint of each object they hold), and in
+// <rde:deletes> what is gone. The deposits, and the fingerprints they
+// leave, are recorded in the store (the cursor) once written.
 func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, error) {
 	es, ok := svc.Store().(registry.EscrowStore)
 	if !ok {
@@ -86,8 +93,8 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 	if o.Type == "" {
 		o.Type = "FULL"
 	}
-	if o.Type != "FULL" {
-		return nil, fmt.Errorf("escrow: deposit type %s is not written yet (FULL only)", o.Type)
+	if o.Type != "FULL" && o.Type != "DIFF" {
+		return nil, fmt.Errorf("escrow: deposit type %q: FULL or DIFF", o.Type)
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 1000
@@ -99,10 +106,18 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 	if err != nil {
 		return nil, err
 	}
+	if o.Type == "DIFF" && prev.Seq == 0 {
+		return nil, fmt.Errorf("escrow: a DIFF deposit needs a FULL one before it")
+	}
+	if o.Type == "DIFF" && !o.Watermark.After(prev.Watermark) {
+		return nil, fmt.Errorf("escrow: the watermark %s is not after the last deposit's (%s)", ts(o.Watermark), ts(prev.Watermark))
+	}
 	seq := prev.Seq + 1
 	o.Watermark = o.Watermark.UTC()
 	id := fmt.Sprintf("%s%03d", o.Watermark.Format("20060102"), seq%1000)
-	d := &depositor{svc: svc, es: es, o: o, id: id, byZone: map[string]*writer{}, zoneA: map[string]string{}}
+	d := &depositor{svc: svc, es: es, o: o, id: id, diff: o.Type == "DIFF", byZone: map[string]*writer{}, byZoneA: map[string]*writer{}, zoneA: map[string]string{},
+		records: spool.New(16 << 20)}
+	d.sw = &writer{w: bufio.NewWriter(&d.buf), counts: map[string]int64{}, zoneCounts: map[string]map[string]int64{}}
 	defer d.close()
 	for _, z := range svc.Zones() {
 		d.zoneA[z.Name] = z.ALabel
@@ -117,11 +132,8 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 			}
 		}
 		if w == nil {
-			name := o.Name
-			if name == "" {
-				name = z.ALabel
-			}
-			if o.Name != "" && len(d.groups) > 0 {
+			name := z.ALabel
+			if o.Name != "" {
 				name = o.Name + "-" + z.ALabel
 			}
 			base := fmt.Sprintf("%s_%s_%s_S%d_R%d", name, o.Watermark.Format("2006-01-02"), strings.ToLower(o.Type), seq, o.Resend)
@@ -136,60 +148,99 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 		w.zones = append(w.zones, z)
 		w.tlds = append(w.tlds, z.ALabel)
 		d.byZone[z.Name] = w
+		d.byZoneA[z.ALabel] = w
 	}
-	if err := es.EscrowSnapshot(ctx, d.full); err != nil {
+	if err := es.EscrowSnapshot(ctx, d.run); err != nil {
 		return nil, err
 	}
 	var out []*Result
+	var files []registry.EscrowCursor
 	for _, w := range d.groups {
-		err := w.w.Flush()
-		if err == nil {
-			err = w.f.Sync()
-		}
-		if cerr := w.f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(w.f.Name(), w.res.File)
-		}
-		if err != nil {
+		if err := w.finish(d); err != nil {
 			return nil, err
 		}
-		w.f = nil
-		if st, err := os.Stat(w.res.File); err == nil {
-			w.res.Bytes = st.Size()
-		}
-		w.res.Counts = w.counts
 		if err := writeReport(w.res, o, id, w); err != nil {
 			return nil, err
 		}
 		out = append(out, w.res)
+		files = append(files, registry.EscrowCursor{Type: o.Type, Watermark: o.Watermark, Seq: seq, File: filepath.Base(w.res.File)})
 	}
-	for _, r := range out {
-		if err := es.SetEscrowCursor(ctx, registry.EscrowCursor{Type: o.Type, Watermark: o.Watermark, Seq: seq, File: filepath.Base(r.File)}); err != nil {
-			return nil, err
+	err = es.EscrowCommit(ctx, files, !d.diff, func(f func(registry.EscrowObject) error) error {
+		r, err := d.records.Reader()
+		if err != nil {
+			return err
 		}
+		for r.More() {
+			var o registry.EscrowObject
+			var id uint64
+			var fields [5]string
+			if id, err = r.Uvarint(); err != nil {
+				return err
+			}
+			for i := range fields {
+				b, err := r.Bytes() // overwritten by the next read
+				if err != nil {
+					return err
+				}
+				fields[i] = string(b)
+			}
+			o.ID = int64(id)
+			o.Kind, o.Hash, o.Name, o.Extra = fields[0], fields[1], fields[2], fields[3]
+			o.Deleted = len(fields[4]) > 0
+			if err := f(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // depositor writes the deposits of one watermark.
 type depositor struct {
-	svc    *registry.Service
-	es     registry.EscrowStore
-	o      Options
-	id     string
-	groups []*writer          // one a zone family, in the zones' order
-	byZone map[string]*writer // zone -> its family's
-	zoneA  map[string]string  // zone -> A-label
+	svc     *registry.Service
+	es      registry.EscrowStore
+	o       Options
+	id      string
+	diff    bool
+	groups  []*writer          // one a zone family, in the zones' order
+	byZone  map[string]*writer // zone -> its family's
+	byZoneA map[string]*writer // zone A-label -> its family's
+	zoneA   map[string]string  // zone -> A-label
+	// sw writes one object into buf, to fingerprint it before it goes
+	// into the deposits.
+	sw      *writer
+	buf     bytes.Buffer
+	records *spool.Spool // the fingerprints to record (EscrowCommit)
+	prev    *prevIter
 }
 
 func (d *depositor) close() {
+	d.records.Close()
 	for _, w := range d.groups {
 		if w.f != nil {
 			w.f.Close()
 			os.Remove(w.f.Name())
 		}
+		if w.dels != nil {
+			w.dels.Close()
+			os.Remove(w.dels.Name())
+		}
+	}
+}
+
+// record keeps a fingerprint to record.
+func (d *depositor) record(o registry.EscrowObject) {
+	d.records.PutUvarint(uint64(o.ID))
+	del := ""
+	if o.Deleted {
+		del = "1"
+	}
+	for _, f := range []string{o.Kind, o.Hash, o.Name, o.Extra, del} {
+		d.records.PutString(f)
 	}
 }
 
@@ -208,7 +259,102 @@ func (d *depositor) to(zones []string) []*writer {
 	return out
 }
 
-func (d *depositor) full(ctx context.Context) error {
+// render writes one object (with render) into buf and returns its
+// fingerprint.
+func (d *depositor) render(f func(w *writer)) string {
+	d.buf.Reset()
+	clear(d.sw.counts)
+	clear(d.sw.zoneCounts)
+	f(d.sw)
+	d.sw.w.Flush()
+	sum := sha256.Sum256(d.buf.Bytes())
+	return hex.EncodeToString(sum[:16])
+}
+
+// put writes the object rendered into the deposits.
+func (d *depositor) put(ws []*writer) {
+	for _, w := range ws {
+		w.w.Write(d.buf.Bytes())
+		for u, n := range d.sw.counts {
+			w.counts[u] += n
+		}
+		for tld, m := range d.sw.zoneCounts {
+			if w.zoneCounts[tld] == nil {
+				w.zoneCounts[tld] = map[string]int64{}
+			}
+			for u, n := range m {
+				w.zoneCounts[tld][u] += n
+			}
+		}
+	}
+}
+
+// prevIter reads the fingerprints of one kind in id order (the snapshot's).
+type prevIter struct {
+	ctx   context.Context
+	es    registry.EscrowStore
+	kind  string
+	page  []registry.EscrowObject
+	after int64
+	done  bool
+}
+
+func (p *prevIter) peek() (*registry.EscrowObject, error) {
+	if len(p.page) == 0 && !p.done {
+		page, err := p.es.EscrowObjects(p.ctx, p.kind, p.after, 1000)
+		if err != nil {
+			return nil, err
+		}
+		p.page, p.done = page, len(page) == 0
+		if len(page) > 0 {
+			p.after = page[len(page)-1].ID
+		}
+	}
+	if len(p.page) == 0 {
+		return nil, nil
+	}
+	return &p.page[0], nil
+}
+
+// diffed decides an object of a DIFF: it calls gone with each object of
+// the last deposits before id that is no longer, and returns whether the
+// object (hash) is new or changed, and its fingerprint in the last
+// deposits if it was there. id -1 drains the kind.
+func (d *depositor) diffed(p *prevIter, id int64, hash string, gone func(o registry.EscrowObject)) (bool, *registry.EscrowObject, error) {
+	for {
+		o, err := p.peek()
+		if err != nil {
+			return false, nil, err
+		}
+		if o == nil || (id >= 0 && o.ID > id) {
+			return true, nil, nil
+		}
+		old := *o
+		p.page = p.page[1:]
+		if id >= 0 && old.ID == id {
+			return old.Hash != hash, &old, nil
+		}
+		gone(old)
+	}
+}
+
+// del writes a delete into a deposit's <rde:deletes>.
+func (w *writer) del(prefix, tag, name string) {
+	if w.dels == nil {
+		w.delErr = nil
+		f, err := os.CreateTemp(filepath.Dir(w.f.Name()), ".deletes-*")
+		if err != nil {
+			w.delErr = err
+			return
+		}
+		w.dels, w.delW = f, bufio.NewWriter(f)
+	}
+	w.delW.WriteString("<" + prefix + ":delete><" + prefix + ":" + tag + ">")
+	xml.EscapeText(w.delW, []byte(name))
+	w.delW.WriteString("</" + prefix + ":" + tag + "></" + prefix + ":delete>\n")
+}
+
+func (d *depositor) run(ctx context.Context) error {
 	regs, err := d.es.EscrowRegistrars(ctx)
 	if err != nil {
 		return err
@@ -216,12 +362,19 @@ func (d *depositor) full(ctx context.Context) error {
 	for _, w := range d.groups {
 		w.begin(d.svc, regs, d.o, d.id)
 	}
+	first := d.groups[0]
+	// contacts
+	p := &prevIter{ctx: ctx, es: d.es, kind: "contact", after: -1}
+	goneContact := func(o registry.EscrowObject) {
+		first.del("rdeContact", "id", o.Name)
+		d.record(registry.EscrowObject{Kind: o.Kind, ID: o.ID, Deleted: true})
+	}
 	for after := int64(0); ; {
 		cs, err := d.es.EscrowContacts(ctx, after, d.o.PageSize)
-		if err != nil || len(cs) == 0 {
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
+		}
+		if len(cs) == 0 {
 			break
 		}
 		links, err := d.es.EscrowLinks(ctx, "contact", cs[0].ROID, cs[len(cs)-1].ROID)
@@ -230,17 +383,38 @@ func (d *depositor) full(ctx context.Context) error {
 		}
 		for _, c := range cs {
 			after = c.ROID
-			for _, w := range d.to(links[c.ROID]) {
-				w.contact(c)
+			ws := d.to(links[c.ROID])
+			hash := d.render(func(w *writer) { w.contact(c) }) + groupsKey(ws)
+			if d.diff {
+				changed, _, err := d.diffed(p, c.ROID, hash, goneContact)
+				if err != nil {
+					return err
+				}
+				if !changed {
+					continue
+				}
 			}
+			d.put(ws)
+			d.record(registry.EscrowObject{Kind: "contact", ID: c.ROID, Hash: hash, Name: c.ID})
 		}
+	}
+	if d.diff {
+		if _, _, err := d.diffed(p, -1, "", goneContact); err != nil {
+			return err
+		}
+	}
+	// hosts
+	p = &prevIter{ctx: ctx, es: d.es, kind: "host", after: -1}
+	goneHost := func(o registry.EscrowObject) {
+		first.del("rdeHost", "roid", o.Name)
+		d.record(registry.EscrowObject{Kind: o.Kind, ID: o.ID, Deleted: true})
 	}
 	for after := int64(0); ; {
 		hs, err := d.es.EscrowHosts(ctx, after, d.o.PageSize)
-		if err != nil || len(hs) == 0 {
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
+		}
+		if len(hs) == 0 {
 			break
 		}
 		links, err := d.es.EscrowLinks(ctx, "host", hs[0].ID, hs[len(hs)-1].ID)
@@ -253,58 +427,163 @@ func (d *depositor) full(ctx context.Context) error {
 			if h.SuperZone != "" {
 				zones = append(zones, h.SuperZone)
 			}
-			for _, w := range d.to(zones) {
-				w.host(h)
+			ws := d.to(zones)
+			hash := d.render(func(w *writer) { w.host(h) }) + groupsKey(ws)
+			if d.diff {
+				changed, _, err := d.diffed(p, h.ID, hash, goneHost)
+				if err != nil {
+					return err
+				}
+				if !changed {
+					continue
+				}
 			}
+			d.put(ws)
+			d.record(registry.EscrowObject{Kind: "host", ID: h.ID, Hash: hash, Name: hostROID(h.ID)})
 		}
 	}
+	if d.diff {
+		if _, _, err := d.diffed(p, -1, "", goneHost); err != nil {
+			return err
+		}
+	}
+	// domains, each with its NNDN objects
+	p = &prevIter{ctx: ctx, es: d.es, kind: "domain", after: -1}
+	goneDomain := func(o registry.EscrowObject) {
+		_, za, _ := strings.Cut(o.Name, ".")
+		w := d.byZoneA[za]
+		if w == nil {
+			w = first
+		}
+		w.del("rdeDomain", "name", o.Name)
+		for _, n := range strings.Fields(o.Extra) {
+			w.del("rdeNNDN", "aName", n)
+		}
+		d.record(registry.EscrowObject{Kind: o.Kind, ID: o.ID, Deleted: true})
+	}
+	var nndn []string
 	for after := int64(0); ; {
 		ds, err := d.es.EscrowDomains(ctx, after, d.o.PageSize)
-		if err != nil || len(ds) == 0 {
-			if err != nil {
-				return err
-			}
+		if err != nil {
+			return err
+		}
+		if len(ds) == 0 {
 			break
 		}
 		for _, dom := range ds {
 			after = dom.ID
 			w := d.to([]string{dom.Zone})[0]
-			w.domain(dom, d.zoneA[dom.Zone])
 			members := d.svc.Family(dom.Zone)
 			if len(members) == 0 {
 				members = []string{dom.Zone}
 			}
-			for _, l := range dom.Blocks {
-				for _, z := range members {
-					if l == dom.Label && z == dom.Zone {
-						continue
+			nndn = nndn[:0]
+			hash := d.render(func(sw *writer) {
+				sw.domain(dom, d.zoneA[dom.Zone])
+				for _, l := range dom.Blocks {
+					for _, z := range members {
+						if l == dom.Label && z == dom.Zone {
+							continue
+						}
+						nndn = append(nndn, sw.nndn(l, z, d.zoneA[z], dom.Lang, dom.Name, "blocked", dom.Created))
 					}
-					w.nndn(l, z, d.zoneA[z], dom.Lang, dom.Name, "blocked", dom.Created)
+				}
+			})
+			extra := strings.Join(nndn, " ")
+			if d.diff {
+				changed, old, err := d.diffed(p, dom.ID, hash, goneDomain)
+				if err != nil {
+					return err
+				}
+				if !changed {
+					continue
+				}
+				if old != nil {
+					for _, n := range strings.Fields(old.Extra) {
+						if !slices.Contains(nndn, n) {
+							w.del("rdeNNDN", "aName", n)
+						}
+					}
 				}
 			}
+			d.put([]*writer{w})
+			d.record(registry.EscrowObject{Kind: "domain", ID: dom.ID, Hash: hash, Name: dom.ALabel, Extra: extra})
 		}
 	}
+	if d.diff {
+		if _, _, err := d.diffed(p, -1, "", goneDomain); err != nil {
+			return err
+		}
+	}
+	// reserved names: all of them in every deposit, those gone deleted
 	reserved, err := d.svc.Store().ReservedNames(ctx, "")
 	if err != nil {
 		return err
 	}
-	for _, r := range reserved {
-		d.to([]string{r.Zone})[0].nndn(r.Label, r.Zone, d.zoneA[r.Zone], "", "", "withheld", r.Created)
+	var names []string
+	for i, r := range reserved {
+		w := d.to([]string{r.Zone})[0]
+		var a string
+		d.render(func(sw *writer) {
+			a = sw.nndn(r.Label, r.Zone, d.zoneA[r.Zone], "", "", "withheld", r.Created)
+			if r.Reason != "" {
+				sw.s("<akx:reserved>")
+				sw.el("akx:aName", a)
+				sw.el("akx:reason", r.Reason)
+				sw.s("</akx:reserved>\n")
+				sw.count(nsAkshara, "")
+			}
+		})
+		d.put([]*writer{w})
+		names = append(names, a)
+		d.record(registry.EscrowObject{Kind: "reserved", ID: int64(i), Hash: "-", Name: a})
+	}
+	if d.diff {
+		p = &prevIter{ctx: ctx, es: d.es, kind: "reserved", after: -1}
+		_, _, err := d.diffed(p, -1, "", func(o registry.EscrowObject) {
+			if !slices.Contains(names, o.Name) {
+				_, za, _ := strings.Cut(o.Name, ".")
+				if w := d.byZoneA[za]; w != nil {
+					w.del("rdeNNDN", "aName", o.Name)
+				}
+			}
+			if o.ID >= int64(len(names)) {
+				d.record(registry.EscrowObject{Kind: o.Kind, ID: o.ID, Deleted: true})
+			}
+		})
+		if err != nil {
+			return err
+		}
 	}
 	for _, w := range d.groups {
 		w.end()
 	}
-	return nil
+	return d.records.Err()
 }
+
+// groupsKey names the deposits an object goes to (part of its
+// fingerprint: an object that goes to another deposit is written again).
+func groupsKey(ws []*writer) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString(" " + w.key)
+	}
+	return b.String()
+}
+
+func hostROID(id int64) string { return "H" + strconv.FormatInt(id, 10) + "-" + roidSuffix }
 
 // writer writes a deposit's XML, counting its objects.
 type writer struct {
 	key        string // the zone family's key (its first member), or the zone
 	zones      []registry.Zone
-	f          *os.File
+	f          *os.File // the contents (with the start, for a FULL deposit)
+	dels       *os.File // the deletes (DIFF)
+	delW       *bufio.Writer
+	delErr     error
 	res        *Result
 	w          *bufio.Writer
-	err        error
+	prelude    string
 	counts     map[string]int64            // by object URI
 	zoneCounts map[string]map[string]int64 // by TLD (A-label), domains and NNDN
 	tlds       []string                    // the A-labels of the zones
@@ -344,17 +623,21 @@ func (w *writer) count(uri, tld string) {
 }
 
 func (w *writer) begin(svc *registry.Service, regs []registry.EscrowRegistrar, o Options, id string) {
-	w.s(`<?xml version="1.0" encoding="UTF-8"?>`+"\n", `<rde:deposit type="`, o.Type, `" id="`, id, `" resend="`, strconv.Itoa(o.Resend), `"`,
-		` xmlns:rde="`, nsRDE, `" xmlns:rdeHeader="`, nsHeader, `" xmlns:rdeDomain="`, nsDomain, `" xmlns:rdeHost="`, nsHost,
-		`" xmlns:rdeContact="`, nsContact, `" xmlns:rdeRegistrar="`, nsRegistrar, `" xmlns:rdeIDN="`, nsIDN, `" xmlns:rdeNNDN="`, nsNNDN,
-		`" xmlns:rdeEppParams="`, nsEppParams, `" xmlns:rdePolicy="`, nsPolicy, `" xmlns:akx="`, nsAkshara,
-		`" xmlns:domain="urn:ietf:params:xml:ns:domain-1.0" xmlns:contact="urn:ietf:params:xml:ns:contact-1.0" xmlns:secDNS="urn:ietf:params:xml:ns:secDNS-1.1" xmlns:rgp="urn:ietf:params:xml:ns:rgp-1.0" xmlns:epp="urn:ietf:params:xml:ns:epp-1.0">`+"\n")
-	w.el("rde:watermark", ts(o.Watermark))
-	w.s("\n<rde:rdeMenu><rde:version>1.0</rde:version>")
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<rde:deposit type="` + o.Type + `" id="` + id + `" resend="` + strconv.Itoa(o.Resend) + `"` +
+		` xmlns:rde="` + nsRDE + `" xmlns:rdeHeader="` + nsHeader + `" xmlns:rdeDomain="` + nsDomain + `" xmlns:rdeHost="` + nsHost +
+		`" xmlns:rdeContact="` + nsContact + `" xmlns:rdeRegistrar="` + nsRegistrar + `" xmlns:rdeIDN="` + nsIDN + `" xmlns:rdeNNDN="` + nsNNDN +
+		`" xmlns:rdeEppParams="` + nsEppParams + `" xmlns:rdePolicy="` + nsPolicy + `" xmlns:akx="` + nsAkshara +
+		`" xmlns:domain="urn:ietf:params:xml:ns:domain-1.0" xmlns:contact="urn:ietf:params:xml:ns:contact-1.0" xmlns:secDNS="urn:ietf:params:xml:ns:secDNS-1.1" xmlns:rgp="urn:ietf:params:xml:ns:rgp-1.0" xmlns:epp="urn:ietf:params:xml:ns:epp-1.0">` + "\n")
+	b.WriteString("<rde:watermark>" + ts(o.Watermark) + "</rde:watermark>\n<rde:rdeMenu><rde:version>1.0</rde:version>")
 	for _, u := range objURIs {
-		w.el("rde:objURI", u)
+		b.WriteString("<rde:objURI>" + u + "</rde:objURI>")
 	}
-	w.s("</rde:rdeMenu>\n<rde:contents>\n")
+	b.WriteString("</rde:rdeMenu>\n")
+	w.prelude = b.String()
+	if o.Type == "FULL" {
+		w.s(w.prelude, "<rde:contents>\n")
+	}
 	for _, r := range regs {
 		w.registrar(r)
 	}
@@ -395,7 +678,7 @@ func (w *writer) end() {
 			if u != nsDomain && u != nsNNDN && i == 0 {
 				n = w.counts[u]
 			}
-			if n > 0 {
+			if n > 0 || u == nsDomain { // every header counts its domains, 0 too (the schema wants a count)
 				w.s(`<rdeHeader:count uri="`, u, `">`, strconv.FormatInt(n, 10), "</rdeHeader:count>")
 			}
 		}
@@ -403,6 +686,74 @@ func (w *writer) end() {
 	}
 	w.counts[nsHeader] = int64(len(w.tlds))
 	w.s("</rde:contents>\n</rde:deposit>\n")
+}
+
+// finish makes the deposit's file: a FULL one's temporary file renamed; a
+// DIFF's start, deletes and contents put together.
+func (w *writer) finish(d *depositor) error {
+	if err := w.w.Flush(); err != nil {
+		return err
+	}
+	if d.diff {
+		out, err := os.CreateTemp(filepath.Dir(w.f.Name()), ".deposit-*")
+		if err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(out, 1<<16)
+		bw.WriteString(w.prelude)
+		if w.delErr != nil {
+			out.Close()
+			return w.delErr
+		}
+		if w.dels != nil {
+			if err := w.delW.Flush(); err != nil {
+				out.Close()
+				return err
+			}
+			bw.WriteString("<rde:deletes>\n")
+			if _, err := w.dels.Seek(0, io.SeekStart); err != nil {
+				out.Close()
+				return err
+			}
+			if _, err := io.Copy(bw, w.dels); err != nil {
+				out.Close()
+				return err
+			}
+			bw.WriteString("</rde:deletes>\n")
+		}
+		bw.WriteString("<rde:contents>\n")
+		if _, err := w.f.Seek(0, io.SeekStart); err != nil {
+			out.Close()
+			return err
+		}
+		if _, err := io.Copy(bw, w.f); err != nil {
+			out.Close()
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			out.Close()
+			return err
+		}
+		w.f.Close()
+		os.Remove(w.f.Name())
+		w.f = out
+	}
+	err := w.f.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.f.Name(), w.res.File)
+	}
+	if err != nil {
+		return err
+	}
+	w.f = nil
+	if st, err := os.Stat(w.res.File); err == nil {
+		w.res.Bytes = st.Size()
+	}
+	w.res.Counts = w.counts
+	return nil
 }
 
 func (w *writer) registrar(r registry.EscrowRegistrar) {
@@ -670,7 +1021,7 @@ func (w *writer) domain(d *registry.EscrowDomain, zoneA string) {
 	w.count(nsAkshara, "")
 }
 
-func (w *writer) nndn(label, zone, zoneA, lang, holder, state string, created time.Time) {
+func (w *writer) nndn(label, zone, zoneA, lang, holder, state string, created time.Time) string {
 	a, err := idna.Punycode.ToASCII(label)
 	if err != nil {
 		a = label
@@ -690,6 +1041,7 @@ func (w *writer) nndn(label, zone, zoneA, lang, holder, state string, created ti
 	w.el("rdeNNDN:crDate", ts(created))
 	w.s("</rdeNNDN:NNDN>\n")
 	w.count(nsNNDN, zoneA)
+	return a + "." + zoneA
 }
 
 // writeReport writes the deposit's rdeReport (ICANN's registry interfaces).

@@ -41,6 +41,15 @@ type EscrowCursor struct {
 	File      string
 }
 
+// EscrowObject is the fingerprint of an object a deposit holds.
+type EscrowObject struct {
+	Kind        string // domain, host, contact, reserved
+	ID          int64
+	Hash        string
+	Name, Extra string
+	Deleted     bool
+}
+
 // EscrowStore is implemented by the stores (internal/sqlstore).
 type EscrowStore interface {
 	// EscrowSnapshot runs f in one read-only transaction that sees the
@@ -61,10 +70,16 @@ type EscrowStore interface {
 	EscrowLinks(ctx context.Context, kind string, lo, hi int64) (map[int64][]string, error)
 	// EscrowRegistrars lists every registrar.
 	EscrowRegistrars(ctx context.Context) ([]EscrowRegistrar, error)
-	// EscrowCursor returns the last deposit recorded (zero if none);
-	// SetEscrowCursor records one.
+	// EscrowCursor returns the last deposit recorded (zero if none).
 	EscrowCursor(ctx context.Context) (EscrowCursor, error)
-	SetEscrowCursor(ctx context.Context, c EscrowCursor) error
+	// EscrowObjects pages the fingerprints of the objects the last
+	// deposits hold, of one kind, in id order.
+	EscrowObjects(ctx context.Context, kind string, after int64, limit int) ([]EscrowObject, error)
+	// EscrowCommit records deposits (one a zone family, files) and, in the
+	// same transaction, the fingerprints they leave: each calls f with
+	// each fingerprint to set (Deleted: to remove); full replaces every
+	// fingerprint by those given.
+	EscrowCommit(ctx context.Context, files []EscrowCursor, full bool, each func(f func(EscrowObject) error) error) error
 
 	// The writes of a restore, each joining the restore's transaction.
 

@@ -25,7 +25,7 @@ func init() {
 
 const escrowUsage = `usage: akshara escrow deposit|verify|restore …
 
-  deposit [-db FILE | -dsn DSN] -type FULL [-watermark RFC3339] -o DIR
+  deposit [-db FILE | -dsn DSN] -type FULL|DIFF [-watermark RFC3339] -o DIR
           (-encrypt-to AGENT.asc -sign-with REGISTRY.sec.asc | -plain)
         write a deposit of the registry at the watermark (default: now) into
         DIR: NAME_DATE_full_Sn_R0.xml and its .rep.xml report, and sealed as
@@ -50,7 +50,7 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 	case "deposit":
 		fs := newFlags("escrow deposit", escrowUsage, stderr)
 		openStore := storeFlags(fs)
-		typ := fs.String("type", "FULL", "deposit `TYPE`: FULL")
+		typ := fs.String("type", "FULL", "deposit `TYPE`: FULL or DIFF (what changed since the last deposit)")
 		wm := fs.String("watermark", "", "the deposit's watermark (`RFC3339`; default now)")
 		out := fs.String("o", ".", "write into `DIR`")
 		name := fs.String("name", "", "the deposits' `NAME` in their file names (default: each zone family's first TLD, A-label)")

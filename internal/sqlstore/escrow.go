@@ -301,11 +301,59 @@ func (s *Store) EscrowCursor(ctx context.Context) (registry.EscrowCursor, error)
 	return c, internal("escrow cursor", err)
 }
 
-// SetEscrowCursor implements registry.EscrowStore.
-func (s *Store) SetEscrowCursor(ctx context.Context, c registry.EscrowCursor) error {
-	return s.internal("escrow cursor", s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO escrow_deposits (kind, watermark, seq, file) VALUES (?, ?, ?, ?)`), c.Type, c.Watermark.UnixNano(), c.Seq, c.File)
-		return err
+// EscrowObjects implements registry.EscrowStore.
+func (s *Store) EscrowObjects(ctx context.Context, kind string, after int64, limit int) ([]registry.EscrowObject, error) {
+	rows, err := s.conn(ctx).QueryContext(ctx, s.q(`SELECT id, hash, name, extra FROM escrow_objects WHERE kind = ? AND id > ? ORDER BY id LIMIT ?`), kind, after, limit)
+	if err != nil {
+		return nil, internal("escrow objects", err)
+	}
+	defer rows.Close()
+	var out []registry.EscrowObject
+	for rows.Next() {
+		o := registry.EscrowObject{Kind: kind}
+		if err := rows.Scan(&o.ID, &o.Hash, &o.Name, &o.Extra); err != nil {
+			return nil, internal("escrow objects", err)
+		}
+		out = append(out, o)
+	}
+	return out, internal("escrow objects", rows.Err())
+}
+
+// EscrowCommit implements registry.EscrowStore.
+func (s *Store) EscrowCommit(ctx context.Context, files []registry.EscrowCursor, full bool, each func(f func(registry.EscrowObject) error) error) error {
+	return s.internal("escrow commit", s.tx(ctx, func(tx *sql.Tx) error {
+		if full {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM escrow_objects`); err != nil {
+				return err
+			}
+		}
+		for _, c := range files {
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO escrow_deposits (kind, watermark, seq, file) VALUES (?, ?, ?, ?)`), c.Type, c.Watermark.UnixNano(), c.Seq, c.File); err != nil {
+				return err
+			}
+		}
+		del, err := tx.PrepareContext(ctx, s.q(`DELETE FROM escrow_objects WHERE kind = ? AND id = ?`))
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		ins, err := tx.PrepareContext(ctx, s.q(`INSERT INTO escrow_objects (kind, id, hash, name, extra) VALUES (?, ?, ?, ?, ?)`))
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		return each(func(o registry.EscrowObject) error {
+			if !full {
+				if _, err := del.ExecContext(ctx, o.Kind, o.ID); err != nil {
+					return err
+				}
+			}
+			if o.Deleted {
+				return nil
+			}
+			_, err := ins.ExecContext(ctx, o.Kind, o.ID, o.Hash, o.Name, o.Extra)
+			return err
+		})
 	}))
 }
 
