@@ -55,3 +55,37 @@ func TestEscrowCLI(t *testing.T) {
 		t.Errorf("verify with the wrong key: %d %s", code, errOut)
 	}
 }
+
+// TestEscrowTimers: the escrow timers' services run deposits with flags
+// the command has, FULL on Sunday and DIFF the other days, by 23:59 UTC.
+func TestEscrowTimers(t *testing.T) {
+	_, usage, _ := runCLI(t, "", "escrow", "deposit", "-h")
+	for kind, day := range map[string]string{"full": "Sun ", "diff": "Mon..Sat "} {
+		svc, err := os.ReadFile(filepath.Join("..", "..", "deploy", "akshara-escrow-"+kind+".service"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exec string
+		for _, l := range strings.Split(string(svc), "\n") {
+			if strings.HasPrefix(l, "ExecStart=") {
+				exec = strings.TrimPrefix(l, "ExecStart=")
+			}
+		}
+		args := strings.Fields(exec)
+		if len(args) < 4 || args[1] != "escrow" || args[2] != "deposit" || !strings.Contains(exec, "-type "+strings.ToUpper(kind)) {
+			t.Errorf("%s: ExecStart %q", kind, exec)
+		}
+		for _, a := range args[3:] {
+			if strings.HasPrefix(a, "-") && !strings.Contains(usage, "  "+a+" ") {
+				t.Errorf("%s: flag %s is not one of escrow deposit's", kind, a)
+			}
+		}
+		timer, err := os.ReadFile(filepath.Join("..", "..", "deploy", "akshara-escrow-"+kind+".timer"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(timer), "OnCalendar="+day+"*-*-* 23:30:00 UTC") {
+			t.Errorf("%s timer: %s", kind, timer)
+		}
+	}
+}
