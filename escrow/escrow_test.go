@@ -491,3 +491,117 @@ func lineDiff(got, want string) string {
 	}
 	return b.String()
 }
+
+// TestConcurrentDeposit: deposits taken while creates (with contacts),
+// deletes and transfers run are each the registry at one instant: every
+// reference resolves and the counts agree (Verify), every NNDN's holder is
+// a domain of the deposit, and each restores with no disagreement.
+func TestConcurrentDeposit(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			clock := registry.NewManualClock(T0)
+			src := service(t, open(t), clock)
+			fixture(t, src, clock)
+			regs, err := src.Store().Registrars(ctx)
+			must(t, "registrars", err)
+			a, b := &regs[0].Registrar, &regs[1].Registrar
+			stop := make(chan struct{})
+			done := make(chan error, 3)
+			go func() { // creates, each with a contact of its own
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						done <- nil
+						return
+					default:
+					}
+					id := "cc-" + strconv.Itoa(i)
+					if _, err := src.CreateContact(ctx, a, registry.ContactCreate{ID: id, ContactData: registry.ContactData{Postal: []registry.PostalInfo{{Type: "int", Name: "C", City: "Delhi", CC: "IN"}}, Email: "c@example.in"}, AuthInfo: "Contact-pw-1-strong"}); err != nil {
+						done <- err
+						return
+					}
+					if _, err := src.CreateDomain(ctx, a, registry.DomainCreate{Name: "conc" + strconv.Itoa(i) + ".in", AuthInfo: "Transfer-pw-9-strong", Contacts: []registry.DomainContact{{Role: "registrant", ID: id}}}); err != nil {
+						done <- err
+						return
+					}
+				}
+			}()
+			go func() { // deletes of what the first made, then of their contacts
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						done <- nil
+						return
+					default:
+					}
+					_, err := src.DeleteDomain(ctx, a, registry.DomainDelete{Name: "conc" + strconv.Itoa(i) + ".in"})
+					if registry.CodeOf(err) == registry.CodeNotFound {
+						i--
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					if err != nil {
+						done <- err
+						return
+					}
+				}
+			}()
+			go func() { // transfers requested and cancelled (a registrar's requests are limited a day: then idle)
+				names := []string{"transferme.in", "चाँद.भारत", "example.in", "সরকার.ভারত", "সরকার.in"}
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						done <- nil
+						return
+					default:
+					}
+					n := names[i%len(names)]
+					_, err := src.TransferDomain(ctx, b, registry.DomainTransfer{Name: n, Op: registry.TransferCancelOp})
+					if registry.CodeOf(err) == registry.CodeNotPendingTransfer || err == nil {
+						_, err = src.TransferDomain(ctx, b, registry.DomainTransfer{Name: n, Op: registry.TransferRequestOp, AuthInfo: "2fooBAR!xQ7wK4pL"})
+					}
+					switch registry.CodeOf(err) {
+					case registry.CodeTransferLimited, registry.CodeBadAuthInfo, registry.CodePendingTransfer:
+						time.Sleep(time.Millisecond)
+					default:
+						if err != nil {
+							done <- err
+							return
+						}
+					}
+				}
+			}()
+			var deposits [][]string
+			for range 4 {
+				time.Sleep(20 * time.Millisecond)
+				dir := t.TempDir()
+				res, err := escrow.Deposit(ctx, src, escrow.Options{Watermark: clock.Now(), Dir: dir})
+				must(t, "deposit", err)
+				var files []string
+				for _, r := range res {
+					_, err := escrow.Verify(r.File, escrow.VerifyOptions{})
+					must(t, "verify", err)
+					files = append(files, r.File)
+				}
+				deposits = append(deposits, files)
+				clock.Advance(time.Second)
+			}
+			close(stop)
+			for range 3 {
+				if err := <-done; err != nil {
+					t.Fatalf("a writer: %v", err)
+				}
+			}
+			for i, files := range deposits {
+				dst := service(t, open(t), clock)
+				rep, err := escrow.Restore(ctx, dst, files, escrow.VerifyOptions{})
+				must(t, "restore", err)
+				if len(rep.Disagreements) > 0 {
+					t.Errorf("deposit %d: disagreements %q", i, rep.Disagreements)
+				}
+				t.Logf("deposit %d: %d domains, %d contacts, %d blocked names", i, rep.Domains, rep.Contacts, rep.Blocked)
+			}
+		})
+	}
+}
