@@ -80,7 +80,7 @@ func must(t *testing.T, what string, err error) {
 
 // The names of the fixture, and names near them that checks ask about.
 var (
-	registered = []string{"किताब.भारत", "चाँद.भारत", "चॉंद.भारत", "কিতাব.ভারত", "সরকার.ভারত", "সরকার.in", "example.in", "delete-me.in", "transferme.in", "kitab.in"}
+	registered = []string{"किताब.भारत", "चाँद.भारत", "चॉंद.भारत", "কিতাব.ভারত", "সরকার.ভারত", "সরকার.in", "example.in", "delete-me.in", "transferme.in", "kitab.in", "long.in", "xyz-xy.in"}
 	probes     = append(slices.Clone(registered), "कित्ताब.भारत", "কিতাব.ভাৰত", "সৰকাৰ.ভাৰত", "সৰকাৰ.in", "ন্যায়.ভাৰত", "मंदिर.भारत", "free-name.in", "किताब.in")
 )
 
@@ -118,6 +118,13 @@ func fixture(t *testing.T, svc *registry.Service, clock *registry.ManualClock) {
 	create(a, registry.DomainCreate{Name: "delete-me.in"})
 	create(a, registry.DomainCreate{Name: "transferme.in", AuthInfo: "Transfer-pw-9-strong"})
 	create(b, registry.DomainCreate{Name: "kitab.in"})
+	// registrars whose names are no EPP clID (3 to 16 characters)
+	long, _, err := svc.AddRegistrar(ctx, "Registrar with a long name")
+	must(t, "registrar", err)
+	create(long, registry.DomainCreate{Name: "long.in"})
+	xy, _, err := svc.AddRegistrar(ctx, "xy")
+	must(t, "registrar", err)
+	create(xy, registry.DomainCreate{Name: "xyz-xy.in"})
 	_, err = svc.Reserve(ctx, "मंदिर.भारत", "the operator's own")
 	must(t, "reserve", err)
 	_, err = svc.CreateHost(ctx, a, registry.HostCreate{Name: "ns1.किताब.भारत", Addrs: []registry.Addr{{IP: "8.8.8.8", Family: "v4"}, {IP: "2001:4860:4860::8888", Family: "v6"}}})

@@ -184,6 +184,7 @@ type xAkxReserved struct {
 
 type xAkxRegistrar struct {
 	ID         string `xml:"id"`
+	Name       string `xml:"name"`
 	AbuseEmail string `xml:"abuseEmail"`
 	AbusePhone string `xml:"abusePhone"`
 }

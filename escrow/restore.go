@@ -20,6 +20,15 @@ import (
 type source struct {
 	files  []layerFile
 	latest map[string]map[string]mention // kind -> key -> its last mention
+	names  map[string]string             // registrar clID -> name (akx:registrar), when they differ
+}
+
+// name is the registrar name of a clID.
+func (s *source) name(id string) string {
+	if n, ok := s.names[id]; ok {
+		return n
+	}
+	return id
 }
 
 type layerFile struct {
@@ -60,7 +69,7 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 		}
 		return a.wm.Compare(b.wm)
 	})
-	src := &source{latest: map[string]map[string]mention{}}
+	src := &source{latest: map[string]map[string]mention{}, names: map[string]string{}}
 	layer, full := 0, time.Time{}
 	for i, h := range heads {
 		switch {
@@ -93,6 +102,17 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 					src.latest[k.kind] = m
 				}
 				m[k.key] = mention{layer: f.layer, deleted: o.deleted}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range src.files {
+		_, _, err := scan(f.path, func(o *object) error {
+			if x, ok := o.v.(*xAkxRegistrar); ok && x.Name != "" {
+				src.names[x.ID] = x.Name
 			}
 			return nil
 		})
@@ -209,7 +229,7 @@ func (s *source) pairs(space, local, akx string, f func(v, ak any) error) error 
 func (s *source) Registrars(f func(registry.EscrowRegistrar) error) error {
 	return s.pairs(nsRegistrar, "registrar", "registrar", func(v, ak any) error {
 		x := v.(*xRegistrar)
-		r := registry.EscrowRegistrar{Name: x.ID, Created: parseTime(x.CrDate), Revoked: x.Status == "terminated"}
+		r := registry.EscrowRegistrar{Name: s.name(x.ID), Created: parseTime(x.CrDate), Revoked: x.Status == "terminated"}
 		if a, ok := ak.(*xAkxRegistrar); ok {
 			r.Abuse = registry.AbuseContact{Email: a.AbuseEmail, Phone: a.AbusePhone}
 		}
@@ -220,6 +240,7 @@ func (s *source) Registrars(f func(registry.EscrowRegistrar) error) error {
 func (s *source) Contacts(f func(*registry.Contact) error) error {
 	return s.pairs(nsContact, "contact", "contact", func(v, ak any) error {
 		c := v.(*xRdeContact).contact()
+		c.Registrar = s.name(c.Registrar)
 		if a, ok := ak.(*xAkxContact); ok {
 			c.AuthHash = a.AuthHash
 		}
@@ -251,6 +272,10 @@ func (s *source) Domains(f func(*registry.EscrowDomain) error) error {
 		}
 		a, _ := ak.(*xAkxDomain)
 		h.d = v.(*xDomain).domain(a)
+		h.d.Registrar = s.name(h.d.Registrar)
+		if t := h.d.Pending; t != nil {
+			t.Gaining, t.Losing = s.name(t.Gaining), s.name(t.Losing)
+		}
 		return nil
 	}
 	for _, lf := range s.files {
@@ -281,7 +306,11 @@ func (s *source) Domains(f func(*registry.EscrowDomain) error) error {
 }
 
 func (s *source) Hosts(f func(*registry.Host) error) error {
-	return s.pairs(nsHost, "host", "-", func(v, _ any) error { return f(v.(*xHost).host()) })
+	return s.pairs(nsHost, "host", "-", func(v, _ any) error {
+		h := v.(*xHost).host()
+		h.Registrar = s.name(h.Registrar)
+		return f(h)
+	})
 }
 
 func (s *source) Reserved(f func(registry.ReservedName) error) error {

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -758,7 +760,7 @@ func (w *writer) finish(d *depositor) error {
 
 func (w *writer) registrar(r registry.EscrowRegistrar) {
 	w.s("<rdeRegistrar:registrar>")
-	w.el("rdeRegistrar:id", r.Name)
+	w.el("rdeRegistrar:id", clID(r.Name))
 	w.el("rdeRegistrar:name", r.Name)
 	status := "ok"
 	if r.Revoked {
@@ -776,9 +778,12 @@ func (w *writer) registrar(r registry.EscrowRegistrar) {
 	w.el("rdeRegistrar:crDate", ts(r.Created))
 	w.s("</rdeRegistrar:registrar>\n")
 	w.count(nsRegistrar, "")
-	if !r.Abuse.IsZero() {
+	if !r.Abuse.IsZero() || clID(r.Name) != r.Name {
 		w.s("<akx:registrar>")
-		w.el("akx:id", r.Name)
+		w.el("akx:id", clID(r.Name))
+		if clID(r.Name) != r.Name {
+			w.el("akx:name", r.Name)
+		}
 		if r.Abuse.Email != "" {
 			w.el("akx:abuseEmail", r.Abuse.Email)
 		}
@@ -788,6 +793,19 @@ func (w *writer) registrar(r registry.EscrowRegistrar) {
 		w.s("</akx:registrar>\n")
 		w.count(nsAkshara, "")
 	}
+}
+
+// clID is a registrar's EPP client identifier in a deposit
+// (eppcom:clIDType: a token of 3 to 16 characters): its name, or for a
+// name that is not one, "r-" and 12 hex digits of the name's SHA-256 (the
+// name itself then in akx:registrar).
+func clID(name string) string {
+	n := utf8.RuneCountInString(name)
+	if n >= 3 && n <= 16 && !strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "r-" + hex.EncodeToString(sum[:6])
 }
 
 func (w *writer) eppParams() {
@@ -842,8 +860,8 @@ func (w *writer) contact(c *registry.Contact) {
 	phone("rdeContact:voice", c.Voice)
 	phone("rdeContact:fax", c.Fax)
 	w.el("rdeContact:email", c.Email)
-	w.el("rdeContact:clID", c.Registrar)
-	w.el("rdeContact:crRr", c.Registrar)
+	w.el("rdeContact:clID", clID(c.Registrar))
+	w.el("rdeContact:crRr", clID(c.Registrar))
 	w.el("rdeContact:crDate", ts(c.Created))
 	if !c.Updated.IsZero() {
 		w.el("rdeContact:upDate", ts(c.Updated))
@@ -896,8 +914,8 @@ func (w *writer) host(h *registry.Host) {
 		}
 		w.s(`<rdeHost:addr ip="`, ip, `">`, esc(a), "</rdeHost:addr>")
 	}
-	w.el("rdeHost:clID", h.Registrar)
-	w.el("rdeHost:crRr", h.Registrar)
+	w.el("rdeHost:clID", clID(h.Registrar))
+	w.el("rdeHost:crRr", clID(h.Registrar))
 	w.el("rdeHost:crDate", ts(h.Created))
 	if !h.Updated.IsZero() {
 		w.el("rdeHost:upDate", ts(h.Updated))
@@ -957,8 +975,8 @@ func (w *writer) domain(d *registry.EscrowDomain, zoneA string) {
 		}
 		w.s("</rdeDomain:ns>")
 	}
-	w.el("rdeDomain:clID", d.Registrar)
-	w.el("rdeDomain:crRr", d.Registrar)
+	w.el("rdeDomain:clID", clID(d.Registrar))
+	w.el("rdeDomain:crRr", clID(d.Registrar))
 	w.el("rdeDomain:crDate", ts(d.Created))
 	if !d.Expires.IsZero() {
 		w.el("rdeDomain:exDate", ts(d.Expires))
@@ -983,9 +1001,9 @@ func (w *writer) domain(d *registry.EscrowDomain, zoneA string) {
 	}
 	if t := d.Pending; t != nil {
 		w.s("<rdeDomain:trnData><rdeDomain:trStatus>pending</rdeDomain:trStatus>")
-		w.el("rdeDomain:reRr", t.Gaining)
+		w.el("rdeDomain:reRr", clID(t.Gaining))
 		w.el("rdeDomain:reDate", ts(t.Requested))
-		w.el("rdeDomain:acRr", t.Losing)
+		w.el("rdeDomain:acRr", clID(t.Losing))
 		w.el("rdeDomain:acDate", ts(t.ActDate))
 		w.s("</rdeDomain:trnData>")
 	}
