@@ -3,6 +3,7 @@ package escrow
 import (
 	"context"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -53,12 +54,14 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 		wm   time.Time
 	}
 	var heads []head
+	names := map[string]string{}
 	for _, p := range paths {
 		v, err := Verify(p, o)
 		if err != nil {
 			return nil, err
 		}
 		heads = append(heads, head{p, v.Type, v.Watermark})
+		maps.Copy(names, v.Names)
 	}
 	slices.SortStableFunc(heads, func(a, b head) int {
 		if (a.typ == "FULL") != (b.typ == "FULL") {
@@ -69,7 +72,7 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 		}
 		return a.wm.Compare(b.wm)
 	})
-	src := &source{latest: map[string]map[string]mention{}, names: map[string]string{}}
+	src := &source{latest: map[string]map[string]mention{}, names: names}
 	layer, full := 0, time.Time{}
 	for i, h := range heads {
 		switch {
@@ -102,17 +105,6 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 					src.latest[k.kind] = m
 				}
 				m[k.key] = mention{layer: f.layer, deleted: o.deleted}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range src.files {
-		_, _, err := scan(f.path, func(o *object) error {
-			if x, ok := o.v.(*xAkxRegistrar); ok && x.Name != "" {
-				src.names[x.ID] = x.Name
 			}
 			return nil
 		})

@@ -29,6 +29,9 @@ type Verification struct {
 	Counts    map[string]int64 // objects by URI
 	Headers   map[string]int64 // the headers' counts, summed, by URI
 	Schema    bool             // validated by xmllint
+	// Names maps the clIDs of registrars whose name is not their clID
+	// to their names (akx:registrar).
+	Names map[string]string
 }
 
 // Verify checks a deposit as an escrow agent does: well-formed to its end
@@ -37,7 +40,7 @@ type Verification struct {
 // by the deposit (CodeReference), and the header's counts equal to the
 // contents (CodeCount).
 func Verify(path string, o VerifyOptions) (*Verification, error) {
-	v := &Verification{Counts: map[string]int64{}, Headers: map[string]int64{}}
+	v := &Verification{Counts: map[string]int64{}, Headers: map[string]int64{}, Names: map[string]string{}}
 	contacts, hosts, regs, tables := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	type ref struct{ kind, name, by string }
 	var refs []ref // resolved after the pass (the objects come in any order)
@@ -56,6 +59,10 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 			}
 		case *xRegistrar:
 			regs[x.ID] = true
+		case *xAkxRegistrar:
+			if x.Name != "" {
+				v.Names[x.ID] = x.Name
+			}
 		case *xIDN:
 			tables[x.ID] = true
 		case *xRdeContact:
