@@ -83,6 +83,11 @@ type EscrowStore interface {
 
 	// The writes of a restore, each joining the restore's transaction.
 
+	// EscrowBulk readies the restore's transaction for writing a whole
+	// registry (SQLite: the bulk import's page cache); end gives back what
+	// it took, before the transaction ends.
+	EscrowBulk(ctx context.Context) (end func(), err error)
+
 	// RestoreRegistrar inserts a registrar (its token unusable until
 	// rotated) and returns its ID.
 	RestoreRegistrar(ctx context.Context, r EscrowRegistrar) (int64, error)

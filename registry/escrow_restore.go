@@ -76,6 +76,11 @@ func (s *Service) RestoreEscrow(ctx context.Context, src EscrowSource) (*EscrowR
 	var rep *EscrowRestoreReport
 	err := s.store.Atomic(ctx, func(ctx context.Context) error {
 		rep = &EscrowRestoreReport{}
+		end, err := es.EscrowBulk(ctx)
+		if err != nil {
+			return err
+		}
+		defer end()
 		if regs, err := s.store.Registrars(ctx); err != nil {
 			return err
 		} else if len(regs) > 0 {

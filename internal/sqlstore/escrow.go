@@ -357,6 +357,67 @@ func (s *Store) EscrowCommit(ctx context.Context, files []registry.EscrowCursor,
 	}))
 }
 
+// txStmt returns query prepared on tx, once a transaction when tx is a
+// command's (a restore runs its statements once a domain: parsing each
+// every time took a quarter of a SQLite restore's time).
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	a, _ := ctx.Value(atomicKey{}).(*atomicTx)
+	if a == nil || a.s != s || a.tx != tx {
+		return tx.PrepareContext(ctx, s.q(query))
+	}
+	if st, ok := a.prepared[query]; ok {
+		return st, nil
+	}
+	st, err := tx.PrepareContext(ctx, s.q(query))
+	if err != nil {
+		return nil, err
+	}
+	if a.prepared == nil {
+		a.prepared = map[string]*sql.Stmt{}
+	}
+	a.prepared[query] = st
+	return st, nil
+}
+
+// txExec and txRow run a prepared statement of the transaction.
+func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := s.txStmt(ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+func (s *Store) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) interface{ Scan(...any) error } {
+	st, err := s.txStmt(ctx, tx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// EscrowBulk implements registry.EscrowStore: the dialect's bulk import
+// setup on the restore's transaction (SQLite: a larger page cache for a
+// transaction that writes a whole registry).
+func (s *Store) EscrowBulk(ctx context.Context) (func(), error) {
+	tx := s.inTx(ctx)
+	if tx == nil {
+		return func() {}, nil
+	}
+	if err := s.execAll(ctx, tx, s.d.ImportSetup); err != nil {
+		return nil, internal("escrow restore setup", err)
+	}
+	return func() {
+		for _, q := range s.d.ImportTeardown {
+			tx.ExecContext(context.WithoutCancel(ctx), q) // memory, not data: errors ignored
+		}
+	}, nil
+}
+
 // RestoreRegistrar implements registry.EscrowStore.
 func (s *Store) RestoreRegistrar(ctx context.Context, r registry.EscrowRegistrar) (int64, error) {
 	var id int64
@@ -367,7 +428,7 @@ func (s *Store) RestoreRegistrar(ctx context.Context, r registry.EscrowRegistrar
 		if r.Revoked {
 			revoked = r.Created.UnixNano()
 		}
-		return tx.QueryRowContext(ctx, s.q(`INSERT INTO registrars (name, token_hash, created, revoked, abuse_email, abuse_phone) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
+		return s.txRow(ctx, tx, `INSERT INTO registrars (name, token_hash, created, revoked, abuse_email, abuse_phone) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
 			r.Name, token, r.Created.UnixNano(), revoked, r.Abuse.Email, r.Abuse.Phone).Scan(&id)
 	})
 	if err != nil && s.d.IsUnique(err) {
@@ -384,7 +445,7 @@ func (s *Store) RestoreContact(ctx context.Context, c *registry.Contact, registr
 	}
 	var n int64
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO contacts (handle, registrar_id, data, auth_hash, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`),
+		res, err := s.txExec(ctx, tx, `INSERT INTO contacts (handle, registrar_id, data, auth_hash, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (handle) DO NOTHING`,
 			c.ID, registrarID, string(data), c.AuthHash, strings.Join(c.Statuses, " "), c.Created.UnixNano(), c.Updated.UnixNano())
 		if err != nil {
 			return err
@@ -398,38 +459,38 @@ func (s *Store) RestoreContact(ctx context.Context, c *registry.Contact, registr
 // RestoreDomainState implements registry.EscrowStore.
 func (s *Store) RestoreDomainState(ctx context.Context, id int64, d *registry.EscrowDomain) error {
 	return s.internal("restoring domain", s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE domains SET created = ?, expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?,
-			rev = ?, legacy = ?, data_version = ? WHERE id = ?`),
+		_, err := s.txExec(ctx, tx, `UPDATE domains SET created = ?, expires = ?, statuses = ?, redemption_end = ?, purge_at = ?, renewed = ?, autorenewed = ?, updated = ?,
+			rev = ?, legacy = ?, data_version = ? WHERE id = ?`,
 			d.Created.UnixNano(), nanos(d.Expires), strings.Join(d.Statuses, " "), nanos(d.RedemptionEnds), nanos(d.PurgeAt), nanos(d.Renewed), nanos(d.AutoRenewed),
 			nanos(d.Updated), d.Rev, strings.Join(d.Legacy, " "), d.DataVersion, id)
 		if err != nil {
 			return err
 		}
 		if d.AuthHash != "" {
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO domain_auth (domain_id, pw_hash, updated) VALUES (?, ?, ?)`), id, d.AuthHash, nanos(d.Updated)); err != nil {
+			if _, err := s.txExec(ctx, tx, `INSERT INTO domain_auth (domain_id, pw_hash, updated) VALUES (?, ?, ?)`, id, d.AuthHash, nanos(d.Updated)); err != nil {
 				return err
 			}
 		}
 		for _, c := range d.Contacts {
 			var cid int64
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM contacts WHERE handle = ?`), c.ID).Scan(&cid); err != nil {
+			if err := s.txRow(ctx, tx, `SELECT id FROM contacts WHERE handle = ?`, c.ID).Scan(&cid); err != nil {
 				if errors.Is(err, sql.ErrNoRows) {
 					return registry.Errorf(registry.CodeNotFound, "%s names contact %s, which the deposit does not hold", d.Name, c.ID)
 				}
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO domain_contacts (domain_id, contact_id, role) VALUES (?, ?, ?)`), id, cid, c.Role); err != nil {
+			if _, err := s.txExec(ctx, tx, `INSERT INTO domain_contacts (domain_id, contact_id, role) VALUES (?, ?, ?)`, id, cid, c.Role); err != nil {
 				return err
 			}
 		}
 		for _, ds := range d.DS {
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO ds_records (domain_id, key_tag, alg, digest_type, digest) VALUES (?, ?, ?, ?, ?)`), id, ds.KeyTag, ds.Algorithm, ds.DigestType, ds.Digest); err != nil {
+			if _, err := s.txExec(ctx, tx, `INSERT INTO ds_records (domain_id, key_tag, alg, digest_type, digest) VALUES (?, ?, ?, ?, ?)`, id, ds.KeyTag, ds.Algorithm, ds.DigestType, ds.Digest); err != nil {
 				return err
 			}
 		}
 		regID := func(name string) (int64, error) {
 			var rid int64
-			err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM registrars WHERE name = ?`), name).Scan(&rid)
+			err := s.txRow(ctx, tx, `SELECT id FROM registrars WHERE name = ?`, name).Scan(&rid)
 			if errors.Is(err, sql.ErrNoRows) {
 				return 0, registry.Errorf(registry.CodeNotFound, "%s names registrar %s, which the deposit does not hold", d.Name, name)
 			}
@@ -441,7 +502,7 @@ func (s *Store) RestoreDomainState(ctx context.Context, id int64, d *registry.Es
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO transfers (domain_id, gaining_id, losing_id, status, requested, due, acted, period) VALUES (?, ?, ?, 'serverApproved', ?, ?, ?, 0)`),
+			if _, err := s.txExec(ctx, tx, `INSERT INTO transfers (domain_id, gaining_id, losing_id, status, requested, due, acted, period) VALUES (?, ?, ?, 'serverApproved', ?, ?, ?, 0)`,
 				id, rid, rid, d.Transferred.UnixNano(), d.Transferred.UnixNano(), d.Transferred.UnixNano()); err != nil {
 				return err
 			}
@@ -455,7 +516,7 @@ func (s *Store) RestoreDomainState(ctx context.Context, id int64, d *registry.Es
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO transfers (domain_id, gaining_id, losing_id, status, requested, due, period) VALUES (?, ?, ?, 'pending', ?, ?, ?)`),
+			if _, err := s.txExec(ctx, tx, `INSERT INTO transfers (domain_id, gaining_id, losing_id, status, requested, due, period) VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
 				id, g, l, t.Requested.UnixNano(), t.ActDate.UnixNano(), t.Period); err != nil {
 				return err
 			}
@@ -472,7 +533,7 @@ func (s *Store) RestoreHost(ctx context.Context, h *registry.Host, registrarID i
 		var dom any
 		if h.SuperZone != "" {
 			var id int64
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM domains WHERE zone = ? AND label = ?`), h.SuperZone, h.SuperLabel).Scan(&id); err != nil {
+			if err := s.txRow(ctx, tx, `SELECT id FROM domains WHERE zone = ? AND label = ?`, h.SuperZone, h.SuperLabel).Scan(&id); err != nil {
 				if errors.Is(err, sql.ErrNoRows) {
 					return registry.Errorf(registry.CodeEscrowRestore, "host %s: its domain %s.%s is not in the deposit", h.Name, h.SuperLabel, h.SuperZone)
 				}
@@ -481,7 +542,7 @@ func (s *Store) RestoreHost(ctx context.Context, h *registry.Host, registrarID i
 			dom = id
 		}
 		var id int64
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO hosts (name, registrar_id, domain_id, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`),
+		err := s.txRow(ctx, tx, `INSERT INTO hosts (name, registrar_id, domain_id, statuses, created, updated) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`,
 			h.Name, registrarID, dom, strings.Join(h.Statuses, " "), h.Created.UnixNano(), h.Updated.UnixNano()).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // restored from another family's deposit
@@ -500,13 +561,13 @@ func (s *Store) RestoreNameServers(ctx context.Context, id int64, ns []string) e
 	return s.internal("restoring name servers", s.tx(ctx, func(tx *sql.Tx) error {
 		for _, n := range ns {
 			var hid int64
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM hosts WHERE name = ?`), n).Scan(&hid); err != nil {
+			if err := s.txRow(ctx, tx, `SELECT id FROM hosts WHERE name = ?`, n).Scan(&hid); err != nil {
 				if errors.Is(err, sql.ErrNoRows) {
 					return registry.Errorf(registry.CodeNotFound, "name server %s is not a host of the deposit", n)
 				}
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO domain_hosts (domain_id, host_id) VALUES (?, ?)`), id, hid); err != nil {
+			if _, err := s.txExec(ctx, tx, `INSERT INTO domain_hosts (domain_id, host_id) VALUES (?, ?)`, id, hid); err != nil {
 				return err
 			}
 		}
