@@ -96,6 +96,9 @@ var changePollMethods = map[string]string{
 	"DNSOutbox": "none: read", "OwnerRecords": "none: read", "PendingDNS": "none: read", "ZoneDelegations": "none: read", "ZoneOrigin": "none: read",
 	"HoldDNS": "none: the outbox (the guard's held drops)", "MarkDNS": "none: the outbox", "PruneDNS": "none: the outbox",
 	"PublishedDNS": "none: the outbox", "ReleaseDNS": "none: the outbox (the operator's release)", "TakeDNSLease": "none: the publisher's lease",
+	// escrow (escrow_restore.go): a restore writes into an empty store,
+	// where no registrar has objects or a queue to tell
+	"RestoreEscrow": "none: into an empty store",
 	// staging (clock.go): moving the clock changes nothing itself; the
 	// workers' transitions it brings on are heard (RunLifecycle)
 	"MoveClock": "none: the clock; the worker's transitions are heard", "FollowStagingClock": "none: the clock", "Staging": "none: read",

@@ -35,6 +35,14 @@ type atomicKey struct{}
 type atomicTx struct {
 	s  *Store
 	tx *sql.Tx
+	// exemptLocked: the transaction holds the exempted creates' lock
+	// (CreateExemptDomain): a command that creates many (a restore,
+	// escrow_restore.go) takes it once. On PostgreSQL every UPDATE of the
+	// row in one transaction adds a version the next must walk past.
+	exemptLocked bool
+	// prepared are the statements prepared on the transaction by
+	// txStmt (a restore runs each of them once a domain).
+	prepared map[string]*sql.Stmt
 }
 
 // inTx returns the transaction of the command ctx runs in, if it is this

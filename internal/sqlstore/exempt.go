@@ -169,8 +169,14 @@ func (s *Store) CreateExemptDomain(ctx context.Context, d *registry.Domain, regi
 		// Exempted creates take turns: one must see the other's whole set
 		// (exempt_sets) to pair with it, which an uncommitted one hides. The
 		// settings row is the lock (SQLite's writers take turns anyway).
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
-			return err
+		a, _ := ctx.Value(atomicKey{}).(*atomicTx)
+		if a == nil || a.s != s || a.tx != tx || !a.exemptLocked {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE settings SET value = value WHERE name = ?`), relationSetting); err != nil {
+				return err
+			}
+			if a != nil && a.s == s && a.tx == tx {
+				a.exemptLocked = true
+			}
 		}
 		err := tx.QueryRowContext(ctx, s.q(insertDomain), d.Zone, d.Label, d.ALabel, d.Lang, registrarID, out.Created.UnixNano(), d.DataVersion, nanos(d.Expires), out.Created.UnixNano()).Scan(&out.ID)
 		if err != nil {
