@@ -58,6 +58,7 @@ type xDomain struct {
 	ROID       string     `xml:"roid"`
 	UName      string     `xml:"uName"`
 	IDNTable   string     `xml:"idnTableId"`
+	Original   string     `xml:"originalName"`
 	Status     []xStatus  `xml:"status"`
 	RGPStatus  []xStatus  `xml:"rgpStatus"`
 	Registrant string     `xml:"registrant"`
@@ -381,6 +382,7 @@ func (x *xDomain) domain(ak *xAkxDomain) *registry.EscrowDomain {
 		d.Name = x.UName
 	}
 	d.Lang = x.IDNTable
+	d.Original = x.Original
 	d.Registrar = x.ClID
 	d.Created, d.Expires, d.Updated = parseTime(x.CrDate), parseTime(x.ExDate), parseTime(x.UpDate)
 	d.Transferred = parseTime(x.TrDate)

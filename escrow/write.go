@@ -938,6 +938,9 @@ func (w *writer) domain(d *registry.EscrowDomain, zoneA string) {
 	if d.Lang != "" && d.Lang != registry.LDH {
 		w.el("rdeDomain:idnTableId", d.Lang)
 	}
+	if d.Original != "" { // a variant group's member (docs/variants.md, "Same entity")
+		w.el("rdeDomain:originalName", d.Original)
+	}
 	var st, rgp []string
 	for _, s := range d.Statuses {
 		if slices.Contains(rgpStatuses, s) {

@@ -22,6 +22,10 @@ type EscrowDomain struct {
 	// change of sponsor by a transfer (zero: never).
 	Pending     *Transfer
 	Transferred time.Time
+	// Original is the A-label name of the variant group's original (its
+	// oldest member; RFC 9022's rdeDomain:originalName) for a member of a
+	// group that is not the original itself; "" otherwise.
+	Original string
 }
 
 // EscrowRegistrar is a registrar as a deposit carries it.

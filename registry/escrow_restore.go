@@ -236,7 +236,16 @@ func (s *Service) escrowDomain(ctx context.Context, es EscrowStore, d *EscrowDom
 	}
 	recorded := d.ExemptWith
 	dom.Exempted, dom.ExemptWith = false, nil
-	got, err := s.store.CreateExemptDomain(ctx, &dom, regID)
+	var got *Domain
+	if d.Original != "" {
+		// a member of a variant group (docs/variants.md, "Same entity"):
+		// it joins the group of its original, restored before it (the
+		// deposit's domains come in creation order), and the group holds
+		// one conflict set, as it did
+		got, err = s.escrowJoin(ctx, &dom, d.Original, regID)
+	} else {
+		got, err = s.store.CreateExemptDomain(ctx, &dom, regID)
+	}
 	if errors.Is(err, ErrConflict) {
 		return Errorf(CodeEscrowRestore, "domain %s: its own label is held by a domain restored before it (two domains of one name)", dom.Name)
 	}
@@ -270,6 +279,30 @@ func (s *Service) escrowDomain(ctx context.Context, es EscrowStore, d *EscrowDom
 	}
 	rep.Domains++
 	return nil
+}
+
+// escrowJoin restores dom as a member of the variant group of original
+// (the group's oldest member, restored before it, of the same registrar).
+func (s *Service) escrowJoin(ctx context.Context, dom *Domain, original string, regID int64) (*Domain, error) {
+	gs, ok := s.store.(GroupStore)
+	if !ok {
+		return nil, Errorf(CodeEscrowRestore, "domain %s: the store keeps no variant groups (its originalName is %s)", dom.Name, original)
+	}
+	z, label, err := s.locate(original)
+	if err != nil {
+		return nil, Errorf(CodeEscrowRestore, "domain %s: its originalName %s: %v", dom.Name, original, err)
+	}
+	holder, err := s.store.Domain(ctx, z.Name, label)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(CodeEscrowRestore, "domain %s: its originalName %s is not a domain restored before it", dom.Name, original)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if holder.RegistrarID != regID {
+		return nil, Errorf(CodeEscrowRestore, "domain %s: its originalName %s has another sponsor (a variant group has one)", dom.Name, original)
+	}
+	return gs.JoinGroup(ctx, dom, holder, regID)
 }
 
 // restoredBefore reports whether the domain label.zone is in the store.

@@ -74,6 +74,17 @@ func (s *Store) EscrowDomains(ctx context.Context, after int64, limit int) ([]*r
 	var n1, n2, n3 int64
 	var nn sql.NullInt64
 	queries := []q{
+		// a variant group's members but its original (the oldest member):
+		// the original's name (rdeDomain:originalName)
+		{`SELECT d.id, o.alabel FROM domains d JOIN domains o ON o.id = (SELECT MIN(m.id) FROM domains m WHERE m.variant_group = d.variant_group) WHERE d.id BETWEEN ? AND ? AND d.variant_group IS NOT NULL AND o.id <> d.id`, func(rows *sql.Rows) error {
+			if err := rows.Scan(&id, &a); err != nil {
+				return err
+			}
+			if e := byID[id]; e != nil {
+				e.Original = a
+			}
+			return nil
+		}},
 		{`SELECT domain_id, label FROM blocks WHERE domain_id BETWEEN ? AND ? ORDER BY domain_id, label`, func(rows *sql.Rows) error {
 			if err := rows.Scan(&id, &a); err != nil {
 				return err
