@@ -367,7 +367,27 @@ func TestKnotFollow(t *testing.T) {
 		n, _ = strconv.Atoi(s)
 	}
 	churn(t, ctx, svc, r, n)
-	waitFor(t, "the churn published", 5*time.Minute, func() bool { return outboxDepth(t, ctx, svc) == 0 })
+	// a churn this large may trip the change guard: how many drops fall in
+	// one batch depends on how fast the follower keeps up (on a loaded
+	// machine a batch of 10,000 changes dropped 267 of 2,420 delegations,
+	// past the floor and 10%); the operator checks and releases them, as
+	// docs/delegation.md says, and the rest flows meanwhile
+	released := int64(0)
+	waitFor(t, "the churn published", 5*time.Minute, func() bool {
+		st, err := svc.DNSOutbox(ctx, "in")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Held > 0 {
+			n, err := svc.ReleaseDNS(ctx, "in")
+			if err != nil {
+				t.Fatal(err)
+			}
+			released += int64(n)
+		}
+		return st.Pending == 0 && st.Held == 0
+	})
+	t.Logf("the churn of %d changes published; %d held by the change guard and released", n, released)
 	waitFor(t, "the secondary at the primary's serial", time.Minute, func() bool { return soaSerial(secondary, "in") == soaSerial(primary, "in") })
 	for _, s := range both {
 		diffs, err := verifyZone(ctx, svc, "in", s, transferKey)
