@@ -401,7 +401,7 @@ func validate(name string, current []registry.DS, a *answer, now time.Time) ([]r
 	if !ok {
 		return nil, false, errors.New("no DS asked names a key that signs the DNSKEY set: it would break the chain of trust")
 	}
-	registrySort(want)
+	registry.SortDS(want)
 	return want, false, nil
 }
 
@@ -447,22 +447,6 @@ func sameKeys(a, b []registry.DS) bool {
 		return slices.Compact(out)
 	}
 	return slices.Equal(ids(a), ids(b))
-}
-
-func registrySort(ds []registry.DS) {
-	sort.Slice(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if a.KeyTag != b.KeyTag {
-			return a.KeyTag < b.KeyTag
-		}
-		if a.Algorithm != b.Algorithm {
-			return a.Algorithm < b.Algorithm
-		}
-		if a.DigestType != b.DigestType {
-			return a.DigestType < b.DigestType
-		}
-		return a.Digest < b.Digest
-	})
 }
 
 // Metrics are the scanner's Prometheus counters.

@@ -70,7 +70,7 @@ func canonDS(in []DS) ([]DS, error) {
 		d.Digest = strings.ToUpper(dg)
 		out = append(out, d)
 	}
-	sortDS(out)
+	SortDS(out)
 	return out, nil
 }
 
@@ -114,7 +114,10 @@ func dsAlgList() string {
 	return b.String()
 }
 
-func sortDS(ds []DS) {
+// SortDS puts DS records in their canonical order (key tag, algorithm,
+// digest type, digest): the order the registry stores, exports and
+// compares them in.
+func SortDS(ds []DS) {
 	sort.Slice(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
 		if a.KeyTag != b.KeyTag {

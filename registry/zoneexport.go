@@ -209,7 +209,7 @@ func appendDelegation(recs []ZoneRecord, d *ZoneDelegation) []ZoneRecord {
 	for _, h := range d.NS {
 		recs = append(recs, ZoneRecord{owner, "NS", h + "."})
 	}
-	sortDS(d.DS)
+	SortDS(d.DS)
 	for _, r := range d.DS {
 		recs = append(recs, ZoneRecord{owner, "DS", fmt.Sprintf("%d %d %d %s", r.KeyTag, r.Algorithm, r.DigestType, r.Digest)})
 	}
