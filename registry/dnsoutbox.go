@@ -99,6 +99,17 @@ func (s *Service) outbox() (DNSOutboxStore, error) {
 	return o, nil
 }
 
+// zoneOutbox returns the zone (by name or A-label) and the store's
+// outbox, which the publisher's calls each start with.
+func (s *Service) zoneOutbox(zone string) (*Zone, DNSOutboxStore, error) {
+	z, err := s.zoneOf(zone)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := s.outbox()
+	return z, o, err
+}
+
 // dnsWatch is what a command records in the outbox: the owners depending
 // on its domains and hosts read before its writes (watchDNS) and again
 // after them (record), both recorded: a purge or a rename leaves no trace
@@ -186,11 +197,7 @@ func (s *Service) ZoneOrigin(zone string) (name, origin string, err error) {
 // under, as a page of the export reads it) and the same rendering
 // (delegationRecords). None for an owner with nothing published.
 func (s *Service) OwnerRecords(ctx context.Context, zone, owner string) ([]ZoneRecord, error) {
-	z, err := s.zoneOf(zone)
-	if err != nil {
-		return nil, err
-	}
-	o, err := s.outbox()
+	z, o, err := s.zoneOutbox(zone)
 	if err != nil {
 		return nil, err
 	}
@@ -248,11 +255,7 @@ func (s *Service) HoldDNS(ctx context.Context, ids []int64) error {
 // ReleaseDNS releases the zone's held outbox rows: the publisher sends
 // them without asking the change guard. It returns how many.
 func (s *Service) ReleaseDNS(ctx context.Context, zone string) (int64, error) {
-	z, err := s.zoneOf(zone)
-	if err != nil {
-		return 0, err
-	}
-	o, err := s.outbox()
+	z, o, err := s.zoneOutbox(zone)
 	if err != nil {
 		return 0, err
 	}
@@ -271,11 +274,7 @@ func (s *Service) TakeDNSLease(ctx context.Context, name, holder string, ttl tim
 
 // DNSOutbox counts a zone's outbox rows (the zone by name or A-label).
 func (s *Service) DNSOutbox(ctx context.Context, zone string) (DNSOutboxStats, error) {
-	z, err := s.zoneOf(zone)
-	if err != nil {
-		return DNSOutboxStats{}, err
-	}
-	o, err := s.outbox()
+	z, o, err := s.zoneOutbox(zone)
 	if err != nil {
 		return DNSOutboxStats{}, err
 	}
@@ -285,11 +284,7 @@ func (s *Service) DNSOutbox(ctx context.Context, zone string) (DNSOutboxStats, e
 // ZoneDelegations counts the zone's domains with name servers (the
 // change guard's measure of the zone).
 func (s *Service) ZoneDelegations(ctx context.Context, zone string) (int64, error) {
-	z, err := s.zoneOf(zone)
-	if err != nil {
-		return 0, err
-	}
-	o, err := s.outbox()
+	z, o, err := s.zoneOutbox(zone)
 	if err != nil {
 		return 0, err
 	}
@@ -306,11 +301,7 @@ type DNSMark struct {
 
 // MarkDNS notes where the zone's outbox stands, before a full export.
 func (s *Service) MarkDNS(ctx context.Context, zone string) (DNSMark, error) {
-	z, err := s.zoneOf(zone)
-	if err != nil {
-		return DNSMark{}, err
-	}
-	o, err := s.outbox()
+	z, o, err := s.zoneOutbox(zone)
 	if err != nil {
 		return DNSMark{}, err
 	}
