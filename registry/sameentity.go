@@ -237,16 +237,24 @@ func (s *Service) groupMembersLocked(ctx context.Context, d *Domain) ([]*Domain,
 	return slices.DeleteFunc(ms, func(m *Domain) bool { return m.ID == d.ID }), nil
 }
 
+// groupOthers takes d's variant group's lock and returns its other
+// members (none for a domain of no group) and the transfer store that
+// the group's checks read their pending transfers from.
+func (s *Service) groupOthers(ctx context.Context, d *Domain) ([]*Domain, TransferStore, error) {
+	others, err := s.groupMembersLocked(ctx, d)
+	if err != nil || len(others) == 0 {
+		return nil, nil, err
+	}
+	ts, err := s.transferStore()
+	return others, ts, err
+}
+
 // groupTransferable refuses the transfer of a member of a variant group
 // that the group cannot make whole: a member prohibits it, is deleted, or
 // has a transfer pending (the group moves as one).
 func (s *Service) groupTransferable(ctx context.Context, d *Domain) error {
-	others, err := s.groupMembersLocked(ctx, d)
+	others, ts, err := s.groupOthers(ctx, d)
 	if err != nil || len(others) == 0 {
-		return err
-	}
-	ts, err := s.transferStore()
-	if err != nil {
 		return err
 	}
 	for _, m := range others {
@@ -270,12 +278,8 @@ func (s *Service) groupTransferable(ctx context.Context, d *Domain) error {
 // groupDeletable refuses the delete of a member of a variant group while
 // a transfer of the group (of any member) is pending.
 func (s *Service) groupDeletable(ctx context.Context, d *Domain) error {
-	others, err := s.groupMembersLocked(ctx, d)
+	others, ts, err := s.groupOthers(ctx, d)
 	if err != nil || len(others) == 0 {
-		return err
-	}
-	ts, err := s.transferStore()
-	if err != nil {
 		return err
 	}
 	for _, m := range others {
