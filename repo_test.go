@@ -123,3 +123,51 @@ func TestPolicyCitations(t *testing.T) {
 		t.Error("no citation of docs/policy.md §N found: the walk read nothing")
 	}
 }
+
+// TestEveryFuzzerInCI: every fuzz target in the repository has a short
+// run in .ci/run (`fuzz PKG TARGET N`), with its own package, so a new
+// parser's fuzzer is not written and then never run.
+func TestEveryFuzzerInCI(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^fuzz (\S+) (Fuzz\w+) [1-9][0-9]*$`).FindAllStringSubmatch(string(ci), -1) {
+		runs[m[1]+" "+m[2]] = true
+	}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(\w+ \*testing\.F\)`)
+	found := 0
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		pkg := "."
+		if dir := filepath.Dir(path); dir != "." {
+			pkg = "./" + filepath.ToSlash(dir)
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+			found++
+			if !runs[pkg+" "+m[1]] {
+				t.Errorf("%s: %s has no `fuzz %s %s N` line in .ci/run", path, m[1], pkg, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 || found != len(runs) {
+		t.Errorf("%d fuzz targets in the tests, %d runs in .ci/run", found, len(runs))
+	}
+}
