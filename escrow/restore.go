@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ type source struct {
 	files  []layerFile
 	latest map[string]map[string]mention // kind -> key -> its last mention
 	names  map[string]string             // registrar clID -> name (akx:registrar), when they differ
+	prog   *Progress
 }
 
 // name is the registrar name of a clID.
@@ -72,7 +74,7 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 		}
 		return a.wm.Compare(b.wm)
 	})
-	src := &source{latest: map[string]map[string]mention{}, names: names}
+	src := &source{latest: map[string]map[string]mention{}, names: names, prog: o.Progress}
 	layer, full := 0, time.Time{}
 	for i, h := range heads {
 		switch {
@@ -97,6 +99,7 @@ func Restore(ctx context.Context, svc *registry.Service, paths []string, o Verif
 		if f.layer == 0 {
 			continue
 		}
+		o.Progress.begin("reading the changes of " + filepath.Base(f.path))
 		_, _, err := scan(f.path, func(o *object) error {
 			for _, k := range keysOf(o) {
 				m := src.latest[k.kind]
@@ -210,6 +213,7 @@ func (s *source) pairs(space, local, akx string, f func(v, ak any) error) error 
 			if err, ok := v.(error); ok {
 				return err
 			}
+			s.prog.add(1)
 			if err := f(v, ak); err != nil {
 				return err
 			}
@@ -219,6 +223,7 @@ func (s *source) pairs(space, local, akx string, f func(v, ak any) error) error 
 }
 
 func (s *source) Registrars(f func(registry.EscrowRegistrar) error) error {
+	s.prog.begin("restoring the registrars")
 	return s.pairs(nsRegistrar, "registrar", "registrar", func(v, ak any) error {
 		x := v.(*xRegistrar)
 		r := registry.EscrowRegistrar{Name: s.name(x.ID), Created: parseTime(x.CrDate), Revoked: x.Status == "terminated"}
@@ -230,6 +235,7 @@ func (s *source) Registrars(f func(registry.EscrowRegistrar) error) error {
 }
 
 func (s *source) Contacts(f func(*registry.Contact) error) error {
+	s.prog.begin("restoring the contacts")
 	return s.pairs(nsContact, "contact", "contact", func(v, ak any) error {
 		c := v.(*xRdeContact).contact()
 		c.Registrar = s.name(c.Registrar)
@@ -242,6 +248,7 @@ func (s *source) Contacts(f func(*registry.Contact) error) error {
 
 // Domains merges the files' domains by roid: the order they were created.
 func (s *source) Domains(f func(*registry.EscrowDomain) error) error {
+	s.prog.begin("restoring the domains")
 	type head struct {
 		d    *registry.EscrowDomain
 		next func() (any, any, bool)
@@ -288,6 +295,7 @@ func (s *source) Domains(f func(*registry.EscrowDomain) error) error {
 		if min == nil {
 			return nil
 		}
+		s.prog.add(1)
 		if err := f(min.d); err != nil {
 			return err
 		}
@@ -298,6 +306,7 @@ func (s *source) Domains(f func(*registry.EscrowDomain) error) error {
 }
 
 func (s *source) Hosts(f func(*registry.Host) error) error {
+	s.prog.begin("restoring the hosts")
 	return s.pairs(nsHost, "host", "-", func(v, _ any) error {
 		h := v.(*xHost).host()
 		h.Registrar = s.name(h.Registrar)
@@ -306,6 +315,7 @@ func (s *source) Hosts(f func(*registry.Host) error) error {
 }
 
 func (s *source) Reserved(f func(registry.ReservedName) error) error {
+	s.prog.begin("restoring the reserved names")
 	return s.pairs(nsNNDN, "NNDN", "reserved", func(v, ak any) error {
 		x := v.(*xNNDN)
 		if x.State != "withheld" {
@@ -325,6 +335,7 @@ func (s *source) Reserved(f func(registry.ReservedName) error) error {
 }
 
 func (s *source) Blocked(f func(name, holder string) error) error {
+	s.prog.begin("restoring the blocked names (NNDN)")
 	return s.pairs(nsNNDN, "NNDN", "-", func(v, _ any) error {
 		x := v.(*xNNDN)
 		if x.State != "blocked" {

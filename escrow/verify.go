@@ -20,6 +20,9 @@ type VerifyOptions struct {
 	// Xmllint is the xmllint command to validate the deposit against the
 	// schemas with; "" skips the schema check (Verification.Schema false).
 	Xmllint string
+	// Progress, if not nil, is kept up to date: verifying each file (each
+	// object read) and, in a restore, restoring each kind of object.
+	Progress *Progress
 }
 
 // Verification is what Verify found.
@@ -45,7 +48,9 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 	type ref struct{ kind, name, by string }
 	var refs []ref // resolved after the pass (the objects come in any order)
 	need := func(kind, name, by string) { refs = append(refs, ref{kind, name, by}) }
+	o.Progress.begin("verifying " + filepath.Base(path))
 	typ, wm, err := scan(path, func(ob *object) error {
+		o.Progress.add(1)
 		if ob.deleted {
 			return nil
 		}

@@ -61,6 +61,10 @@ type Options struct {
 	LGRBase string
 	// PageSize is how many objects are read at once (0: 1000).
 	PageSize int
+	// Progress, if not nil, is kept up to date as the deposit runs:
+	// reading the objects (each contact, host and domain read), then
+	// recording their fingerprints (each one written).
+	Progress *Progress
 }
 
 // Result is what a deposit wrote.
@@ -152,6 +156,7 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 		d.byZone[z.Name] = w
 		d.byZoneA[z.ALabel] = w
 	}
+	o.Progress.begin("reading the registry")
 	if err := es.EscrowSnapshot(ctx, d.run); err != nil {
 		return nil, err
 	}
@@ -167,6 +172,7 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 		out = append(out, w.res)
 		files = append(files, registry.EscrowCursor{Type: o.Type, Watermark: o.Watermark, Seq: seq, File: filepath.Base(w.res.File)})
 	}
+	o.Progress.begin("recording the fingerprints")
 	err = es.EscrowCommit(ctx, files, !d.diff, func(f func(registry.EscrowObject) error) error {
 		r, err := d.records.Reader()
 		if err != nil {
@@ -192,6 +198,7 @@ func Deposit(ctx context.Context, svc *registry.Service, o Options) ([]*Result, 
 			if err := f(o); err != nil {
 				return err
 			}
+			d.o.Progress.add(1)
 		}
 		return nil
 	})
@@ -265,6 +272,7 @@ func (d *depositor) to(zones []string) []*writer {
 // fingerprint.
 func (d *depositor) render(f func(w *writer)) string {
 	d.buf.Reset()
+	d.o.Progress.add(1)
 	clear(d.sw.counts)
 	clear(d.sw.zoneCounts)
 	f(d.sw)

@@ -39,6 +39,9 @@ const escrowUsage = `usage: akshara escrow deposit|verify|restore …
         verify, then write the deposit into an empty registry (one
         transaction); the report lists legacy names, exemptions and every
         disagreement of the recomputed conflict sets with the deposit's NNDN
+
+  Each shows its progress on standard error: a line redrawn on a terminal,
+  elsewhere (a timer's journal) a line every 10 s; -no-progress: none.
 `
 
 func cmdEscrow(args []string, stdout, stderr io.Writer) int {
@@ -58,6 +61,7 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 		plain := fs.Bool("plain", false, "keep the XML alone: no .ryde and .sig (tests, drills)")
 		encryptTo := fs.String("encrypt-to", "", "the escrow agent's OpenPGP public key `FILE`")
 		signWith := fs.String("sign-with", "", "the registry's OpenPGP private key `FILE` (no passphrase)")
+		noProgress := progressFlag(fs)
 		if status, ok := parseFlags(fs, rest, 0); !ok {
 			return status
 		}
@@ -75,7 +79,10 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			at = t
 		}
 		return withService("escrow deposit", openStore, stderr, func(ctx context.Context, svc *registry.Service) error {
-			deps, err := escrow.Deposit(ctx, svc, escrow.Options{Type: *typ, Watermark: at, Dir: *out, Name: *name, LGRBase: *base})
+			prog := &escrow.Progress{}
+			stop := showEscrowProgress(stderr, "escrow deposit", prog, *noProgress)
+			deps, err := escrow.Deposit(ctx, svc, escrow.Options{Type: *typ, Watermark: at, Dir: *out, Name: *name, LGRBase: *base, Progress: prog})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -101,10 +108,11 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 		fs := newFlags("escrow verify", escrowUsage, stderr)
 		schema := fs.Bool("schema", true, "validate against the schemas with xmllint")
 		keys := sealFlags(fs)
+		noProgress := progressFlag(fs)
 		if status, ok := parseFlags(fs, rest, 1); !ok {
 			return status
 		}
-		o := escrow.VerifyOptions{}
+		o := escrow.VerifyOptions{Progress: &escrow.Progress{}}
 		if *schema {
 			p, err := exec.LookPath("xmllint")
 			if err != nil {
@@ -119,6 +127,8 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		status := exitOK
+		stop := showEscrowProgress(stderr, "escrow verify", o.Progress, *noProgress)
+		defer stop()
 		for _, f := range files {
 			v, err := keys.verify(f, o)
 			if err != nil {
@@ -133,6 +143,7 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 		fs := newFlags("escrow restore", escrowUsage, stderr)
 		openStore := storeFlags(fs)
 		keys := sealFlags(fs)
+		noProgress := progressFlag(fs)
 		if status, ok := parseFlags(fs, rest, 1); !ok {
 			return status
 		}
@@ -151,7 +162,10 @@ func cmdEscrow(args []string, stdout, stderr io.Writer) int {
 				defer cleanup()
 				paths = append(paths, path)
 			}
-			rep, err := escrow.Restore(ctx, svc, paths, escrow.VerifyOptions{})
+			prog := &escrow.Progress{}
+			stop := showEscrowProgress(stderr, "escrow restore", prog, *noProgress)
+			rep, err := escrow.Restore(ctx, svc, paths, escrow.VerifyOptions{Progress: prog})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -244,4 +258,73 @@ func depositFiles(args []string) ([]string, error) {
 		return nil, fmt.Errorf("no deposit in %s", strings.Join(args, " "))
 	}
 	return out, nil
+}
+
+func progressFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("no-progress", false, "show no progress on standard error")
+}
+
+// escrowProgressEvery is how often a progress line is written where
+// standard error is not a terminal (a timer's journal).
+var escrowProgressEvery = 10 * time.Second
+
+// showEscrowProgress shows p on w until the returned stop is called:
+// on a terminal one line redrawn, elsewhere a line every
+// escrowProgressEvery ("akshara escrow deposit: reading the registry:
+// 1.2M objects in 1m10s, 17.6k/s") and the last stage's line at stop.
+// Off: nothing, and stop does nothing.
+func showEscrowProgress(w io.Writer, cmd string, p *escrow.Progress, off bool) (stop func()) {
+	if off {
+		return func() {}
+	}
+	tty := isTerminal(w)
+	every := escrowProgressEvery
+	if tty {
+		every = 200 * time.Millisecond
+	}
+	line := func() string {
+		stage, began := p.Stage()
+		if stage == "" {
+			return ""
+		}
+		n, took := p.Objects(), time.Since(began)
+		return fmt.Sprintf("akshara %s: %s: %s objects in %s, %s/s", cmd, stage, human(float64(n)), took.Round(time.Second), human(float64(n)/max(took.Seconds(), 0.001)))
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		drawn := false
+		for {
+			select {
+			case <-tick.C:
+				l := line()
+				switch {
+				case l == "":
+				case tty:
+					fmt.Fprintf(w, "\r%s\x1b[K", l)
+					drawn = true
+				default:
+					fmt.Fprintln(w, l)
+				}
+			case <-done:
+				switch l := line(); {
+				case drawn:
+					fmt.Fprint(w, "\n")
+				case !tty && l != "":
+					fmt.Fprintln(w, l) // the last stage's total
+				}
+				return
+			}
+		}
+	}()
+	var once bool
+	return func() {
+		if !once {
+			once = true
+			close(done)
+			<-finished
+		}
+	}
 }

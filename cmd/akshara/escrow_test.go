@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/akshara-idn/akshara/escrow"
 )
@@ -86,6 +88,51 @@ func TestEscrowTimers(t *testing.T) {
 		}
 		if !strings.Contains(string(timer), "OnCalendar="+day+"*-*-* 23:30:00 UTC") {
 			t.Errorf("%s timer: %s", kind, timer)
+		}
+	}
+}
+
+// TestEscrowProgress: a deposit, a verify and a restore show how far they
+// have got on standard error (where it is not a terminal: a line every
+// escrowProgressEvery and the last stage's at the end), and nothing with
+// -no-progress; standard output is the same either way.
+func TestEscrowProgress(t *testing.T) {
+	every := escrowProgressEvery
+	escrowProgressEvery = time.Millisecond
+	t.Cleanup(func() { escrowProgressEvery = every })
+	dir := t.TempDir()
+	db := filepath.Join(dir, "src.db")
+	if _, errOut, code := runCLI(t, "", "registrar", "add", "-db", db, "alpha"); code != 0 {
+		t.Fatalf("registrar add: %s", errOut)
+	}
+	for i, quiet := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		os.Mkdir(out, 0o755)
+		dst := filepath.Join(dir, fmt.Sprint("dst", i, ".db"))
+		var flag []string
+		if quiet {
+			flag = []string{"-no-progress"}
+		}
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{append([]string{"escrow", "deposit", "-db", db, "-o", out, "-plain", "-watermark", "2030-01-01T00:00:00Z"}, flag...),
+				"akshara escrow deposit: recording the fingerprints: "},
+			{append([]string{"escrow", "verify", "-schema=false"}, append(flag, out)...), "akshara escrow verify: verifying "},
+			{append([]string{"escrow", "restore", "-db", dst}, append(flag, out)...), "akshara escrow restore: restoring the "},
+		} {
+			stdout, errOut, code := runCLI(t, "", c.args...)
+			if code != 0 || stdout == "" {
+				t.Fatalf("%v: %d %s %s", c.args, code, stdout, errOut)
+			}
+			last := errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:]
+			switch {
+			case quiet && errOut != "":
+				t.Errorf("%v: %q", c.args, errOut)
+			case !quiet && (!strings.HasPrefix(last, c.want) || !strings.Contains(last, " objects in ")):
+				t.Errorf("%v: the last line %q, want %q…", c.args, last, c.want)
+			}
 		}
 	}
 }
