@@ -3,6 +3,7 @@ package escrow
 import (
 	"embed"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -44,7 +45,7 @@ type Verification struct {
 // contents (CodeCount).
 func Verify(path string, o VerifyOptions) (*Verification, error) {
 	v := &Verification{Counts: map[string]int64{}, Headers: map[string]int64{}, Names: map[string]string{}}
-	contacts, hosts, regs, tables := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	contacts, hosts, regs, tables := newKeySet(), newKeySet(), newKeySet(), newKeySet()
 	type ref struct{ kind, name, by string }
 	var refs []ref // resolved after the pass (the objects come in any order)
 	need := func(kind, name, by string) { refs = append(refs, ref{kind, name, by}) }
@@ -63,18 +64,18 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 				v.Headers[c.URI] += c.N
 			}
 		case *xRegistrar:
-			regs[x.ID] = true
+			regs.add(x.ID)
 		case *xAkxRegistrar:
 			if x.Name != "" {
 				v.Names[x.ID] = x.Name
 			}
 		case *xIDN:
-			tables[x.ID] = true
+			tables.add(x.ID)
 		case *xRdeContact:
-			contacts[x.ID] = true
+			contacts.add(x.ID)
 			need("registrar", x.ClID, "contact "+x.ID)
 		case *xHost:
-			hosts[strings.ToLower(x.Name)] = true
+			hosts.add(strings.ToLower(x.Name))
 			need("registrar", x.ClID, "host "+x.Name)
 		case *xDomain:
 			by := "domain " + x.Name
@@ -104,13 +105,13 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 			refs = slices.DeleteFunc(refs, func(r ref) bool {
 				switch r.kind {
 				case "registrar":
-					return regs[r.name]
+					return regs.has(r.name)
 				case "contact":
-					return contacts[r.name]
+					return contacts.has(r.name)
 				case "host":
-					return hosts[r.name]
+					return hosts.has(r.name)
 				}
-				return tables[r.name]
+				return tables.has(r.name)
 			})
 		}
 		return nil
@@ -126,13 +127,13 @@ func Verify(path string, o VerifyOptions) (*Verification, error) {
 		var ok bool
 		switch r.kind {
 		case "registrar":
-			ok = regs[r.name]
+			ok = regs.has(r.name)
 		case "contact":
-			ok = contacts[r.name]
+			ok = contacts.has(r.name)
 		case "host":
-			ok = hosts[r.name]
+			ok = hosts.has(r.name)
 		default:
-			ok = tables[r.name]
+			ok = tables.has(r.name)
 		}
 		if !ok {
 			return nil, errorf(CodeReference, "%s: %s names %s %q, which the deposit does not hold", path, r.by, r.kind, r.name)
@@ -188,3 +189,25 @@ func Validate(xmllint, path string) error {
 }
 
 var _ = fmt.Sprint
+
+// keySet is a set of the keys a deposit holds (contact ids, host names …)
+// that references are resolved against: each key kept as a 128-bit hash
+// (two seeds of hash/maphash), not as its string, so that verifying a 10
+// million-domain deposit holds 16 bytes a key instead of the string and
+// its header. Two keys are taken as one only if both 64-bit hashes
+// collide (about 1 in 2^128 a pair).
+type keySet struct {
+	seeds [2]maphash.Seed
+	m     map[[2]uint64]struct{}
+}
+
+func newKeySet() *keySet {
+	return &keySet{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: map[[2]uint64]struct{}{}}
+}
+
+func (k *keySet) key(s string) [2]uint64 {
+	return [2]uint64{maphash.String(k.seeds[0], s), maphash.String(k.seeds[1], s)}
+}
+
+func (k *keySet) add(s string)      { k.m[k.key(s)] = struct{}{} }
+func (k *keySet) has(s string) bool { _, ok := k.m[k.key(s)]; return ok }
