@@ -204,6 +204,9 @@ type Store struct {
 	commands atomic.Int64
 	// batches counts the bulk import batches committed (ImportAnalyze).
 	batches atomic.Int64
+	// restored counts the domains of an escrow restore (EscrowBulk,
+	// RestoreDomainState: ImportAnalyze).
+	restored atomic.Int64
 	// refs is how import batches check references (import.go).
 	refs refMode
 	// ahead is the last import batch committed, for the next batch's
