@@ -164,37 +164,28 @@ func snapshot(t *testing.T, svc *registry.Service, more ...string) string {
 		must(t, "check "+n, err)
 		enc.Encode(res)
 	}
-	for _, n := range append(slices.Clone(registered), more...) {
+	encodeEach(t, enc, "info", append(slices.Clone(registered), more...), func(n string) (*registry.Domain, error) {
 		d, err := svc.Info(ctx, n)
-		if registry.CodeOf(err) == registry.CodeNotFound {
-			enc.Encode("absent " + n)
-			continue
+		if d != nil {
+			d.ID, d.RegistrarID = 0, 0
 		}
-		must(t, "info "+n, err)
-		d.ID, d.RegistrarID = 0, 0
-		enc.Encode(d)
-	}
-	for _, n := range []string{"ns1.किताब.भारत", "ns1.example.com", "ns2.example.net", "ns9.example.org", "ns2.किताब.भारत"} {
+		return d, err
+	})
+	encodeEach(t, enc, "host", []string{"ns1.किताब.भारत", "ns1.example.com", "ns2.example.net", "ns9.example.org", "ns2.किताब.भारत"}, func(n string) (*registry.Host, error) {
 		h, err := svc.HostInfo(ctx, n)
-		if registry.CodeOf(err) == registry.CodeNotFound {
-			enc.Encode("absent " + n)
-			continue
+		if h != nil {
+			h.ID, h.Version = 0, 0
 		}
-		must(t, "host "+n, err)
-		h.ID, h.Version = 0, 0
-		enc.Encode(h)
-	}
-	for _, id := range []string{"rs-1", "tech-1", "rb-1", "new-1"} {
+		return h, err
+	})
+	encodeEach(t, enc, "contact", []string{"rs-1", "tech-1", "rb-1", "new-1"}, func(id string) ([]any, error) {
 		c, err := svc.Store().(registry.ContactStore).Contact(ctx, id)
-		if registry.CodeOf(err) == registry.CodeNotFound {
-			enc.Encode("absent " + id)
-			continue
+		if c == nil {
+			return nil, err
 		}
-		must(t, "contact "+id, err)
 		c.ROID, c.Version = 0, 0
-		enc.Encode(c)
-		enc.Encode(c.AuthHash)
-	}
+		return []any{c, c.AuthHash}, err
+	})
 	rs, err := svc.ReservedNames(ctx, "")
 	must(t, "reserved", err)
 	enc.Encode(rs)
@@ -203,6 +194,21 @@ func snapshot(t *testing.T, svc *registry.Service, more ...string) string {
 		must(t, "export "+z.Name, err)
 	}
 	return b.String()
+}
+
+// encodeEach encodes what get returns for each key (its ids and versions,
+// which a restore renumbers, cleared by get), or "absent KEY".
+func encodeEach[T any](t *testing.T, enc *json.Encoder, what string, keys []string, get func(string) (T, error)) {
+	t.Helper()
+	for _, k := range keys {
+		v, err := get(k)
+		if registry.CodeOf(err) == registry.CodeNotFound {
+			enc.Encode("absent " + k)
+			continue
+		}
+		must(t, what+" "+k, err)
+		enc.Encode(v)
+	}
 }
 
 // checkDeposits checks the files of a deposit (one a zone family, named

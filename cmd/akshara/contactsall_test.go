@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/tls"
-	"encoding/binary"
 	"io"
 	"net"
 	"net/http"
@@ -192,34 +190,9 @@ func serveAll(t *testing.T, args ...string) (httpURL, eppAddr, whoisAddr string)
 // contacts; it returns the create's response.
 func eppCreate(t *testing.T, addr, clID, pw, name string) string {
 	t.Helper()
-	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
-	read := func() string {
-		var h [4]byte
-		if _, err := io.ReadFull(conn, h[:]); err != nil {
-			t.Fatal(err)
-		}
-		b := make([]byte, binary.BigEndian.Uint32(h[:])-4)
-		if _, err := io.ReadFull(conn, b); err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	send := func(x string) string {
-		b := binary.BigEndian.AppendUint32(nil, uint32(4+len(x)))
-		if _, err := conn.Write(append(b, x...)); err != nil {
-			t.Fatal(err)
-		}
-		return read()
-	}
-	read() // the greeting
-	const e = `<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command>`
-	if r := send(e + `<login><clID>` + clID + `</clID><pw>` + pw + `</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI></svcs></login></command></epp>`); !strings.Contains(r, `code="1000"`) {
+	c := dialEPP(t, addr) // revoke_test.go
+	if r := c.do(`<login><clID>` + clID + `</clID><pw>` + pw + `</pw><options><version>1.0</version><lang>en</lang></options><svcs><objURI>urn:ietf:params:xml:ns:domain-1.0</objURI><objURI>urn:ietf:params:xml:ns:contact-1.0</objURI></svcs></login>`); !strings.Contains(r, `code="1000"`) {
 		t.Fatalf("login: %s", r)
 	}
-	return send(e + `<create><domain:create xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name><domain:authInfo><domain:pw>2fooBAR!xQ7wK4pL</domain:pw></domain:authInfo></domain:create></create><clTRID>T-1</clTRID></command></epp>`)
+	return c.do(`<create><domain:create xmlns:domain="urn:ietf:params:xml:ns:domain-1.0"><domain:name>` + name + `</domain:name><domain:authInfo><domain:pw>2fooBAR!xQ7wK4pL</domain:pw></domain:authInfo></domain:create></create><clTRID>T-1</clTRID>`)
 }

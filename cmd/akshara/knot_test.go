@@ -86,26 +86,7 @@ log:
   - target: stderr
     any: warning
 `, port, dir, k.file, origin, keys, aclKey)
-	if err := os.MkdirAll(filepath.Join(dir, "db"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cf := filepath.Join(dir, "knot.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("knotd", "-c", cf)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("knotd log:\n%s", logs.String())
-		}
-	})
+	logs := startKnotd(t, dir, conf, nil)
 	// wait for the zone to be loaded and signed (at most 10 s)
 	for i := 0; ; i++ {
 		out, err := exec.Command("kdig", "@127.0.0.1", "-p", fmt.Sprint(port), "+tcp", "+short", "-t", "SOA", "-q", origin+".").CombinedOutput()
@@ -118,6 +99,42 @@ log:
 		time.Sleep(100 * time.Millisecond)
 	}
 	return k
+}
+
+// startKnotd writes conf into dir/knot.conf (dir/db made), starts knotd
+// with it and kills it when the test ends, logging then what knotd wrote
+// if the test failed (the lines keep accepts; nil: all of them). It
+// returns knotd's output.
+func startKnotd(t testing.TB, dir, conf string, keep func(line string) bool) *strings.Builder {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cf := filepath.Join(dir, "knot.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("knotd", "-c", cf)
+	logs := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !t.Failed() {
+			return
+		}
+		var lines []string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if keep == nil || keep(l) {
+				lines = append(lines, l)
+			}
+		}
+		t.Logf("knotd log:\n%s", strings.Join(lines, "\n"))
+	})
+	return logs
 }
 
 // freePort is a port of 127.0.0.1 free for both TCP and UDP.

@@ -69,33 +69,8 @@ log:
   - target: stderr
     any: info
 `, k.port, dir, k.file, int(zskLife/time.Second), int(rollProp/time.Second), int(rollTTL/time.Second))
-	if err := os.MkdirAll(filepath.Join(dir, "db"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cf := filepath.Join(dir, "knot.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("knotd", "-c", cf)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if !t.Failed() {
-			return
-		}
-		var lines []string // Knot's rollover steps, without its KSK's waits for the parent's DS
-		for _, l := range strings.Split(logs.String(), "\n") {
-			if !strings.Contains(l, "KSK submission") {
-				lines = append(lines, l)
-			}
-		}
-		t.Logf("knotd log:\n%s", strings.Join(lines, "\n"))
-	})
+	// Knot's rollover steps are logged, without its KSK's waits for the parent's DS
+	logs := startKnotd(t, dir, conf, func(l string) bool { return !strings.Contains(l, "KSK submission") })
 	for i := 0; ; i++ {
 		m := new(dns.Msg)
 		m.SetQuestion("in.", dns.TypeSOA)
